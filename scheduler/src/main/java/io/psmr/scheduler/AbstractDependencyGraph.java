@@ -1,0 +1,331 @@
+package io.psmr.scheduler;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.PriorityQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * What both graphs share: the monitor, the ordered {@code nodeList}, the queue of free batches,
+ * the bound, closing, and statistics. Subclasses decide only which pending nodes a new node gets
+ * edges from ({@link #link}) and what to forget when a node leaves ({@link #unlink}).
+ *
+ * <p>The free batches wait in a priority queue ordered by delivery, so {@code take} finds the
+ * oldest free batch (Algorithm 1, lines 33-35) without scanning the whole list.
+ */
+abstract class AbstractDependencyGraph<C extends Command> implements DependencyGraph<C> {
+
+    private final ConflictDetection detection;
+    private final int capacity;
+
+    final ReentrantLock lock = new ReentrantLock();
+    private final Condition freeAvailable = lock.newCondition();
+    private final Condition spaceAvailable = lock.newCondition();
+    private final Condition emptied = lock.newCondition();
+
+    /** nodeList of §VI-A, in delivery order. */
+    GraphNode<C> head;
+    private GraphNode<C> tail;
+    private final PriorityQueue<GraphNode<C>> free =
+            new PriorityQueue<>((a, b) -> Long.compare(a.batch.instance(), b.batch.instance()));
+    private int size;
+    private boolean hasInserted;
+    private long lastInstance;
+    private boolean closed;
+    private boolean aborted;
+
+    // Statistics, guarded by lock.
+    long conflictChecks;
+    long conflictsFound;
+    private long edgesAdded;
+    private long inserted;
+    private long removedCount;
+    private int maxSize;
+    private final long createdNanos = System.nanoTime();
+    private long lastChangeNanos = createdNanos;
+    private double sizeTimeIntegral;
+
+    AbstractDependencyGraph(ConflictDetection detection, int capacity) {
+        this.detection = Objects.requireNonNull(detection, "detection");
+        if (capacity < 1) {
+            throw new IllegalArgumentException("graph capacity must be at least 1, got " + capacity);
+        }
+        this.capacity = capacity;
+    }
+
+    /** Adds edges from the pending nodes that {@code node} must follow, through {@link #addEdge}. */
+    abstract void link(GraphNode<C> node);
+
+    /** Forgets {@code node}, which is leaving the graph after execution. */
+    abstract void unlink(GraphNode<C> node);
+
+    /** Drops all indexing state; called by abort. */
+    abstract void clearIndex();
+
+    /** Records the edge {@code from → to}; the caller guarantees it is new. */
+    final void addEdge(GraphNode<C> from, GraphNode<C> to) {
+        from.deps.add(to);
+        to.pendingDeps++;
+        edgesAdded++;
+    }
+
+    @Override
+    public final void insert(Batch<C> batch) throws InterruptedException {
+        if (batch == null) {
+            throw new IllegalArgumentException("batch is null");
+        }
+        detection.requireMatches(batch.summary());
+        lock.lockInterruptibly();
+        try {
+            if (hasInserted && batch.instance() <= lastInstance) {
+                throw new IllegalArgumentException("batch instance " + batch.instance()
+                        + " is out of order: the last delivered instance is " + lastInstance);
+            }
+            while (size >= capacity && !closed) {
+                spaceAvailable.await();
+            }
+            if (closed) {
+                throw new IllegalStateException("dependency graph is closed");
+            }
+            GraphNode<C> node = new GraphNode<>(batch, this);
+            link(node);
+            appendToList(node);
+            hasInserted = true;
+            lastInstance = batch.instance();
+            inserted++;
+            resize(+1);
+            if (node.pendingDeps == 0) {
+                free.add(node);
+                freeAvailable.signal();
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public final PendingBatch<C> take() throws InterruptedException {
+        lock.lockInterruptibly();
+        try {
+            while (free.isEmpty()) {
+                if (aborted || (closed && size == 0)) {
+                    return null;
+                }
+                freeAvailable.await();
+            }
+            return markTaken(free.poll());
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public final PendingBatch<C> tryTake() {
+        lock.lock();
+        try {
+            GraphNode<C> n = free.poll();
+            return n == null ? null : markTaken(n);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private GraphNode<C> markTaken(GraphNode<C> n) {
+        n.taken = true;
+        return n;
+    }
+
+    @Override
+    public final void remove(PendingBatch<C> taken) {
+        if (!(taken instanceof GraphNode<C> node) || node.owner != this) {
+            throw new IllegalArgumentException("batch " + describe(taken) + " was not taken from this graph");
+        }
+        lock.lock();
+        try {
+            if (!node.taken || node.removed) {
+                throw new IllegalArgumentException("batch " + node.batch.instance()
+                        + (node.removed ? " was removed already" : " was not taken"));
+            }
+            node.removed = true;
+            unlinkFromList(node);
+            if (!aborted) {
+                unlink(node);
+                for (GraphNode<C> d : node.deps) {
+                    if (--d.pendingDeps == 0) {
+                        free.add(d);
+                        freeAvailable.signal();
+                    }
+                }
+            }
+            node.deps.clear();
+            removedCount++;
+            resize(-1);
+            spaceAvailable.signal();
+            if (size == 0) {
+                emptied.signalAll();
+                if (closed) {
+                    freeAvailable.signalAll();
+                }
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private static String describe(PendingBatch<?> p) {
+        return p == null ? "null" : String.valueOf(p.batch() == null ? "?" : p.batch().instance());
+    }
+
+    @Override
+    public final int size() {
+        lock.lock();
+        try {
+            return size;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public final int capacity() {
+        return capacity;
+    }
+
+    @Override
+    public final ConflictDetection detection() {
+        return detection;
+    }
+
+    @Override
+    public final void close() {
+        lock.lock();
+        try {
+            closed = true;
+            spaceAvailable.signalAll();
+            freeAvailable.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public final List<Batch<C>> abort() {
+        lock.lock();
+        try {
+            closed = true;
+            aborted = true;
+            List<Batch<C>> dropped = new ArrayList<>();
+            for (GraphNode<C> n = head; n != null; ) {
+                GraphNode<C> next = n.next;
+                if (!n.taken) {
+                    dropped.add(n.batch);
+                    n.removed = true;
+                    unlinkFromList(n);
+                    resize(-1);
+                }
+                n = next;
+            }
+            free.clear();
+            clearIndex();
+            spaceAvailable.signalAll();
+            freeAvailable.signalAll();
+            if (size == 0) {
+                emptied.signalAll();
+            }
+            return dropped;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public final boolean awaitEmpty(long timeout, TimeUnit unit) throws InterruptedException {
+        long nanos = unit.toNanos(timeout);
+        lock.lockInterruptibly();
+        try {
+            while (size > 0) {
+                if (nanos <= 0) {
+                    return false;
+                }
+                nanos = emptied.awaitNanos(nanos);
+            }
+            return true;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public final GraphStatistics statistics() {
+        lock.lock();
+        try {
+            long now = System.nanoTime();
+            double integral = sizeTimeIntegral + (double) size * (now - lastChangeNanos);
+            long elapsed = now - createdNanos;
+            double mean = elapsed > 0 ? integral / elapsed : size;
+            return new GraphStatistics(inserted, removedCount, conflictChecks, conflictsFound, edgesAdded,
+                    mean, maxSize, size);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public final Map<Long, List<Long>> edges() {
+        lock.lock();
+        try {
+            Map<Long, List<Long>> result = new LinkedHashMap<>();
+            for (GraphNode<C> n = head; n != null; n = n.next) {
+                result.put(n.batch.instance(), new ArrayList<>());
+            }
+            for (GraphNode<C> n = head; n != null; n = n.next) {
+                for (GraphNode<C> d : n.deps) {
+                    result.get(d.batch.instance()).add(n.batch.instance());
+                }
+            }
+            return result;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void appendToList(GraphNode<C> node) {
+        node.prev = tail;
+        if (tail == null) {
+            head = node;
+        } else {
+            tail.next = node;
+        }
+        tail = node;
+    }
+
+    private void unlinkFromList(GraphNode<C> node) {
+        if (node.prev == null) {
+            head = node.next;
+        } else {
+            node.prev.next = node.next;
+        }
+        if (node.next == null) {
+            tail = node.prev;
+        } else {
+            node.next.prev = node.prev;
+        }
+        node.prev = null;
+        node.next = null;
+    }
+
+    private void resize(int delta) {
+        long now = System.nanoTime();
+        sizeTimeIntegral += (double) size * (now - lastChangeNanos);
+        lastChangeNanos = now;
+        size += delta;
+        if (size > maxSize) {
+            maxSize = size;
+        }
+    }
+}

@@ -1,0 +1,43 @@
+package io.psmr.scheduler;
+
+import java.util.ArrayList;
+
+/**
+ * A vertex of a dependency graph: §VI-A's tuple ⟨batch, deps, bDeps, status⟩. All fields are
+ * guarded by the owning graph's lock.
+ *
+ * <p>{@code bDeps} is kept as its size, {@link #pendingDeps}: the graph only ever asks whether it
+ * is empty, and a counter answers that without the cost of removing from a set.
+ */
+final class GraphNode<C extends Command> implements PendingBatch<C> {
+
+    final Batch<C> batch;
+    final Object owner;
+    /** Nodes that depend on this one: the edges E out of it. */
+    final ArrayList<GraphNode<C>> deps = new ArrayList<>(2);
+    /** Number of pending nodes this one depends on: |bDeps|. */
+    int pendingDeps;
+    /** status: taken or notTaken. */
+    boolean taken;
+    boolean removed;
+    /** Links of the ordered nodeList. */
+    GraphNode<C> prev;
+    GraphNode<C> next;
+    /** Stamp of the last insert that linked to this node; avoids duplicate edges in IndexedGraph. */
+    long mark = -1;
+
+    GraphNode(Batch<C> batch, Object owner) {
+        this.batch = batch;
+        this.owner = owner;
+    }
+
+    @Override
+    public Batch<C> batch() {
+        return batch;
+    }
+
+    @Override
+    public String toString() {
+        return "PendingBatch[" + batch.instance() + (taken ? ", taken" : "") + "]";
+    }
+}

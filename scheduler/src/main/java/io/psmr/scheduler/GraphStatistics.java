@@ -1,0 +1,18 @@
+package io.psmr.scheduler;
+
+/**
+ * Counters of a {@link DependencyGraph}, read at one moment.
+ *
+ * @param inserted       batches inserted
+ * @param removed        batches removed after execution
+ * @param conflictChecks conflict tests made on insert: summary comparisons ({@link MonitorGraph}) or
+ *                       index probes, one per bit or key ({@link IndexedGraph})
+ * @param conflictsFound conflict tests that found a pending predecessor
+ * @param edgesAdded     dependency edges added (distinct predecessor, successor pairs)
+ * @param meanSize       time-weighted mean number of batches in the graph since it was created
+ * @param maxSize        largest number of batches the graph held
+ * @param size           batches in the graph now
+ */
+public record GraphStatistics(long inserted, long removed, long conflictChecks, long conflictsFound,
+                              long edgesAdded, double meanSize, int maxSize, int size) {
+}

@@ -1,0 +1,41 @@
+package io.psmr.scheduler;
+
+/**
+ * The dependency graph of Algorithm 1 and §VI-A, as written: an insert compares the new batch's
+ * summary with the summary of every node in {@code nodeList}, taken or not (lines 18-20), and
+ * adds an edge from each one it conflicts with. Insert thus costs one conflict test per pending
+ * batch; with {@link ConflictMode#KEYS_PAIRWISE} and batches of one command this is CBASE.
+ *
+ * <p>Threads and bounds: see {@link DependencyGraph}.
+ */
+public final class MonitorGraph<C extends Command> extends AbstractDependencyGraph<C> {
+
+    /**
+     * @param detection the settings every summary must match
+     * @param capacity  the most batches the graph holds before {@link #insert} blocks
+     */
+    public MonitorGraph(ConflictDetection detection, int capacity) {
+        super(detection, capacity);
+    }
+
+    @Override
+    void link(GraphNode<C> node) {
+        ConflictSummary incoming = node.batch.summary();
+        for (GraphNode<C> n = head; n != null; n = n.next) {
+            conflictChecks++;
+            if (n.batch.summary().conflictsWith(incoming)) {
+                conflictsFound++;
+                addEdge(n, node);
+            }
+        }
+    }
+
+    @Override
+    void unlink(GraphNode<C> node) {
+        // Outgoing edges are dropped by the caller; nothing else refers to the node.
+    }
+
+    @Override
+    void clearIndex() {
+    }
+}

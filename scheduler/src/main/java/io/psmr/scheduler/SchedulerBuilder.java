@@ -1,0 +1,96 @@
+package io.psmr.scheduler;
+
+import java.util.Objects;
+
+/**
+ * Configures and starts a {@link Scheduler}. Defaults: a 1,024,000-bit Roaring {@link ConflictMode#BITMAP},
+ * the {@link GraphKind#INDEXED} graph, one worker per available processor, at most 1,024 pending
+ * batches, summary verification on, results discarded.
+ *
+ * @param <C> the command type
+ * @param <R> the result type
+ */
+public final class SchedulerBuilder<C extends Command, R> {
+
+    private final Service<C, R> service;
+    private ResultSink<C, R> sink = ResultSink.discarding();
+    private ConflictDetection detection = ConflictDetection.bitmap(ConflictDetection.DEFAULT_BITMAP_BITS);
+    private GraphKind graph = GraphKind.INDEXED;
+    private int workers = Runtime.getRuntime().availableProcessors();
+    private int maxPending = 1024;
+    private boolean verifySummaries = true;
+    private boolean sequential;
+    private String threadNamePrefix = "psmr-worker-";
+
+    SchedulerBuilder(Service<C, R> service) {
+        this.service = Objects.requireNonNull(service, "service");
+    }
+
+    /** Where command outcomes go. */
+    public SchedulerBuilder<C, R> resultSink(ResultSink<C, R> sink) {
+        this.sink = Objects.requireNonNull(sink, "sink");
+        return this;
+    }
+
+    /** The conflict detection every delivered summary must match. */
+    public SchedulerBuilder<C, R> detection(ConflictDetection detection) {
+        this.detection = Objects.requireNonNull(detection, "detection");
+        return this;
+    }
+
+    /** The dependency graph implementation. */
+    public SchedulerBuilder<C, R> graph(GraphKind graph) {
+        this.graph = Objects.requireNonNull(graph, "graph");
+        return this;
+    }
+
+    /** Number of worker threads, at least 1. */
+    public SchedulerBuilder<C, R> workers(int workers) {
+        if (workers < 1) {
+            throw new IllegalArgumentException("workers must be at least 1, got " + workers);
+        }
+        this.workers = workers;
+        return this;
+    }
+
+    /** Most batches in the graph (executing ones included) before {@code deliver} blocks; at least 1. */
+    public SchedulerBuilder<C, R> maxPending(int maxPending) {
+        if (maxPending < 1) {
+            throw new IllegalArgumentException("maxPending must be at least 1, got " + maxPending);
+        }
+        this.maxPending = maxPending;
+        return this;
+    }
+
+    /** Whether {@code deliver} checks that each summary covers its batch's keys (default on). */
+    public SchedulerBuilder<C, R> verifySummaries(boolean verify) {
+        this.verifySummaries = verify;
+        return this;
+    }
+
+    /**
+     * Classic SMR instead: no graph and no workers; {@code deliver} executes each batch on the
+     * calling thread before it returns. The baseline and the physical-limit reference.
+     */
+    public SchedulerBuilder<C, R> sequential() {
+        this.sequential = true;
+        return this;
+    }
+
+    /** Prefix of worker thread names (default {@code psmr-worker-}). */
+    public SchedulerBuilder<C, R> threadNamePrefix(String prefix) {
+        this.threadNamePrefix = Objects.requireNonNull(prefix, "prefix");
+        return this;
+    }
+
+    /** Builds the scheduler and, in parallel mode, starts its workers. */
+    public Scheduler<C, R> start() {
+        BatchAdmission admission = new BatchAdmission(detection, verifySummaries);
+        BatchRunner<C, R> runner = new BatchRunner<>(service, sink);
+        if (sequential) {
+            return new SequentialScheduler<>(admission, runner);
+        }
+        return new ParallelScheduler<>(admission, runner, graph.create(detection, maxPending), workers,
+                threadNamePrefix);
+    }
+}

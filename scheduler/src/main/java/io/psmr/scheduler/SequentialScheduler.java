@@ -1,0 +1,66 @@
+package io.psmr.scheduler;
+
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Classic SMR: no dependency graph and no workers. {@link #deliver} executes the batch on the
+ * delivery thread, in delivery order, before it returns. This is the baseline every parallel
+ * configuration is compared with, and, times the usable cores, the physical limit.
+ */
+final class SequentialScheduler<C extends Command, R> implements Scheduler<C, R> {
+
+    private static final GraphStatistics NO_GRAPH = new GraphStatistics(0, 0, 0, 0, 0, 0, 0, 0);
+
+    private final BatchAdmission admission;
+    private final BatchRunner<C, R> runner;
+    private long batchesDelivered;
+    private long commandsDelivered;
+    private long busyNanos;
+    private volatile boolean closed;
+
+    SequentialScheduler(BatchAdmission admission, BatchRunner<C, R> runner) {
+        this.admission = admission;
+        this.runner = runner;
+    }
+
+    @Override
+    public synchronized void deliver(Batch<C> batch) {
+        if (closed) {
+            throw new IllegalStateException("scheduler is closed");
+        }
+        String problem = admission.admit(batch);
+        batchesDelivered++;
+        commandsDelivered += batch.size();
+        if (problem != null) {
+            runner.reject(batch, problem);
+            return;
+        }
+        long t0 = System.nanoTime();
+        runner.run(batch);
+        busyNanos += System.nanoTime() - t0;
+    }
+
+    @Override
+    public boolean awaitIdle(long timeout, TimeUnit unit) {
+        return true;
+    }
+
+    @Override
+    public synchronized SchedulerMetrics metrics() {
+        return new SchedulerMetrics(1, batchesDelivered, commandsDelivered, runner.batchesExecuted.sum(),
+                runner.commandsExecuted.sum(), runner.commandsFailed.sum(), runner.batchesRejected.sum(),
+                NO_GRAPH, busyNanos, 0);
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+    }
+
+    @Override
+    public List<Batch<C>> abort() {
+        closed = true;
+        return List.of();
+    }
+}
