@@ -19,12 +19,12 @@ final class BatchAdmission {
     }
 
     /**
-     * Admits a batch and records its instance.
+     * Checks a batch without recording it; call {@link #recordDelivered} once it is delivered.
      *
      * @return null if the batch may execute, or the reason every replica rejects it
-     * @throws IllegalArgumentException if the batch is malformed or out of order; nothing is recorded
+     * @throws IllegalArgumentException if the batch is malformed or out of order
      */
-    String admit(Batch<?> batch) {
+    String check(Batch<?> batch) {
         if (batch == null) {
             throw new IllegalArgumentException("batch is null");
         }
@@ -33,9 +33,12 @@ final class BatchAdmission {
                     + " is out of order: the last delivered instance is " + lastInstance);
         }
         detection.requireMatches(batch.summary());
-        String problem = verify ? SummaryVerifier.findProblem(batch.summary(), batch.commands()) : null;
+        return verify ? SummaryVerifier.findProblem(batch.summary(), batch.commands()) : null;
+    }
+
+    /** Records that {@code batch} was delivered (executed, queued or rejected): its instance is now the last. */
+    void recordDelivered(Batch<?> batch) {
         hasDelivered = true;
         lastInstance = batch.instance();
-        return problem;
     }
 }

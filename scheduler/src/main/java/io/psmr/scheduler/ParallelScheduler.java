@@ -52,14 +52,15 @@ final class ParallelScheduler<C extends Command, R> implements Scheduler<C, R> {
             if (closed) {
                 throw new IllegalStateException("scheduler is closed");
             }
-            String problem = admission.admit(batch);
-            batchesDelivered.increment();
-            commandsDelivered.add(batch.size());
+            String problem = admission.check(batch);
             if (problem != null) {
                 runner.reject(batch, problem);
             } else {
                 graph.insert(batch);
             }
+            admission.recordDelivered(batch);
+            batchesDelivered.increment();
+            commandsDelivered.add(batch.size());
         }
     }
 

@@ -29,7 +29,8 @@ final class SequentialScheduler<C extends Command, R> implements Scheduler<C, R>
         if (closed) {
             throw new IllegalStateException("scheduler is closed");
         }
-        String problem = admission.admit(batch);
+        String problem = admission.check(batch);
+        admission.recordDelivered(batch);
         batchesDelivered++;
         commandsDelivered += batch.size();
         if (problem != null) {
