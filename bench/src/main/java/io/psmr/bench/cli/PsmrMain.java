@@ -1,0 +1,73 @@
+package io.psmr.bench.cli;
+
+import java.io.PrintWriter;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/**
+ * The {@code psmr} command line: the single entry point that {@code ./psmr} at the repository root
+ * runs. It only dispatches to subcommands; each subcommand lives in its own class.
+ *
+ * <p>Exit codes: 0 on success, 1 when a subcommand fails, 2 on a usage error (an unknown subcommand,
+ * a bad or missing flag), with the error and the usage on standard error.
+ */
+@Command(name = "psmr",
+        mixinStandardHelpOptions = true,
+        versionProvider = PsmrVersion.class,
+        description = "Parallel state machine replication: batch-and-bitmap scheduling of totally ordered commands.",
+        subcommands = {DemoCommand.class},
+        synopsisSubcommandLabel = "COMMAND",
+        commandListHeading = "%nCommands:%n",
+        exitCodeListHeading = "%nExit codes:%n",
+        exitCodeList = {
+            "0:success",
+            "1:the command failed",
+            "2:usage error (unknown command, bad or missing option)"})
+public final class PsmrMain {
+
+    /** Exit code of a usage error. */
+    public static final int EXIT_USAGE = 2;
+
+    /** Exit code of a command that failed while running. */
+    public static final int EXIT_FAILURE = 1;
+
+    public static void main(String[] args) {
+        System.exit(commandLine().execute(args));
+    }
+
+    /**
+     * The configured command line. Output goes to {@code System.out} and {@code System.err} unless
+     * the caller sets other writers with {@link CommandLine#setOut} and {@link CommandLine#setErr}.
+     */
+    public static CommandLine commandLine() {
+        CommandLine cl = new CommandLine(new PsmrMain());
+        cl.setParameterExceptionHandler(PsmrMain::handleUsageError);
+        cl.setExecutionExceptionHandler(PsmrMain::handleFailure);
+        return cl;
+    }
+
+    /** A usage error: the message, any "did you mean" suggestions, and the usage, all on stderr; exit 2. */
+    private static int handleUsageError(CommandLine.ParameterException ex, String[] args) {
+        CommandLine cl = ex.getCommandLine();
+        PrintWriter err = cl.getErr();
+        err.println(cl.getColorScheme().errorText("psmr: " + ex.getMessage()));
+        CommandLine.UnmatchedArgumentException.printSuggestions(ex, err);
+        err.println();
+        cl.usage(err, cl.getColorScheme());
+        err.flush();
+        return EXIT_USAGE;
+    }
+
+    /** A failure while running: one line on stderr (the stack trace only with -Dpsmr.debug); exit 1. */
+    private static int handleFailure(Exception ex, CommandLine cl, CommandLine.ParseResult parsed) {
+        PrintWriter err = cl.getErr();
+        String message = ex.getMessage() == null ? ex.toString() : ex.getMessage();
+        err.println(cl.getColorScheme().errorText("psmr " + cl.getCommandName() + ": " + message));
+        if (Boolean.getBoolean("psmr.debug")) {
+            ex.printStackTrace(err);
+        }
+        err.flush();
+        return EXIT_FAILURE;
+    }
+}
