@@ -2,6 +2,7 @@ package io.psmr.bench.cli;
 
 import java.io.PrintWriter;
 
+import io.psmr.simulation.cli.SimulateCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -16,7 +17,7 @@ import picocli.CommandLine.Command;
         mixinStandardHelpOptions = true,
         versionProvider = PsmrVersion.class,
         description = "Parallel state machine replication: batch-and-bitmap scheduling of totally ordered commands.",
-        subcommands = {DemoCommand.class},
+        subcommands = {DemoCommand.class, SimulateCommand.class},
         synopsisSubcommandLabel = "COMMAND",
         commandListHeading = "%nCommands:%n",
         exitCodeListHeading = "%nExit codes:%n",
