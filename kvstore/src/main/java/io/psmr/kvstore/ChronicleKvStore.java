@@ -1,0 +1,90 @@
+package io.psmr.kvstore;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.util.function.BiConsumer;
+import net.openhft.chronicle.map.ChronicleMap;
+import net.openhft.chronicle.map.ChronicleMapBuilder;
+
+/**
+ * The default {@link KvStore}: an off-heap Chronicle Map of {@code byte[]} to {@code byte[]}, in
+ * memory, or persisted to a file when {@link StoreConfig#path()} is set (an existing file is
+ * reopened with its contents).
+ *
+ * <p><b>Capacity.</b> Chronicle Map is sized up front by {@link StoreConfig#entries()} and the
+ * average key and value sizes; it may grow to {@link StoreConfig#MAX_BLOAT_FACTOR} times that
+ * before a put fails. Capacity is a provisioning setting, not a replicated limit: under parallel
+ * execution the moment a store fills depends on timing, so a full store is reported as
+ * {@link KvStatus#FAILED} and must be avoided by sizing, not relied on.
+ *
+ * <p>Needs the JVM flags of the root pom's {@code psmr.jvm.flags} on JDK 17, and a full JDK.
+ */
+public final class ChronicleKvStore implements KvStore {
+
+    private final ChronicleMap<byte[], byte[]> map;
+    private final Path path;
+
+    /** Opens the store described by {@code config}. */
+    public ChronicleKvStore(StoreConfig config) {
+        ChronicleMapBuilder<byte[], byte[]> b = ChronicleMap.of(byte[].class, byte[].class)
+                .name("psmr-kvstore")
+                .entries(config.entries())
+                .averageKeySize(config.averageKeyBytes())
+                .averageValueSize(config.averageValueBytes())
+                .maxBloatFactor(StoreConfig.MAX_BLOAT_FACTOR);
+        this.path = config.path();
+        try {
+            this.map = path == null ? b.create() : b.createPersistedTo(path.toFile());
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot open the Chronicle Map file " + path + ": " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public byte[] get(byte[] key) {
+        return map.get(key);
+    }
+
+    @Override
+    public boolean putIfAbsent(byte[] key, byte[] value) {
+        return map.putIfAbsent(key, value) == null;
+    }
+
+    @Override
+    public boolean replace(byte[] key, byte[] value) {
+        return map.replace(key, value) != null;
+    }
+
+    @Override
+    public void put(byte[] key, byte[] value) {
+        map.put(key, value);
+    }
+
+    @Override
+    public boolean remove(byte[] key) {
+        return map.remove(key) != null;
+    }
+
+    @Override
+    public long size() {
+        return map.longSize();
+    }
+
+    @Override
+    public void forEach(BiConsumer<byte[], byte[]> action) {
+        map.forEach(action);
+    }
+
+    @Override
+    public void close() {
+        if (map.isOpen()) {
+            map.close();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "ChronicleKvStore[" + (path == null ? "in memory" : path) + ", " + map.longSize() + " entries]";
+    }
+}

@@ -1,0 +1,44 @@
+package io.psmr.kvstore;
+
+/** The status of a command's result, with its one-byte wire code. */
+public enum KvStatus {
+    /** Done; a READ carries the value. */
+    OK(0),
+    /** READ, UPDATE or DELETE of an absent key. */
+    NOT_FOUND(1),
+    /** CREATE of a present key. */
+    EXISTS(2),
+    /** The command (or the whole batch) breaks a configured {@link KvLimits limit}; nothing was executed. */
+    TOO_LARGE(3),
+    /** The batch's bytes could not be decoded; nothing in it was executed. */
+    MALFORMED(4),
+    /**
+     * Refused before execution: the batch's conflict summary misses a key or was made under other
+     * conflict-detection settings, or the request is older than the client's reply-cache window.
+     */
+    REJECTED(5),
+    /**
+     * The store threw while executing the command (for example because it is out of capacity). Not
+     * one of the issue's statuses: it reports the scheduler's {@code FAILED} outcome, which should
+     * never happen in a correctly provisioned replica.
+     */
+    FAILED(6);
+
+    private static final KvStatus[] BY_CODE = values();
+
+    private final byte code;
+
+    KvStatus(int code) {
+        this.code = (byte) code;
+    }
+
+    /** The wire code. */
+    public byte code() {
+        return code;
+    }
+
+    /** The status with wire code {@code code}, or null if none has it. */
+    public static KvStatus fromCode(int code) {
+        return code >= 0 && code < BY_CODE.length ? BY_CODE[code] : null;
+    }
+}

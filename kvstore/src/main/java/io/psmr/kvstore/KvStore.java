@@ -1,0 +1,52 @@
+package io.psmr.kvstore;
+
+import java.util.function.BiConsumer;
+
+/**
+ * The replica's state: a map from byte-string keys to byte-string values.
+ *
+ * <p><b>Threads.</b> Implementations are safe for concurrent calls from several threads. The
+ * scheduler only runs commands concurrently when they touch different keys, so no caller needs
+ * per-key atomicity across calls; each method is atomic for its key on its own.
+ *
+ * <p>Arrays passed in may be kept by the store (callers must not modify them afterwards); arrays
+ * returned are the caller's.
+ */
+public interface KvStore extends AutoCloseable {
+
+    /** The value of {@code key}, or null if absent. */
+    byte[] get(byte[] key);
+
+    /** Inserts {@code key} if absent. @return true if inserted, false if it was present */
+    boolean putIfAbsent(byte[] key, byte[] value);
+
+    /** Replaces the value of a present {@code key}. @return true if replaced, false if absent */
+    boolean replace(byte[] key, byte[] value);
+
+    /** Inserts or replaces. */
+    void put(byte[] key, byte[] value);
+
+    /** Removes {@code key}. @return true if it was present */
+    boolean remove(byte[] key);
+
+    /** Number of entries. */
+    long size();
+
+    /**
+     * Calls {@code action} with every entry, in no particular order. Only meaningful while no command
+     * executes (for example after {@link Replica#awaitApplied}).
+     */
+    void forEach(BiConsumer<byte[], byte[]> action);
+
+    /**
+     * The {@link StateDigest} of the whole store: equal on two stores with equal contents, whatever
+     * the order they were filled in. Only meaningful while no command executes.
+     */
+    default long digest() {
+        return StateDigest.of(this);
+    }
+
+    /** Releases the store's memory and, for a persisted store, flushes and closes its file. Idempotent. */
+    @Override
+    void close();
+}

@@ -1,0 +1,287 @@
+package io.psmr.kvstore;
+
+import io.psmr.ordering.AtomicBroadcast;
+import io.psmr.ordering.DeliveryListener;
+import io.psmr.ordering.Subscription;
+import io.psmr.scheduler.Batch;
+import io.psmr.scheduler.CommandError;
+import io.psmr.scheduler.ResultSink;
+import io.psmr.scheduler.Scheduler;
+import io.psmr.scheduler.SchedulerBuilder;
+import io.psmr.scheduler.SchedulerMetrics;
+import io.psmr.scheduler.SummaryVerifier;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * A replica of the key-value store: atomic broadcast → decode → summary verification →
+ * exactly-once admission → scheduler → {@link KvService} → replies to the proposing proxy.
+ *
+ * <h2>Pipeline (on the subscription's delivery thread, in delivery order)</h2>
+ * <ol>
+ *   <li><b>Decode</b> the delivered value with {@link KvCodec#decodeBatch}. A value that is not a
+ *       valid batch is refused as a whole ({@link KvReply#WHOLE_BATCH}) with MALFORMED, TOO_LARGE or
+ *       REJECTED, answered to the proxy named in its header if that could be read; nothing runs.</li>
+ *   <li><b>Verify</b> that the summary covers every key, with the scheduler's {@link SummaryVerifier};
+ *       a batch that misses one is refused whole with REJECTED naming the key. (The replica verifies
+ *       before admission, so a refused batch leaves no trace in the reply cache; the scheduler's own
+ *       check is therefore turned off, not skipped.)</li>
+ *   <li><b>Admit</b> each command: one over a per-command limit is answered TOO_LARGE; otherwise the
+ *       exactly-once rule of {@link ReplyCache} makes it new, a duplicate, or too old (REJECTED).</li>
+ *   <li><b>Schedule</b> the batch at its instance; the scheduler runs new commands through the
+ *       {@link KvService}, in parallel where batches do not conflict.</li>
+ *   <li><b>Reply</b>: one {@link KvReply} per command, to the {@link ReplyRouter}, from the worker
+ *       that ran the batch; a duplicate is answered when the original's result is known.</li>
+ * </ol>
+ * Every verdict and every result depends only on delivered data and the replicated configuration,
+ * so all replicas send equal replies and reach equal {@link #digest() digests}.
+ *
+ * <h2>Threads</h2>
+ * The replica owns its scheduler's workers; the broadcast owns the delivery thread. The public
+ * methods may be called from any thread. Back-pressure: when the scheduler has {@code maxPending}
+ * batches, delivery blocks, this learner falls behind, and the broadcast holds proposers back.
+ */
+public final class Replica implements AutoCloseable {
+
+    private final ReplicaConfig config;
+    private final ReplyRouter router;
+    private final KvStore store;
+    private final KvService service;
+    private final ReplyCache cache;
+    private final Scheduler<AdmittedCommand, KvResult> scheduler;
+    private final Subscription subscription;
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    private final LongAdder batchesDelivered = new LongAdder();
+    private final LongAdder batchesRefused = new LongAdder();
+    private final LongAdder refusalsUnaddressed = new LongAdder();
+    private final LongAdder commandsExecuted = new LongAdder();
+    private final LongAdder duplicates = new LongAdder();
+    private final LongAdder staleRequests = new LongAdder();
+    private final LongAdder commandsTooLarge = new LongAdder();
+    private volatile long lastInstance;
+
+    private Replica(ReplicaConfig config, AtomicBroadcast broadcast, ReplyRouter router) {
+        this.config = config;
+        this.router = router;
+        this.store = config.store().open();
+        this.service = new KvService(store, config.limits());
+        this.cache = new ReplyCache(config.replyCacheWindow(), config.maxClients());
+        SchedulerBuilder<AdmittedCommand, KvResult> b = Scheduler.<AdmittedCommand, KvResult>builder(this::execute)
+                .detection(config.detection())
+                .graph(config.graph())
+                .workers(config.workers())
+                .maxPending(config.maxPending())
+                .verifySummaries(false)
+                .resultSink(new Replies())
+                .threadNamePrefix("psmr-replica-" + config.replicaId() + "-worker-");
+        if (config.sequential()) {
+            b.sequential();
+        }
+        this.scheduler = b.start();
+        Subscription s;
+        try {
+            s = broadcast.subscribe(config.fromInstance(), new Delivery());
+        } catch (RuntimeException e) {
+            scheduler.close();
+            store.close();
+            throw e;
+        }
+        this.subscription = s;
+    }
+
+    /**
+     * Opens the store, starts the scheduler and subscribes to {@code broadcast} from
+     * {@link ReplicaConfig#fromInstance()}.
+     *
+     * @throws IllegalArgumentException as {@link AtomicBroadcast#subscribe} (for example an instance no
+     *                                  longer retained)
+     */
+    public static Replica start(ReplicaConfig config, AtomicBroadcast broadcast, ReplyRouter router) {
+        return new Replica(Objects.requireNonNull(config, "config"), Objects.requireNonNull(broadcast, "broadcast"),
+                Objects.requireNonNull(router, "router"));
+    }
+
+    /** The replica's id, as in its replies. */
+    public int id() {
+        return config.replicaId();
+    }
+
+    /** The settings it runs with. */
+    public ReplicaConfig config() {
+        return config;
+    }
+
+    /**
+     * The {@link StateDigest} of the store. Comparable across replicas only when both have applied
+     * the same instances and nothing executes: call {@link #awaitApplied} first.
+     */
+    public long digest() {
+        return store.digest();
+    }
+
+    /** The store, for reading after {@link #awaitApplied} (for example to check acknowledged writes); do not write. */
+    public KvStore store() {
+        return store;
+    }
+
+    /**
+     * Waits until every instance up to {@code instance} has been delivered and every delivered batch
+     * has executed and been answered.
+     *
+     * @return false on timeout, or if the subscription ended first (see {@link #failure()})
+     */
+    public boolean awaitApplied(long instance, long timeout, TimeUnit unit) throws InterruptedException {
+        long deadline = System.nanoTime() + unit.toNanos(timeout);
+        if (!subscription.awaitDelivered(instance, timeout, unit)) {
+            return false;
+        }
+        return scheduler.awaitIdle(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+    }
+
+    /** Whether the replica still receives batches. */
+    public boolean isServing() {
+        return subscription.isActive() && !closed.get();
+    }
+
+    /** What stopped delivery, if something did (a defect: refusals never stop a replica). */
+    public Optional<Throwable> failure() {
+        return subscription.failure();
+    }
+
+    /** A snapshot of the replica's counters. */
+    public ReplicaStats stats() {
+        return new ReplicaStats(batchesDelivered.sum(), batchesRefused.sum(), refusalsUnaddressed.sum(),
+                commandsExecuted.sum(), duplicates.sum(), staleRequests.sum(), commandsTooLarge.sum(), lastInstance);
+    }
+
+    /** The scheduler's counters. */
+    public SchedulerMetrics schedulerMetrics() {
+        return scheduler.metrics();
+    }
+
+    /**
+     * Stops delivery, lets the scheduler finish the batches it holds (their replies are still sent),
+     * and closes the store. Idempotent.
+     */
+    @Override
+    public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        subscription.close();
+        scheduler.close();
+        store.close();
+    }
+
+    @Override
+    public String toString() {
+        return "Replica[" + config.replicaId() + ", last instance " + lastInstance + ", " + store + "]";
+    }
+
+    // ---------------------------------------------------------------- execution
+
+    private KvResult execute(AdmittedCommand c) {
+        if (c.verdict != AdmittedCommand.Verdict.EXECUTE) {
+            return c.preset; // null for a duplicate: answered from the cache by the sink
+        }
+        commandsExecuted.increment();
+        return service.execute(c.command);
+    }
+
+    private void reply(AdmittedCommand.BatchOrigin origin, int index, long instance, KvResult result) {
+        router.route(new KvReply(config.replicaId(), origin.proxyId(), origin.batchId(), index, instance, result));
+    }
+
+    /** Turns scheduler outcomes into replies and cache entries. Worker threads. */
+    private final class Replies implements ResultSink<AdmittedCommand, KvResult> {
+
+        @Override
+        public void onResult(long instance, int index, AdmittedCommand c, KvResult result) {
+            switch (c.verdict) {
+                case EXECUTE -> {
+                    c.entry.complete(result);
+                    reply(c.origin, index, instance, result);
+                }
+                case ANSWERED -> reply(c.origin, index, instance, result);
+                case DUPLICATE -> c.entry.whenComplete(r -> reply(c.origin, index, instance, r));
+            }
+        }
+
+        @Override
+        public void onError(long instance, int index, AdmittedCommand c, CommandError error) {
+            KvStatus status = error.kind() == CommandError.Kind.REJECTED ? KvStatus.REJECTED : KvStatus.FAILED;
+            KvResult r = KvResult.of(status, error.message());
+            if (c.verdict == AdmittedCommand.Verdict.EXECUTE) {
+                c.entry.complete(r);
+            }
+            reply(c.origin, index, instance, r);
+        }
+    }
+
+    // ---------------------------------------------------------------- delivery
+
+    /** The delivery thread's work: decode, verify, admit, schedule. */
+    private final class Delivery implements DeliveryListener {
+
+        @Override
+        public void deliver(long instance, byte[] value) throws InterruptedException {
+            batchesDelivered.increment();
+            KvBatch batch;
+            try {
+                batch = KvCodec.decodeBatch(value, config.detection(), config.limits());
+            } catch (KvDecodeException e) {
+                refuse(instance, e.addressed(), e.proxyId(), e.batchId(), e.status(), e.getMessage());
+                return;
+            }
+            String problem = SummaryVerifier.findProblem(batch.summary(), batch.commands());
+            if (problem != null) {
+                refuse(instance, true, batch.proxyId(), batch.batchId(), KvStatus.REJECTED, problem);
+                return;
+            }
+            AdmittedCommand.BatchOrigin origin = new AdmittedCommand.BatchOrigin(batch.proxyId(), batch.batchId());
+            List<KvCommand> commands = batch.commands();
+            List<AdmittedCommand> admitted = new ArrayList<>(commands.size());
+            for (KvCommand c : commands) {
+                admitted.add(admit(c, origin));
+            }
+            scheduler.deliver(new Batch<>(instance, admitted, batch.summary()));
+            lastInstance = instance;
+        }
+
+        private AdmittedCommand admit(KvCommand c, AdmittedCommand.BatchOrigin origin) {
+            String tooLarge = config.limits().checkCommand(c);
+            if (tooLarge != null) {
+                commandsTooLarge.increment();
+                return AdmittedCommand.answered(c, origin, KvResult.of(KvStatus.TOO_LARGE, tooLarge));
+            }
+            ReplyCache.Admission a = cache.admit(c.clientId(), c.requestSeq());
+            if (a.refusal() != null) {
+                staleRequests.increment();
+                return AdmittedCommand.answered(c, origin, KvResult.of(KvStatus.REJECTED, a.refusal()));
+            }
+            if (a.duplicate()) {
+                duplicates.increment();
+                return AdmittedCommand.duplicate(c, origin, a.entry());
+            }
+            return AdmittedCommand.execute(c, origin, a.entry());
+        }
+
+        private void refuse(long instance, boolean addressed, long proxyId, long batchId, KvStatus status, String why) {
+            batchesRefused.increment();
+            lastInstance = instance;
+            if (!addressed) {
+                refusalsUnaddressed.increment();
+                return;
+            }
+            router.route(new KvReply(config.replicaId(), proxyId, batchId, KvReply.WHOLE_BATCH, instance,
+                    KvResult.of(status, "batch " + batchId + " of proxy " + proxyId + " at instance " + instance
+                            + " refused: " + why)));
+        }
+    }
+}

@@ -1,0 +1,166 @@
+package io.psmr.kvstore;
+
+import io.psmr.ordering.AtomicBroadcast;
+import io.psmr.scheduler.ConflictDetection;
+import io.psmr.scheduler.GraphKind;
+import java.util.Objects;
+
+/**
+ * The settings of a {@link Replica}. The conflict detection, limits and reply-cache bounds are part
+ * of the replicated configuration: every replica (and, for detection and limits, every proxy) of a
+ * cluster must use the same. Workers, pending bound, graph kind, sequential mode and store are local
+ * choices that never change results.
+ *
+ * @param replicaId       identifies the replica in its replies
+ * @param detection       conflict detection; proxies must summarise under the same (default Roaring
+ *                        BITMAP of 1,024,000 bits)
+ * @param graph           the dependency graph kind (default INDEXED)
+ * @param workers         worker threads (default: available processors)
+ * @param maxPending      most batches in the scheduler's graph before delivery blocks (default 1,024)
+ * @param sequential      classic SMR: execute on the delivery thread, no graph, no workers (default false)
+ * @param limits          size limits (default {@link KvLimits#defaults()})
+ * @param store           the store to open (default in-memory Chronicle Map)
+ * @param replyCacheWindow results kept per client for exactly-once (default 16)
+ * @param maxClients      clients kept in the reply cache (default 4,096)
+ * @param fromInstance    the first instance to deliver (default {@link AtomicBroadcast#FIRST_INSTANCE})
+ */
+public record ReplicaConfig(int replicaId, ConflictDetection detection, GraphKind graph, int workers, int maxPending,
+                            boolean sequential, KvLimits limits, StoreConfig store, int replyCacheWindow,
+                            int maxClients, long fromInstance) {
+
+    /** Validates the settings. */
+    public ReplicaConfig {
+        Objects.requireNonNull(detection, "detection");
+        Objects.requireNonNull(graph, "graph");
+        Objects.requireNonNull(limits, "limits");
+        Objects.requireNonNull(store, "store");
+        if (workers < 1) {
+            throw new IllegalArgumentException("workers must be at least 1, got " + workers);
+        }
+        if (maxPending < 1) {
+            throw new IllegalArgumentException("maxPending must be at least 1, got " + maxPending);
+        }
+        if (replyCacheWindow < 1) {
+            throw new IllegalArgumentException("replyCacheWindow must be at least 1, got " + replyCacheWindow);
+        }
+        if (maxClients < 1) {
+            throw new IllegalArgumentException("maxClients must be at least 1, got " + maxClients);
+        }
+        if (fromInstance < AtomicBroadcast.FIRST_INSTANCE) {
+            throw new IllegalArgumentException("fromInstance must be at least " + AtomicBroadcast.FIRST_INSTANCE
+                    + ", got " + fromInstance);
+        }
+    }
+
+    /** A builder with the defaults above. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** A builder starting from these settings. */
+    public Builder toBuilder() {
+        Builder b = new Builder();
+        b.replicaId = replicaId;
+        b.detection = detection;
+        b.graph = graph;
+        b.workers = workers;
+        b.maxPending = maxPending;
+        b.sequential = sequential;
+        b.limits = limits;
+        b.store = store;
+        b.replyCacheWindow = replyCacheWindow;
+        b.maxClients = maxClients;
+        b.fromInstance = fromInstance;
+        return b;
+    }
+
+    /** Builds a {@link ReplicaConfig}; not thread-safe. */
+    public static final class Builder {
+        private int replicaId = 1;
+        private ConflictDetection detection = ConflictDetection.bitmap(ConflictDetection.DEFAULT_BITMAP_BITS);
+        private GraphKind graph = GraphKind.INDEXED;
+        private int workers = Runtime.getRuntime().availableProcessors();
+        private int maxPending = 1024;
+        private boolean sequential;
+        private KvLimits limits = KvLimits.defaults();
+        private StoreConfig store = StoreConfig.defaults();
+        private int replyCacheWindow = 16;
+        private int maxClients = 4096;
+        private long fromInstance = AtomicBroadcast.FIRST_INSTANCE;
+
+        private Builder() {
+        }
+
+        /** See {@link ReplicaConfig#replicaId()}. */
+        public Builder replicaId(int id) {
+            this.replicaId = id;
+            return this;
+        }
+
+        /** See {@link ReplicaConfig#detection()}. */
+        public Builder detection(ConflictDetection d) {
+            this.detection = d;
+            return this;
+        }
+
+        /** See {@link ReplicaConfig#graph()}. */
+        public Builder graph(GraphKind g) {
+            this.graph = g;
+            return this;
+        }
+
+        /** See {@link ReplicaConfig#workers()}. */
+        public Builder workers(int n) {
+            this.workers = n;
+            return this;
+        }
+
+        /** See {@link ReplicaConfig#maxPending()}. */
+        public Builder maxPending(int n) {
+            this.maxPending = n;
+            return this;
+        }
+
+        /** See {@link ReplicaConfig#sequential()}. */
+        public Builder sequential(boolean s) {
+            this.sequential = s;
+            return this;
+        }
+
+        /** See {@link ReplicaConfig#limits()}. */
+        public Builder limits(KvLimits l) {
+            this.limits = l;
+            return this;
+        }
+
+        /** See {@link ReplicaConfig#store()}. */
+        public Builder store(StoreConfig s) {
+            this.store = s;
+            return this;
+        }
+
+        /** See {@link ReplicaConfig#replyCacheWindow()}. */
+        public Builder replyCacheWindow(int n) {
+            this.replyCacheWindow = n;
+            return this;
+        }
+
+        /** See {@link ReplicaConfig#maxClients()}. */
+        public Builder maxClients(int n) {
+            this.maxClients = n;
+            return this;
+        }
+
+        /** See {@link ReplicaConfig#fromInstance()}. */
+        public Builder fromInstance(long i) {
+            this.fromInstance = i;
+            return this;
+        }
+
+        /** The validated settings. */
+        public ReplicaConfig build() {
+            return new ReplicaConfig(replicaId, detection, graph, workers, maxPending, sequential, limits, store,
+                    replyCacheWindow, maxClients, fromInstance);
+        }
+    }
+}
