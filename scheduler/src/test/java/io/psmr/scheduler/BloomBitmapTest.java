@@ -99,7 +99,7 @@ class BloomBitmapTest {
         assertEquals(m, b.sizeBits(), "sizeBits" + ctx);
         assertEquals(expected.cardinality(), b.cardinality(), "cardinality" + ctx);
         assertArrayEquals(expected.stream().toArray(), setBits(b), "forEachSetBit order and content" + ctx);
-        if (m <= 70_000) {
+        if (m <= 5_000) {
             for (int i = 0; i < m; i++) {
                 if (expected.get(i) != b.get(i)) {
                     assertEquals(expected.get(i), b.get(i), "get(" + i + ")" + ctx);
@@ -107,14 +107,18 @@ class BloomBitmapTest {
             }
         } else {
             for (int i = expected.nextSetBit(0); i >= 0; i = expected.nextSetBit(i + 1)) {
-                assertTrue(b.get(i), "get(" + i + ")" + ctx);
-                if (i + 1 < m) {
+                if (!b.get(i)) {
+                    assertTrue(b.get(i), "get(" + i + ")" + ctx);
+                }
+                if (i + 1 < m && expected.get(i + 1) != b.get(i + 1)) {
                     assertEquals(expected.get(i + 1), b.get(i + 1), "get(" + (i + 1) + ")" + ctx);
                 }
             }
             for (int k = 0; k < 2000; k++) {
                 int i = rnd.nextInt(m);
-                assertEquals(expected.get(i), b.get(i), "get(" + i + ")" + ctx);
+                if (expected.get(i) != b.get(i)) {
+                    assertEquals(expected.get(i), b.get(i), "get(" + i + ")" + ctx);
+                }
             }
             assertEquals(expected.get(0), b.get(0), "get(0)" + ctx);
             assertEquals(expected.get(m - 1), b.get(m - 1), "get(m-1)" + ctx);
