@@ -1,5 +1,7 @@
 package io.psmr.scheduler;
 
+import io.psmr.scheduler.testing.KeyCommand;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -31,23 +33,6 @@ class ConflictSummaryPropertyTest {
     /** Pairs of batches per detection setting. */
     private static final int PAIRS = 3000;
 
-    /** A command of the test: keys with their access. */
-    record Cmd(byte[][] keys, boolean[] writes) implements Command {
-        @Override
-        public int keyCount() {
-            return keys.length;
-        }
-
-        @Override
-        public byte[] key(int i) {
-            return keys[i];
-        }
-
-        @Override
-        public boolean writes(int i) {
-            return writes[i];
-        }
-    }
 
     /** How one trial draws its batches: a key space, an encoding, a write ratio and batch sizes. */
     private record Workload(long keySpace, boolean stringKeys, double writeRatio, int maxBatch) {
@@ -66,9 +51,9 @@ class ConflictSummaryPropertyTest {
             return ByteBuffer.allocate(8).order(java.nio.ByteOrder.LITTLE_ENDIAN).putLong(k).array();
         }
 
-        List<Cmd> batch(Random rnd) {
+        List<KeyCommand> batch(Random rnd) {
             int n = 1 + rnd.nextInt(maxBatch);
-            List<Cmd> cmds = new ArrayList<>(n);
+            List<KeyCommand> cmds = new ArrayList<>(n);
             for (int c = 0; c < n; c++) {
                 int keys = rnd.nextInt(20) == 0 ? 0 : 1 + rnd.nextInt(3);
                 byte[][] ks = new byte[keys][];
@@ -77,16 +62,16 @@ class ConflictSummaryPropertyTest {
                     ks[i] = key((long) (rnd.nextDouble() * keySpace));
                     ws[i] = rnd.nextDouble() < writeRatio;
                 }
-                cmds.add(new Cmd(ks, ws));
+                cmds.add(new KeyCommand(ks, ws));
             }
             return cmds;
         }
     }
 
     /** Each distinct key of a batch, mapped to whether any command writes it. */
-    private static Map<ByteBuffer, Boolean> access(List<Cmd> batch) {
+    private static Map<ByteBuffer, Boolean> access(List<KeyCommand> batch) {
         Map<ByteBuffer, Boolean> m = new HashMap<>();
-        for (Cmd c : batch) {
+        for (KeyCommand c : batch) {
             for (int i = 0; i < c.keyCount(); i++) {
                 m.merge(ByteBuffer.wrap(c.key(i)), c.writes(i), Boolean::logicalOr);
             }
@@ -112,11 +97,11 @@ class ConflictSummaryPropertyTest {
     }
 
     /** Bits of the batch's keys, computed with Guava rather than KeyDigest: [all, read, written]. */
-    private static BitSet[] oracleBits(List<Cmd> batch, int m) {
+    private static BitSet[] oracleBits(List<KeyCommand> batch, int m) {
         BitSet all = new BitSet();
         BitSet reads = new BitSet();
         BitSet writes = new BitSet();
-        for (Cmd c : batch) {
+        for (KeyCommand c : batch) {
             for (int i = 0; i < c.keyCount(); i++) {
                 long d = Hashing.murmur3_128(0).hashBytes(c.key(i)).asLong();
                 int bit = (int) Math.floorMod(d, (long) m);
@@ -155,8 +140,8 @@ class ConflictSummaryPropertyTest {
         for (int trial = 0; trial < PAIRS; trial++) {
             ConflictDetection det = detection(mode, rep, rnd);
             Workload w = Workload.random(rnd);
-            List<Cmd> a = w.batch(rnd);
-            List<Cmd> b = rnd.nextInt(10) == 0 ? a : w.batch(rnd);
+            List<KeyCommand> a = w.batch(rnd);
+            List<KeyCommand> b = rnd.nextInt(10) == 0 ? a : w.batch(rnd);
             String ctx = " [" + det + ", " + w + ", |A|=" + a.size() + ", |B|=" + b.size()
                     + ", psmr.seed=" + SEED + ", trial " + trial + "]";
 
@@ -212,8 +197,8 @@ class ConflictSummaryPropertyTest {
     }
 
     /** A batch of distinct, printable keys: command c has keys "c{c}-{i}". */
-    private static List<Cmd> distinctKeyBatch(Random rnd, int commands) {
-        List<Cmd> cmds = new ArrayList<>();
+    private static List<KeyCommand> distinctKeyBatch(Random rnd, int commands) {
+        List<KeyCommand> cmds = new ArrayList<>();
         for (int c = 0; c < commands; c++) {
             int n = 1 + rnd.nextInt(3);
             byte[][] ks = new byte[n][];
@@ -222,19 +207,19 @@ class ConflictSummaryPropertyTest {
                 ks[i] = ("c" + c + "-" + i).getBytes(StandardCharsets.US_ASCII);
                 ws[i] = rnd.nextBoolean();
             }
-            cmds.add(new Cmd(ks, ws));
+            cmds.add(new KeyCommand(ks, ws));
         }
         return cmds;
     }
 
     /** Builds a summary by hand from every key of {@code cmds} except key {@code vi} of command {@code vc}. */
-    private static ConflictSummary summaryMissing(ConflictDetection det, List<Cmd> cmds, int vc, int vi,
+    private static ConflictSummary summaryMissing(ConflictDetection det, List<KeyCommand> cmds, int vc, int vi,
                                                   boolean writeAsRead) {
         List<Key> keys = new ArrayList<>();
         BloomBitmap reads = det.mode().usesBitmaps() ? BloomBitmap.create(det.representation(), det.bitmapBits()) : null;
         BloomBitmap writes = det.mode().usesBitmaps() ? BloomBitmap.create(det.representation(), det.bitmapBits()) : null;
         for (int c = 0; c < cmds.size(); c++) {
-            Cmd cmd = cmds.get(c);
+            KeyCommand cmd = cmds.get(c);
             for (int i = 0; i < cmd.keyCount(); i++) {
                 boolean victim = c == vc && i == vi;
                 if (victim && !writeAsRead) {
@@ -265,7 +250,7 @@ class ConflictSummaryPropertyTest {
                 : new ConflictDetection(mode, 0, null);
         int checked = 0;
         for (int trial = 0; trial < 200; trial++) {
-            List<Cmd> cmds = distinctKeyBatch(rnd, 1 + rnd.nextInt(40));
+            List<KeyCommand> cmds = distinctKeyBatch(rnd, 1 + rnd.nextInt(40));
             int vc = rnd.nextInt(cmds.size());
             int vi = rnd.nextInt(cmds.get(vc).keyCount());
             byte[] victim = cmds.get(vc).key(vi);
@@ -308,9 +293,9 @@ class ConflictSummaryPropertyTest {
     @Test
     void verifierReportsTheFirstMissAndNullKeys() {
         ConflictDetection det = ConflictDetection.keysHashed();
-        List<Cmd> cmds = List.of(
-                new Cmd(new byte[][] {"a".getBytes(StandardCharsets.US_ASCII)}, new boolean[] {true}),
-                new Cmd(new byte[][] {"b".getBytes(StandardCharsets.US_ASCII), new byte[] {0, (byte) 0xff}},
+        List<KeyCommand> cmds = List.of(
+                new KeyCommand(new byte[][] {"a".getBytes(StandardCharsets.US_ASCII)}, new boolean[] {true}),
+                new KeyCommand(new byte[][] {"b".getBytes(StandardCharsets.US_ASCII), new byte[] {0, (byte) 0xff}},
                         new boolean[] {false, true}));
         ConflictSummary onlyA = new KeySetSummary(List.of(new Key("a".getBytes(StandardCharsets.US_ASCII))));
         assertEquals("conflict summary misses read key \"b\" of command 1", SummaryVerifier.findProblem(onlyA, cmds));
@@ -318,12 +303,12 @@ class ConflictSummaryPropertyTest {
                 new Key("a".getBytes(StandardCharsets.US_ASCII)), new Key("b".getBytes(StandardCharsets.US_ASCII))));
         assertEquals("conflict summary misses written key 0x00ff of command 1", SummaryVerifier.findProblem(noBinary, cmds));
         assertNull(SummaryVerifier.findProblem(SummaryBuilder.summarize(det, cmds), cmds));
-        List<Cmd> withNull = List.of(new Cmd(new byte[][] {"a".getBytes(StandardCharsets.US_ASCII), null}, new boolean[] {true, true}));
+        List<KeyCommand> withNull = List.of(new KeyCommand(new byte[][] {"a".getBytes(StandardCharsets.US_ASCII), null}, new boolean[] {true, true}));
         assertEquals("command 0 has a null key at position 1", SummaryVerifier.findProblem(onlyA, withNull));
     }
 
     private static ConflictSummary sample(ConflictDetection det) {
-        return SummaryBuilder.summarize(det, List.of(new Cmd(
+        return SummaryBuilder.summarize(det, List.of(new KeyCommand(
                 new byte[][] {"x".getBytes(StandardCharsets.US_ASCII)}, new boolean[] {true})));
     }
 
@@ -393,9 +378,9 @@ class ConflictSummaryPropertyTest {
 
     @Test
     void readersNeverConflictInRwModeButDoInBitmapMode() {
-        List<Cmd> readA = List.of(new Cmd(new byte[][] {"k".getBytes(StandardCharsets.US_ASCII)}, new boolean[] {false}));
-        List<Cmd> readB = List.of(new Cmd(new byte[][] {"k".getBytes(StandardCharsets.US_ASCII)}, new boolean[] {false}));
-        List<Cmd> writeB = List.of(new Cmd(new byte[][] {"k".getBytes(StandardCharsets.US_ASCII)}, new boolean[] {true}));
+        List<KeyCommand> readA = List.of(new KeyCommand(new byte[][] {"k".getBytes(StandardCharsets.US_ASCII)}, new boolean[] {false}));
+        List<KeyCommand> readB = List.of(new KeyCommand(new byte[][] {"k".getBytes(StandardCharsets.US_ASCII)}, new boolean[] {false}));
+        List<KeyCommand> writeB = List.of(new KeyCommand(new byte[][] {"k".getBytes(StandardCharsets.US_ASCII)}, new boolean[] {true}));
         for (BitmapRepresentation r : BitmapRepresentation.values()) {
             ConflictDetection rw = ConflictDetection.rwBitmap(1 << 16).withRepresentation(r);
             assertFalse(SummaryBuilder.summarize(rw, readA).conflictsWith(SummaryBuilder.summarize(rw, readB)), r.name());

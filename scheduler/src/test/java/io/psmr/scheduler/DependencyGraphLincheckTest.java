@@ -1,5 +1,7 @@
 package io.psmr.scheduler;
 
+import io.psmr.scheduler.testing.KeyCommand;
+
 import static org.jetbrains.lincheck.datastructures.ManagedStrategyGuaranteeKt.forClasses;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -38,23 +40,6 @@ class DependencyGraphLincheckTest {
     /** Base seed; re-run a failure with {@code -Dpsmr.seed=<seed>}. */
     private static final long SEED = Long.getLong("psmr.seed", 0x5EED_11C4L);
 
-    /** A command of the test: keys with their access. */
-    record Cmd(byte[][] keys, boolean[] writes) implements Command {
-        @Override
-        public int keyCount() {
-            return keys.length;
-        }
-
-        @Override
-        public byte[] key(int i) {
-            return keys[i];
-        }
-
-        @Override
-        public boolean writes(int i) {
-            return writes[i];
-        }
-    }
 
     private static byte[] key(int k) {
         return ("k" + k).getBytes(StandardCharsets.US_ASCII);
@@ -78,8 +63,8 @@ class DependencyGraphLincheckTest {
 
         private static final int MAX_THREADS = 8;
 
-        private final DependencyGraph<Cmd> graph;
-        private final ArrayDeque<PendingBatch<Cmd>>[] held;
+        private final DependencyGraph<KeyCommand> graph;
+        private final ArrayDeque<PendingBatch<KeyCommand>>[] held;
         private final int[] removed = new int[MAX_THREADS];
         private long lastInstance;
         private int inserted;
@@ -98,9 +83,9 @@ class DependencyGraphLincheckTest {
         public long insert(@Param(name = "key") int k1, @Param(name = "key") int k2, boolean write)
                 throws InterruptedException {
             long instance = ++lastInstance;
-            List<Cmd> cmds = List.of(
-                    new Cmd(new byte[][] {key(k1)}, new boolean[] {write}),
-                    new Cmd(new byte[][] {key(k2)}, new boolean[] {false}));
+            List<KeyCommand> cmds = List.of(
+                    new KeyCommand(new byte[][] {key(k1)}, new boolean[] {write}),
+                    new KeyCommand(new byte[][] {key(k2)}, new boolean[] {false}));
             graph.insert(Batch.of(instance, cmds, graph.detection()));
             inserted++;
             return instance;
@@ -108,7 +93,7 @@ class DependencyGraphLincheckTest {
 
         @Operation
         public long tryTake(@Param(gen = ThreadIdGen.class) int thread) {
-            PendingBatch<Cmd> p = graph.tryTake();
+            PendingBatch<KeyCommand> p = graph.tryTake();
             if (p == null) {
                 return -1;
             }
@@ -118,7 +103,7 @@ class DependencyGraphLincheckTest {
 
         @Operation
         public long remove(@Param(gen = ThreadIdGen.class) int thread) {
-            PendingBatch<Cmd> p = held[thread].pollFirst();
+            PendingBatch<KeyCommand> p = held[thread].pollFirst();
             if (p == null) {
                 return -1;
             }
@@ -261,16 +246,16 @@ class DependencyGraphLincheckTest {
         String ctx = " [" + kind + ", " + det + ", psmr.seed=" + SEED + ", round seed " + seed + "]";
         Random rnd = new Random(seed);
         int batches = 1500;
-        List<Batch<Cmd>> all = new ArrayList<>(batches);
+        List<Batch<KeyCommand>> all = new ArrayList<>(batches);
         for (int i = 0; i < batches; i++) {
             int n = 1 + rnd.nextInt(3);
-            List<Cmd> cmds = new ArrayList<>();
+            List<KeyCommand> cmds = new ArrayList<>();
             for (int c = 0; c < n; c++) {
-                cmds.add(new Cmd(new byte[][] {key(rnd.nextInt(12))}, new boolean[] {rnd.nextInt(3) == 0}));
+                cmds.add(new KeyCommand(new byte[][] {key(rnd.nextInt(12))}, new boolean[] {rnd.nextInt(3) == 0}));
             }
             all.add(Batch.of(i, cmds, det));
         }
-        DependencyGraph<Cmd> graph = kind.create(det, 1 + rnd.nextInt(16));
+        DependencyGraph<KeyCommand> graph = kind.create(det, 1 + rnd.nextInt(16));
         // 0 = not taken, 1 = taken (running), 2 = finished; written before remove(), read after take().
         AtomicIntegerArray state = new AtomicIntegerArray(batches);
         ConcurrentLinkedQueue<String> violations = new ConcurrentLinkedQueue<>();
@@ -280,7 +265,7 @@ class DependencyGraphLincheckTest {
         for (int w = 0; w < workers; w++) {
             threads.add(new Thread(() -> {
                 try {
-                    PendingBatch<Cmd> p;
+                    PendingBatch<KeyCommand> p;
                     while ((p = graph.take()) != null) {
                         int i = (int) p.batch().instance();
                         if (!state.compareAndSet(i, 0, 1)) {
@@ -306,7 +291,7 @@ class DependencyGraphLincheckTest {
         }
         threads.add(new Thread(() -> {
             try {
-                for (Batch<Cmd> b : all) {
+                for (Batch<KeyCommand> b : all) {
                     graph.insert(b);
                 }
                 graph.close();

@@ -1,5 +1,7 @@
 package io.psmr.scheduler;
 
+import io.psmr.scheduler.testing.KeyCommand;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -32,23 +34,6 @@ class GraphClosureEquivalenceTest {
     /** Random operation sequences per setting. */
     private static final int SEQUENCES = 600;
 
-    /** A command of the test: keys with their access. */
-    record Cmd(byte[][] keys, boolean[] writes) implements Command {
-        @Override
-        public int keyCount() {
-            return keys.length;
-        }
-
-        @Override
-        public byte[] key(int i) {
-            return keys[i];
-        }
-
-        @Override
-        public boolean writes(int i) {
-            return writes[i];
-        }
-    }
 
     static Stream<Arguments> settings() {
         return Stream.of(
@@ -63,14 +48,14 @@ class GraphClosureEquivalenceTest {
     /** One random sequence: both graphs, the model of what is pending and taken, and the handles. */
     private static final class Run {
         final ConflictDetection det;
-        final MonitorGraph<Cmd> monitor;
-        final IndexedGraph<Cmd> indexed;
+        final MonitorGraph<KeyCommand> monitor;
+        final IndexedGraph<KeyCommand> indexed;
         final String ctx;
         /** Batches in the graph, in delivery order. */
-        final List<Batch<Cmd>> pending = new ArrayList<>();
+        final List<Batch<KeyCommand>> pending = new ArrayList<>();
         final Map<Long, Boolean> taken = new HashMap<>();
-        final Map<Long, PendingBatch<Cmd>> monitorHandles = new HashMap<>();
-        final Map<Long, PendingBatch<Cmd>> indexedHandles = new HashMap<>();
+        final Map<Long, PendingBatch<KeyCommand>> monitorHandles = new HashMap<>();
+        final Map<Long, PendingBatch<KeyCommand>> indexedHandles = new HashMap<>();
         final StringBuilder log = new StringBuilder();
         long lastInstance;
 
@@ -85,7 +70,7 @@ class GraphClosureEquivalenceTest {
             return ctx + "\n  operations: " + log;
         }
 
-        void insert(Batch<Cmd> b) throws InterruptedException {
+        void insert(Batch<KeyCommand> b) throws InterruptedException {
             log.append(" insert(").append(b.instance()).append(')');
             monitor.insert(b);
             indexed.insert(b);
@@ -97,7 +82,7 @@ class GraphClosureEquivalenceTest {
         /** The oldest pending batch not taken and with no conflicting earlier pending batch. */
         Long expectedFree() {
             for (int i = 0; i < pending.size(); i++) {
-                Batch<Cmd> b = pending.get(i);
+                Batch<KeyCommand> b = pending.get(i);
                 if (taken.get(b.instance())) {
                     continue;
                 }
@@ -114,8 +99,8 @@ class GraphClosureEquivalenceTest {
 
         void tryTake() {
             log.append(" tryTake");
-            PendingBatch<Cmd> m = monitor.tryTake();
-            PendingBatch<Cmd> x = indexed.tryTake();
+            PendingBatch<KeyCommand> m = monitor.tryTake();
+            PendingBatch<KeyCommand> x = indexed.tryTake();
             Long want = expectedFree();
             Long gotM = m == null ? null : m.batch().instance();
             Long gotX = x == null ? null : x.batch().instance();
@@ -209,9 +194,9 @@ class GraphClosureEquivalenceTest {
         return anc;
     }
 
-    private static Batch<Cmd> randomBatch(Random rnd, long instance, ConflictDetection det, int keySpace, double writeRatio) {
+    private static Batch<KeyCommand> randomBatch(Random rnd, long instance, ConflictDetection det, int keySpace, double writeRatio) {
         int n = 1 + rnd.nextInt(rnd.nextInt(4) == 0 ? 12 : 3);
-        List<Cmd> cmds = new ArrayList<>(n);
+        List<KeyCommand> cmds = new ArrayList<>(n);
         for (int c = 0; c < n; c++) {
             int keys = rnd.nextInt(15) == 0 ? 0 : 1 + rnd.nextInt(3);
             byte[][] ks = new byte[keys][];
@@ -220,7 +205,7 @@ class GraphClosureEquivalenceTest {
                 ks[i] = ("key" + rnd.nextInt(keySpace)).getBytes(StandardCharsets.US_ASCII);
                 ws[i] = rnd.nextDouble() < writeRatio;
             }
-            cmds.add(new Cmd(ks, ws));
+            cmds.add(new KeyCommand(ks, ws));
         }
         return Batch.of(instance, cmds, det);
     }
@@ -271,21 +256,21 @@ class GraphClosureEquivalenceTest {
             throws InterruptedException {
         ConflictDetection det = mode.usesBitmaps() ? new ConflictDetection(mode, 4096, rep) : new ConflictDetection(mode, 0, null);
         for (GraphKind kind : GraphKind.values()) {
-            DependencyGraph<Cmd> g = kind.create(det, 8);
+            DependencyGraph<KeyCommand> g = kind.create(det, 8);
             byte[] k = "shared".getBytes(StandardCharsets.US_ASCII);
             byte[] other = "other".getBytes(StandardCharsets.US_ASCII);
-            g.insert(Batch.of(1, List.of(new Cmd(new byte[][] {k}, new boolean[] {true})), det));
-            g.insert(Batch.of(2, List.of(new Cmd(new byte[][] {k}, new boolean[] {true})), det));
-            g.insert(Batch.of(3, List.of(new Cmd(new byte[][] {other}, new boolean[] {true})), det));
-            PendingBatch<Cmd> first = g.tryTake();
+            g.insert(Batch.of(1, List.of(new KeyCommand(new byte[][] {k}, new boolean[] {true})), det));
+            g.insert(Batch.of(2, List.of(new KeyCommand(new byte[][] {k}, new boolean[] {true})), det));
+            g.insert(Batch.of(3, List.of(new KeyCommand(new byte[][] {other}, new boolean[] {true})), det));
+            PendingBatch<KeyCommand> first = g.tryTake();
             assertNotNull(first, kind.name());
             assertEquals(1, first.batch().instance(), kind + " " + det);
-            PendingBatch<Cmd> third = g.tryTake();
+            PendingBatch<KeyCommand> third = g.tryTake();
             assertEquals(3, third.batch().instance(), kind + " " + det + ": batch 2 waits for batch 1");
             assertNull(g.tryTake(), kind + " " + det);
             assertEquals(List.of(1L), g.edges().get(2L), kind + " " + det);
             g.remove(first);
-            PendingBatch<Cmd> second = g.tryTake();
+            PendingBatch<KeyCommand> second = g.tryTake();
             assertEquals(2, second.batch().instance(), kind + " " + det);
             g.remove(second);
             g.remove(third);
