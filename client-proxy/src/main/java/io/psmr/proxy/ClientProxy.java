@@ -1,0 +1,652 @@
+package io.psmr.proxy;
+
+import io.psmr.kvstore.KvCodec;
+import io.psmr.kvstore.KvCommand;
+import io.psmr.kvstore.KvReply;
+import io.psmr.kvstore.KvResult;
+import io.psmr.kvstore.KvStatus;
+import io.psmr.kvstore.LocalReplyRouter;
+import io.psmr.kvstore.ReplyChannel;
+import io.psmr.ordering.AtomicBroadcast;
+import io.psmr.ordering.BroadcastClosedException;
+import io.psmr.ordering.OverloadedException;
+import io.psmr.scheduler.ConflictSummary;
+import io.psmr.scheduler.SummaryBuilder;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The batching client proxy of the core paper's prototype (§VI): it takes commands from many
+ * {@link KvClient clients}, groups them into batches, attaches each batch's conflict summary
+ * (built with the scheduler's {@link SummaryBuilder} under the cluster's detection settings),
+ * proposes the batch through {@link AtomicBroadcast}, and completes each command on the
+ * <b>first</b> reply from any replica (every replica answers every command, with equal results).
+ *
+ * <h2>Batching policy</h2>
+ * One sender thread forms batches. It sends a new batch when (a) fewer than {@link ProxyConfig#window()}
+ * batches are outstanding (proposed, and not every command answered) and (b) at least one command
+ * is queued. It then takes queued commands in arrival order, up to {@link ProxyConfig#maxBatchCommands()}
+ * and as many as fit in {@link io.psmr.kvstore.KvLimits#maxBatchBytes()} (an upper bound of the
+ * summary's size included), and proposes them at once. With a {@link ProxyConfig#linger() linger}
+ * above zero it first waits, once (a) and (b) hold, until the batch is full or the oldest queued
+ * command has waited {@code linger}. With the default (linger zero, window 1, the paper's
+ * behaviour) a batch goes out as soon as the previous one is answered, and the commands that arrive
+ * meanwhile form the next one: batches grow with the load by themselves.
+ *
+ * <h2>Conflict rate (hot-key batches)</h2>
+ * With {@link ProxyConfig#hotBatchFraction()} = p &gt; 0, a fraction p of the new batches, exactly
+ * and evenly spread, also write one shared hot key: batch number k (from 0, retries not counted) is
+ * marked when {@code floor((k+1)·p) > floor(k·p)}. A marked batch carries, after its client
+ * commands, one extra command of the proxy's own: MULTI_PUT(hotKey = "p&lt;proxyId&gt;.&lt;n&gt;")
+ * issued under client id {@code proxyId << 32} with its own increasing sequence. Every two marked
+ * batches therefore conflict (the paper's §VII-E notion of conflict rate: the fraction of batches
+ * that depend on an earlier one through a shared key), whatever the mode. These writes are not
+ * client operations and are not counted as such; their results are only counted ({@link ProxyStats#hotWrites()}).
+ *
+ * <h2>Timeouts and retries</h2>
+ * When a proposed batch still has unanswered commands {@link ProxyConfig#retryTimeout()} after it
+ * was proposed, it is proposed again: the same bytes, the same batch id, the same client ids and
+ * request sequences, so the replicas' exactly-once rule answers already executed commands from
+ * their reply cache and never applies one twice. A proposal refused by the broadcast
+ * ({@link OverloadedException}, never ordered) is proposed again at once. After
+ * {@link ProxyConfig#maxRetries()} retries the unanswered commands fail with
+ * {@link ProxyTimeoutException}. Retries take precedence over new batches and do not take
+ * another window slot (the batch already holds one).
+ *
+ * <h2>Bounds</h2>
+ * At most {@link ProxyConfig#queueCapacity()} commands wait to be batched; at most
+ * {@code window} batches (each at most {@code maxBatchBytes}) are outstanding; each client has at
+ * most {@link ProxyConfig#maxOutstandingPerClient()} requests unanswered. A full bound blocks the
+ * submitter or fails its request with {@link ProxyOverloadedException}, as {@link ProxyConfig#overflow()}
+ * says. A command over a per-command limit, or too large to fit in any batch, is answered
+ * {@link KvStatus#TOO_LARGE} at once, without being proposed (the replicas would answer the same).
+ *
+ * <h2>Determinism</h2>
+ * Timing and threads decide only which commands share a batch and when it is sent. What a replica
+ * does depends only on the delivered batches, so replicas stay identical however the proxy batches.
+ *
+ * <h2>Threads (concurrency contract)</h2>
+ * <ul>
+ *   <li>{@link #submit}, {@link #newClient}, {@link #stats} and {@link #close} may be called from any
+ *       thread, concurrently. {@code submit} blocks only under {@link OverflowPolicy#BLOCK} while the
+ *       queue is full.</li>
+ *   <li>{@link #onReply} is called by replicas' worker and delivery threads, concurrently; it never
+ *       blocks.</li>
+ *   <li>The proxy owns two daemon threads: the sender ({@code psmr-proxy-<id>-sender}), which builds,
+ *       encodes and proposes batches (and may block in {@code propose} under the broadcast's flow
+ *       control), and a timer ({@code psmr-proxy-<id>-timer}) for retry timeouts.</li>
+ *   <li>A command's future completes on the thread that delivers its first reply (a replica's thread),
+ *       on the timer thread (timeout), on the thread calling {@code close}, or at once on the submitting
+ *       thread (TOO_LARGE, overload). Dependent stages must therefore be short and must not block:
+ *       use the {@code *Async} variants with an executor for anything else. Blocking in
+ *       {@link java.util.concurrent.Future#get()} from another thread is fine.</li>
+ * </ul>
+ */
+public final class ClientProxy implements ReplyChannel, AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ClientProxy.class);
+
+    /** An upper bound of a summary's bytes besides its per-key part (mode, m, representation, two bitmap headers). */
+    static final int SUMMARY_FIXED_BOUND = 64;
+    /**
+     * An upper bound of the bytes one key adds to a serialised Roaring bitmap: 2 for the value, and
+     * at most 4 (key, cardinality) + 4 (offset) + 1 (run marker) per container, one container per key
+     * at worst.
+     */
+    static final int SUMMARY_BYTES_PER_KEY = 12;
+
+    private final ProxyConfig config;
+    private final AtomicBroadcast broadcast;
+    private final int maxBatchBytes;
+    private final long lingerNanos;
+    private final long retryTimeoutNanos;
+
+    private final ReentrantLock lock = new ReentrantLock();
+    /** Signalled when a command is queued, a window slot frees, a retry is due, or the proxy closes. */
+    private final Condition work = lock.newCondition();
+    /** Signalled when the queue has room or the proxy closes. */
+    private final Condition notFull = lock.newCondition();
+    private final ArrayDeque<Pending> queue = new ArrayDeque<>(); // guarded by lock
+    private final ArrayDeque<Outstanding> retries = new ArrayDeque<>(); // guarded by lock
+    private int outstandingBatches; // guarded by lock
+    private boolean closed; // guarded by lock
+
+    private final ConcurrentHashMap<Long, Outstanding> outstanding = new ConcurrentHashMap<>();
+    private final Thread sender;
+    private final ScheduledThreadPoolExecutor timer;
+    private final AtomicLong nextClient = new AtomicLong();
+    private volatile AutoCloseable registration;
+
+    // Sender thread only.
+    private final SummaryBuilder summaries;
+    private long nextBatchId;
+    private long newBatches;
+    private long hotSeq;
+
+    private final LongAdder batches = new LongAdder();
+    private final LongAdder commands = new LongAdder();
+    private final LongAdder retried = new LongAdder();
+    private final LongAdder timedOut = new LongAdder();
+    private final LongAdder replies = new LongAdder();
+    private final LongAdder staleReplies = new LongAdder();
+    private final LongAdder rejected = new LongAdder();
+    private final LongAdder tooLarge = new LongAdder();
+    private final LongAdder hotWrites = new LongAdder();
+
+    private ClientProxy(ProxyConfig config, AtomicBroadcast broadcast) {
+        this.config = config;
+        this.broadcast = broadcast;
+        this.maxBatchBytes = config.limits().maxBatchBytes();
+        this.lingerNanos = config.linger().toNanos();
+        this.retryTimeoutNanos = config.retryTimeout().toNanos();
+        this.summaries = new SummaryBuilder(config.detection());
+        this.timer = new ScheduledThreadPoolExecutor(1, r -> {
+            Thread t = new Thread(r, "psmr-proxy-" + config.proxyId() + "-timer");
+            t.setDaemon(true);
+            return t;
+        });
+        timer.setRemoveOnCancelPolicy(true);
+        this.sender = new Thread(this::runSender, "psmr-proxy-" + config.proxyId() + "-sender");
+        sender.setDaemon(true);
+    }
+
+    /**
+     * Starts a proxy whose replies the caller delivers to {@link #onReply} (for example through a
+     * network transport, or a test's wrapper around a {@link LocalReplyRouter} registration).
+     */
+    public static ClientProxy start(ProxyConfig config, AtomicBroadcast broadcast) {
+        ClientProxy p = new ClientProxy(Objects.requireNonNull(config, "config"), Objects.requireNonNull(broadcast, "broadcast"));
+        p.sender.start();
+        return p;
+    }
+
+    /**
+     * Starts a proxy and registers it with {@code router} under its proxy id; {@link #close()}
+     * unregisters it.
+     *
+     * @throws IllegalStateException if another channel is registered under that id
+     */
+    public static ClientProxy start(ProxyConfig config, AtomicBroadcast broadcast, LocalReplyRouter router) {
+        ClientProxy p = start(config, broadcast);
+        try {
+            p.registration = router.register(config.proxyId(), p);
+        } catch (RuntimeException e) {
+            p.close();
+            throw e;
+        }
+        return p;
+    }
+
+    /** The settings it runs with. */
+    public ProxyConfig config() {
+        return config;
+    }
+
+    /**
+     * A new client with the next free client id: {@code (proxyId << 32) | n}, n = 1, 2, …, unique
+     * among the clients of all proxies with distinct ids. (n = 0 is the proxy's own hot-key writer.)
+     */
+    public KvClient newClient() {
+        long n = nextClient.incrementAndGet();
+        if (n > 0xffff_ffffL) {
+            throw new IllegalStateException("proxy " + config.proxyId() + " has used all 2^32 - 1 client ids");
+        }
+        return new KvClient(this, (config.proxyId() << 32) | n);
+    }
+
+    /**
+     * A client with a caller-chosen id. The id must be unique in the cluster and must not be reused
+     * by a client that starts its request sequence from 1 again within the replicas' reply-cache
+     * reach, or its requests are answered as duplicates.
+     */
+    public KvClient newClient(long clientId) {
+        return new KvClient(this, clientId);
+    }
+
+    /**
+     * Queues one command for batching. Normally called through a {@link KvClient}, which numbers the
+     * requests; a caller of this method is responsible for unique (clientId, requestSeq) pairs.
+     *
+     * @return the command's result, completed on the first reply; completed at once with TOO_LARGE if
+     *         the command breaks a per-command limit or cannot fit in a batch; failed with
+     *         {@link ProxyOverloadedException} (queue full under REJECT), {@link ProxyClosedException},
+     *         {@link ProxyTimeoutException}, or, if interrupted while blocked on a full queue,
+     *         {@link KvRequestException} caused by {@link InterruptedException} (the interrupt flag is
+     *         set again)
+     */
+    public CompletableFuture<KvResult> submit(KvCommand command) {
+        Objects.requireNonNull(command, "command");
+        String problem = config.limits().checkCommand(command);
+        int cost = cost(command);
+        if (problem == null && fixedBatchBytes(config.hotBatchFraction() > 0) + cost > maxBatchBytes) {
+            problem = command + " takes about " + cost + " bytes with its summary; it cannot fit in a batch of at most "
+                    + maxBatchBytes + " bytes";
+        }
+        if (problem != null) {
+            tooLarge.increment();
+            return CompletableFuture.completedFuture(KvResult.of(KvStatus.TOO_LARGE, problem));
+        }
+        Pending p = new Pending(command, cost);
+        lock.lock();
+        try {
+            while (!closed && queue.size() >= config.queueCapacity()) {
+                if (config.overflow() == OverflowPolicy.REJECT) {
+                    rejected.increment();
+                    return CompletableFuture.failedFuture(new ProxyOverloadedException("proxy " + config.proxyId()
+                            + " has " + queue.size() + " commands queued, its queue capacity; " + command + " refused"));
+                }
+                notFull.await();
+            }
+            if (closed) {
+                return CompletableFuture.failedFuture(new ProxyClosedException("proxy " + config.proxyId()
+                        + " is closed; " + command + " was not proposed"));
+            }
+            p.enqueuedNanos = System.nanoTime();
+            queue.addLast(p);
+            work.signal();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return CompletableFuture.failedFuture(new KvRequestException("interrupted while waiting for room in the queue of proxy "
+                    + config.proxyId() + "; " + command + " was not proposed", e));
+        } finally {
+            lock.unlock();
+        }
+        return p.future;
+    }
+
+    /**
+     * A reply from a replica: completes the command it answers if it is the first reply for it, and
+     * frees the batch's window slot once every command of the batch is answered. Replies for batches
+     * no longer outstanding (later replicas, late retries) are counted and ignored. Thread-safe,
+     * non-blocking; runs the completed futures' dependent stages on the calling thread.
+     */
+    @Override
+    public void onReply(KvReply reply) {
+        replies.increment();
+        Outstanding o = reply.proxyId() == config.proxyId() ? outstanding.get(reply.batchId()) : null;
+        if (o == null) {
+            staleReplies.increment();
+            return;
+        }
+        if (reply.isWholeBatch()) {
+            for (int i = 0; i < o.commands.length; i++) {
+                complete(o, i, reply.result(), null);
+            }
+        } else if (reply.index() < o.commands.length) {
+            complete(o, reply.index(), reply.result(), null);
+        } else {
+            staleReplies.increment();
+            LOG.warn("reply {} names command {} of batch {}, which has {} commands; ignored", reply, reply.index(),
+                    reply.batchId(), o.commands.length);
+        }
+    }
+
+    /** A snapshot of the proxy's counters. */
+    public ProxyStats stats() {
+        int queued;
+        int inFlight;
+        lock.lock();
+        try {
+            queued = queue.size();
+            inFlight = outstandingBatches;
+        } finally {
+            lock.unlock();
+        }
+        return new ProxyStats(batches.sum(), commands.sum(), retried.sum(), timedOut.sum(), replies.sum(),
+                staleReplies.sum(), rejected.sum(), tooLarge.sum(), hotWrites.sum(), queued, inFlight);
+    }
+
+    /**
+     * Closes the proxy: stops the sender and the timer, fails every queued command (never proposed)
+     * and every unanswered proposed command (outcome unknown) with {@link ProxyClosedException},
+     * and unregisters from the router if {@link #start(ProxyConfig, AtomicBroadcast, LocalReplyRouter)}
+     * registered it. Idempotent. Does not close the broadcast.
+     */
+    @Override
+    public void close() {
+        List<Pending> dropped;
+        lock.lock();
+        try {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            dropped = new ArrayList<>(queue);
+            queue.clear();
+            retries.clear();
+            work.signalAll();
+            notFull.signalAll();
+        } finally {
+            lock.unlock();
+        }
+        if (Thread.currentThread() != sender) {
+            sender.interrupt(); // it may be blocked in propose under the broadcast's flow control
+            try {
+                sender.join();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        timer.shutdownNow();
+        for (Pending p : dropped) {
+            p.future.completeExceptionally(new ProxyClosedException("proxy " + config.proxyId() + " closed; "
+                    + p.command + " was not proposed"));
+        }
+        for (Outstanding o : outstanding.values()) {
+            failRemaining(o, new ProxyClosedException("proxy " + config.proxyId() + " closed before batch " + o.batchId
+                    + " was answered; the command may have executed"));
+        }
+        AutoCloseable r = registration;
+        if (r != null) {
+            try {
+                r.close();
+            } catch (Exception e) {
+                LOG.warn("unregistering proxy {} failed", config.proxyId(), e);
+            }
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "ClientProxy[" + config.proxyId() + ", " + stats() + "]";
+    }
+
+    // ---------------------------------------------------------------- batching (sender thread)
+
+    private void runSender() {
+        List<Pending> drained = new ArrayList<>();
+        try {
+            while (true) {
+                Outstanding retry = null;
+                boolean hot = false;
+                lock.lock();
+                try {
+                    while (true) {
+                        if (closed) {
+                            return;
+                        }
+                        if (!retries.isEmpty()) {
+                            retry = retries.pollFirst();
+                            retry.retryQueued = false;
+                            break;
+                        }
+                        if (outstandingBatches < config.window() && !queue.isEmpty()) {
+                            if (lingerNanos > 0 && queue.size() < config.maxBatchCommands()) {
+                                long wait = queue.peekFirst().enqueuedNanos + lingerNanos - System.nanoTime();
+                                if (wait > 0) {
+                                    work.awaitNanos(wait);
+                                    continue;
+                                }
+                            }
+                            hot = markNextBatch();
+                            drain(drained, hot);
+                            outstandingBatches++;
+                            notFull.signalAll();
+                            break;
+                        }
+                        work.await();
+                    }
+                } finally {
+                    lock.unlock();
+                }
+                if (retry != null) {
+                    if (!retry.finished) {
+                        retried.increment();
+                        propose(retry);
+                    }
+                } else {
+                    send(drained, hot);
+                    drained.clear();
+                }
+            }
+        } catch (InterruptedException e) {
+            // closing
+        } catch (RuntimeException | Error e) {
+            LOG.error("proxy {} sender failed; closing the proxy", config.proxyId(), e);
+            // Commands taken from the queue but not yet in an outstanding batch are failed here;
+            // close() fails the queued and outstanding ones. (A future completes only once.)
+            for (Pending p : drained) {
+                p.future.completeExceptionally(new ProxyClosedException("proxy " + config.proxyId()
+                        + " failed while batching " + p.command + ": " + e, e));
+            }
+            close();
+        }
+    }
+
+    /** Whether new batch number {@code newBatches} writes the hot key; advances the count. Lock held. */
+    private boolean markNextBatch() {
+        double p = config.hotBatchFraction();
+        long k = newBatches++;
+        return p > 0 && Math.floor((k + 1) * p) > Math.floor(k * p);
+    }
+
+    /** Moves the next batch's commands from the queue to {@code into}. Lock held; the queue is not empty. */
+    private void drain(List<Pending> into, boolean hot) {
+        int budget = maxBatchBytes - fixedBatchBytes(hot);
+        while (!queue.isEmpty() && into.size() < config.maxBatchCommands()) {
+            Pending p = queue.peekFirst();
+            if (p.cost > budget && !into.isEmpty()) {
+                break;
+            }
+            budget -= p.cost;
+            into.add(queue.pollFirst());
+        }
+    }
+
+    /** Bytes of a batch besides its client commands: overhead, summary bound, and the hot write if any. */
+    private int fixedBatchBytes(boolean hot) {
+        return KvCodec.BATCH_OVERHEAD_BYTES + SUMMARY_FIXED_BOUND + (hot ? cost(hotCommand(Long.MAX_VALUE)) : 0);
+    }
+
+    private static int cost(KvCommand c) {
+        return KvCodec.encodedSize(c) + SUMMARY_BYTES_PER_KEY * c.keyCount();
+    }
+
+    private KvCommand hotCommand(long seq) {
+        byte[] value = ("p" + config.proxyId() + "." + seq).getBytes(StandardCharsets.UTF_8);
+        return KvCommand.multiPut(config.proxyId() << 32, seq, new byte[][] {config.hotKey()}, new byte[][] {value});
+    }
+
+    private void send(List<Pending> drained, boolean hot) {
+        int n = drained.size() + (hot ? 1 : 0);
+        Pending[] cmds = drained.toArray(new Pending[n]);
+        if (hot) {
+            KvCommand h = hotCommand(++hotSeq);
+            cmds[n - 1] = new Pending(h, cost(h));
+            hotWrites.increment();
+        }
+        List<KvCommand> list = new ArrayList<>(n);
+        for (Pending p : cmds) {
+            list.add(p.command);
+            summaries.add(p.command);
+        }
+        ConflictSummary summary = summaries.build();
+        long batchId = ++nextBatchId;
+        byte[] bytes = KvCodec.encodeBatch(config.proxyId(), batchId, list, summary);
+        Outstanding o = new Outstanding(batchId, cmds, bytes);
+        outstanding.put(batchId, o);
+        batches.increment();
+        commands.add(drained.size());
+        if (bytes.length > maxBatchBytes) {
+            // Cannot happen: the budget bounds the summary from above. Answer rather than propose.
+            LOG.error("proxy {} built batch {} of {} bytes, over the limit of {}; this is a defect", config.proxyId(),
+                    batchId, bytes.length, maxBatchBytes);
+            for (int i = 0; i < cmds.length; i++) {
+                complete(o, i, KvResult.of(KvStatus.TOO_LARGE, "batch of " + bytes.length + " bytes over the limit of "
+                        + maxBatchBytes + " (proxy defect)"), null);
+            }
+            return;
+        }
+        propose(o);
+    }
+
+    /** Proposes (again) an outstanding batch and arms its timeout. Sender thread. */
+    private void propose(Outstanding o) {
+        int attempt = ++o.attempts;
+        CompletableFuture<Long> ordered;
+        try {
+            ordered = broadcast.propose(o.bytes);
+        } catch (IllegalArgumentException e) {
+            failRemaining(o, null, KvResult.of(KvStatus.TOO_LARGE, "the broadcast refused batch " + o.batchId + " of "
+                    + o.bytes.length + " bytes: " + e.getMessage()));
+            return;
+        } catch (RuntimeException e) {
+            failRemaining(o, new ProxyClosedException("proposing batch " + o.batchId + " failed: " + e, e));
+            return;
+        }
+        ordered.whenComplete((instance, error) -> {
+            if (error != null) {
+                onProposeFailed(o, error);
+            }
+        });
+        if (!o.finished) {
+            try {
+                ScheduledFuture<?> t = timer.schedule(() -> onTimeout(o, attempt), retryTimeoutNanos, TimeUnit.NANOSECONDS);
+                o.timeout = t;
+                if (o.finished) {
+                    t.cancel(false);
+                }
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+                // closing: close() fails what is left
+            }
+        }
+    }
+
+    private void onProposeFailed(Outstanding o, Throwable error) {
+        Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+        if (cause instanceof OverloadedException) {
+            LOG.debug("proxy {}: batch {} not ordered ({}); proposing it again", config.proxyId(), o.batchId, cause.getMessage());
+            queueRetry(o);
+        } else if (cause instanceof BroadcastClosedException) {
+            failRemaining(o, new ProxyClosedException("the atomic broadcast closed; batch " + o.batchId
+                    + " was not ordered", cause));
+        } else {
+            failRemaining(o, new ProxyClosedException("proposing batch " + o.batchId + " failed: " + cause, cause));
+        }
+    }
+
+    private void onTimeout(Outstanding o, int attempt) {
+        if (o.finished || o.attempts != attempt) {
+            return;
+        }
+        if (attempt > config.maxRetries()) {
+            timedOut.increment();
+            failRemaining(o, new ProxyTimeoutException("batch " + o.batchId + " of proxy " + config.proxyId()
+                    + " was proposed " + attempt + " times and not answered within " + config.retryTimeout()
+                    + " each time; the command may have executed"));
+            return;
+        }
+        queueRetry(o);
+    }
+
+    private void queueRetry(Outstanding o) {
+        lock.lock();
+        try {
+            if (closed || o.finished || o.retryQueued) {
+                return;
+            }
+            o.retryQueued = true;
+            retries.addLast(o);
+            work.signal();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    // ---------------------------------------------------------------- completion (any thread)
+
+    private void failRemaining(Outstanding o, Throwable error) {
+        failRemaining(o, error, null);
+    }
+
+    private void failRemaining(Outstanding o, Throwable error, KvResult result) {
+        for (int i = 0; i < o.commands.length; i++) {
+            complete(o, i, result, error);
+        }
+    }
+
+    /** Completes command {@code i} of {@code o} with {@code result}, or {@code error} if non-null, unless already done. */
+    private void complete(Outstanding o, int i, KvResult result, Throwable error) {
+        if (!o.done.compareAndSet(i, 0, 1)) {
+            return;
+        }
+        // The window slot is freed before the last future completes, so whoever sees that completion
+        // also sees the batch gone from the window.
+        if (o.remaining.decrementAndGet() == 0) {
+            finish(o);
+        }
+        Pending p = o.commands[i];
+        if (error != null) {
+            p.future.completeExceptionally(error);
+        } else {
+            p.future.complete(result);
+        }
+    }
+
+    private void finish(Outstanding o) {
+        o.finished = true;
+        outstanding.remove(o.batchId, o);
+        ScheduledFuture<?> t = o.timeout;
+        if (t != null) {
+            t.cancel(false);
+        }
+        lock.lock();
+        try {
+            outstandingBatches--;
+            work.signal();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** A command waiting for its result. */
+    private static final class Pending {
+        final KvCommand command;
+        final int cost;
+        final CompletableFuture<KvResult> future = new CompletableFuture<>();
+        long enqueuedNanos;
+
+        Pending(KvCommand command, int cost) {
+            this.command = command;
+            this.cost = cost;
+        }
+    }
+
+    /** A proposed batch with unanswered commands. */
+    private static final class Outstanding {
+        final long batchId;
+        final Pending[] commands;
+        final byte[] bytes;
+        final AtomicIntegerArray done;
+        final AtomicInteger remaining;
+        volatile boolean finished;
+        volatile ScheduledFuture<?> timeout;
+        volatile int attempts; // written by the sender only
+        boolean retryQueued; // guarded by the proxy's lock
+
+        Outstanding(long batchId, Pending[] commands, byte[] bytes) {
+            this.batchId = batchId;
+            this.commands = commands;
+            this.bytes = bytes;
+            this.done = new AtomicIntegerArray(commands.length);
+            this.remaining = new AtomicInteger(commands.length);
+        }
+    }
+}

@@ -1,0 +1,223 @@
+package io.psmr.proxy.cli;
+
+import io.psmr.proxy.load.HistorySink;
+import io.psmr.proxy.load.JsonLinesHistory;
+import io.psmr.proxy.load.LoadMode;
+import io.psmr.proxy.load.LoadOptions;
+import io.psmr.proxy.load.LoadReport;
+import io.psmr.proxy.load.LoadRun;
+import io.psmr.proxy.load.WorkloadSpec;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code psmr load}: drives an embedded replicated key-value store (N replicas over the local
+ * sequencer, each with its own scheduler and Chronicle Map) with closed-loop clients through one
+ * batching {@link io.psmr.proxy.ClientProxy}, and prints throughput, latency percentiles, the
+ * acknowledged operations and every replica's digest.
+ *
+ * <p>Usable on its own, {@code new CommandLine(new LoadCommand()).execute(args)}, and as a
+ * subcommand of {@code psmr}. Exit codes: 0 done and the digests agree; 1 the digests differ or the
+ * run failed; 2 bad usage, with a message naming the flag.
+ */
+@Command(name = "load",
+        mixinStandardHelpOptions = true,
+        sortOptions = false,
+        usageHelpAutoWidth = true,
+        description = {
+            "Drive an embedded replicated key-value store with closed-loop clients.",
+            "Reports throughput, latency (p50, p99, p999), acknowledged operations and each replica's state digest.",
+            "Exits 1 if the replicas' digests differ. Docs: docs/kvstore.md (Running ./psmr load), docs/client-proxy.md."})
+public final class LoadCommand implements Callable<Integer> {
+
+    /** Largest replica count: the local sequencer's learner bound leaves room for other learners. */
+    static final int MAX_REPLICAS = 32;
+    static final int MAX_CLIENTS = 10_000;
+    static final int MAX_KEYS = 100_000_000;
+    static final int MAX_WINDOW = 1024;
+    static final int MAX_WORKERS = 1024;
+
+    /** Output formats. */
+    enum Format { text, json }
+
+    private static final Pattern DURATION = Pattern.compile("(\\d+(?:\\.\\d+)?)(ms|s|m|h)?");
+
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--replicas", paramLabel = "N", defaultValue = "3",
+            description = "Replicas, 1 to " + MAX_REPLICAS + " (default: ${DEFAULT-VALUE}).")
+    int replicas;
+
+    @Option(names = "--clients", paramLabel = "N", defaultValue = "64",
+            description = "Closed-loop clients, one thread each, 1 to " + MAX_CLIENTS + " (default: ${DEFAULT-VALUE}).")
+    int clients;
+
+    @Option(names = "--duration", paramLabel = "TIME", defaultValue = "10s",
+            description = "How long clients issue operations: a number with ms, s (default unit), m or h (default: ${DEFAULT-VALUE}).")
+    String duration;
+
+    @Option(names = "--mode", paramLabel = "MODE", defaultValue = "bitmap",
+            description = "bitmap, rw-bitmap, keys, cbase or sequential (default: ${DEFAULT-VALUE}). "
+                    + "cbase = exact keys compared pairwise, monitor graph, batches of 1 unless --batch is given.")
+    String mode;
+
+    @Option(names = "--workers", paramLabel = "N",
+            description = "Worker threads per replica, 1 to " + MAX_WORKERS + " (default: available processors).")
+    Integer workers;
+
+    @Option(names = "--batch", paramLabel = "N",
+            description = "Most client commands per batch, 1 to 4095 (default: 200; 1 for cbase).")
+    Integer batch;
+
+    @Option(names = "--conflict", paramLabel = "PCT", defaultValue = "0",
+            description = "Percentage of batches, 0 to 100, that also write one shared hot key (the core paper's "
+                    + "conflict rate; default: ${DEFAULT-VALUE}).")
+    double conflict;
+
+    @Option(names = "--history", paramLabel = "FILE",
+            description = "Write every client operation to FILE as JSON lines (client, op, key, value, invoke_ns, "
+                    + "complete_ns, status, output).")
+    Path history;
+
+    @Option(names = "--format", paramLabel = "FORMAT", defaultValue = "text",
+            description = "text or json (default: ${DEFAULT-VALUE}); json prints one object with ops, throughput_ops, "
+                    + "p50_us, p99_us, p999_us, digests and more.")
+    String format;
+
+    @Option(names = "--keys", paramLabel = "N", defaultValue = "10000",
+            description = "Key space, 1 to " + MAX_KEYS + " (default: ${DEFAULT-VALUE}).")
+    int keys;
+
+    @Option(names = "--read-fraction", paramLabel = "F", defaultValue = "0.5",
+            description = "Fraction of operations that are READs, 0 to 1 (default: ${DEFAULT-VALUE}).")
+    double readFraction;
+
+    @Option(names = "--multi-put-fraction", paramLabel = "F", defaultValue = "0.05",
+            description = "Fraction of operations that are MULTI_PUTs, 0 to 1 (default: ${DEFAULT-VALUE}); "
+                    + "the rest are CREATE, UPDATE and DELETE.")
+    double multiPutFraction;
+
+    @Option(names = "--multi-put-keys", paramLabel = "N", defaultValue = "4",
+            description = "Distinct keys per MULTI_PUT, 1 to 64 and at most --keys (default: ${DEFAULT-VALUE}).")
+    int multiPutKeys;
+
+    @Option(names = "--value-size", paramLabel = "BYTES", defaultValue = "64",
+            description = "Bytes per value, 1 to 16384 (default: ${DEFAULT-VALUE}).")
+    int valueSize;
+
+    @Option(names = "--window", paramLabel = "N", defaultValue = "1",
+            description = "Batches the proxy keeps outstanding, 1 to " + MAX_WINDOW + " (default: ${DEFAULT-VALUE}, the paper's).")
+    int window;
+
+    @Option(names = "--linger", paramLabel = "TIME", defaultValue = "0",
+            description = "How long the proxy may hold a command waiting for a full batch once the window has room "
+                    + "(default: ${DEFAULT-VALUE}: send at once).")
+    String linger;
+
+    @Option(names = "--retry-timeout", paramLabel = "TIME", defaultValue = "5s",
+            description = "How long the proxy waits for a batch's replies before proposing it again (default: ${DEFAULT-VALUE}).")
+    String retryTimeout;
+
+    @Option(names = "--seed", paramLabel = "S", defaultValue = "42",
+            description = "Seed of the clients' choices (default: ${DEFAULT-VALUE}).")
+    long seed;
+
+    @Override
+    public Integer call() throws Exception {
+        LoadOptions options = validate();
+        PrintWriter out = spec.commandLine().getOut();
+        boolean json = format.equalsIgnoreCase("json");
+        LoadReport report;
+        if (history != null) {
+            try (JsonLinesHistory h = new JsonLinesHistory(history)) {
+                report = LoadRun.run(options, h, null);
+            }
+        } else {
+            report = LoadRun.run(options, HistorySink.NONE, null);
+        }
+        if (json) {
+            out.println(report.toJson());
+            out.flush();
+        } else {
+            report.printText(out);
+        }
+        if (!report.digestsAgree()) {
+            PrintWriter err = spec.commandLine().getErr();
+            err.println("psmr load: the replicas' digests differ: " + report.digests());
+            err.flush();
+            return 1;
+        }
+        return 0;
+    }
+
+    /** Checks every flag; a bad one is a usage error naming it. */
+    LoadOptions validate() {
+        require(replicas >= 1 && replicas <= MAX_REPLICAS, "--replicas must be from 1 to " + MAX_REPLICAS + ", got " + replicas);
+        require(clients >= 1 && clients <= MAX_CLIENTS, "--clients must be from 1 to " + MAX_CLIENTS + ", got " + clients);
+        Duration d = duration("--duration", duration, false);
+        require(d.compareTo(Duration.ofDays(1)) <= 0, "--duration must be at most 24h, got " + duration);
+        LoadMode m = LoadMode.fromLabel(mode);
+        require(m != null, "--mode must be bitmap, rw-bitmap, keys, cbase or sequential, got '" + mode + "'");
+        int w = workers != null ? workers : Runtime.getRuntime().availableProcessors();
+        require(w >= 1 && w <= MAX_WORKERS, "--workers must be from 1 to " + MAX_WORKERS + ", got " + w);
+        int b = batch != null ? batch : m.defaultBatch();
+        require(b >= 1 && b <= 4095, "--batch must be from 1 to 4095, got " + b);
+        require(conflict >= 0 && conflict <= 100, "--conflict must be a percentage from 0 to 100, got " + number(conflict));
+        require(format.equalsIgnoreCase("text") || format.equalsIgnoreCase("json"),
+                "--format must be text or json, got '" + format + "'");
+        require(keys >= 1 && keys <= MAX_KEYS, "--keys must be from 1 to " + MAX_KEYS + ", got " + keys);
+        require(readFraction >= 0 && readFraction <= 1, "--read-fraction must be from 0 to 1, got " + number(readFraction));
+        require(multiPutFraction >= 0 && multiPutFraction <= 1,
+                "--multi-put-fraction must be from 0 to 1, got " + number(multiPutFraction));
+        require(readFraction + multiPutFraction <= 1, "--read-fraction plus --multi-put-fraction must be at most 1, got "
+                + number(readFraction + multiPutFraction));
+        require(multiPutKeys >= 1 && multiPutKeys <= 64 && multiPutKeys <= keys,
+                "--multi-put-keys must be from 1 to 64 and at most --keys (" + keys + "), got " + multiPutKeys);
+        require(valueSize >= 1 && valueSize <= 16 * 1024, "--value-size must be from 1 to 16384, got " + valueSize);
+        require(window >= 1 && window <= MAX_WINDOW, "--window must be from 1 to " + MAX_WINDOW + ", got " + window);
+        Duration l = duration("--linger", linger, true);
+        require(l.compareTo(Duration.ofSeconds(10)) <= 0, "--linger must be at most 10s, got " + linger);
+        Duration rt = duration("--retry-timeout", retryTimeout, false);
+        WorkloadSpec spec = new WorkloadSpec(clients, keys, readFraction, multiPutFraction, multiPutKeys, valueSize, d, 0, seed);
+        return new LoadOptions(replicas, m, w, b, window, l, conflict, rt, spec);
+    }
+
+    private Duration duration(String flag, String text, boolean zeroAllowed) {
+        Matcher mt = DURATION.matcher(text.trim().toLowerCase(Locale.ROOT));
+        require(mt.matches(), flag + " must be a number with an optional unit ms, s, m or h (e.g. 10s, 500ms), got '" + text + "'");
+        double v = Double.parseDouble(mt.group(1));
+        String unit = mt.group(2) == null ? "s" : mt.group(2);
+        double nanos = v * switch (unit) {
+            case "ms" -> 1e6;
+            case "m" -> 60e9;
+            case "h" -> 3600e9;
+            default -> 1e9;
+        };
+        require(nanos < 1e18, flag + " is too long: " + text);
+        Duration d = Duration.ofNanos(Math.round(nanos));
+        require(zeroAllowed ? !d.isNegative() : d.toMillis() >= 1, flag + " must be " + (zeroAllowed ? "at least 0" : "at least 1ms")
+                + ", got '" + text + "'");
+        return d;
+    }
+
+    private void require(boolean ok, String message) {
+        if (!ok) {
+            throw new CommandLine.ParameterException(spec.commandLine(), message);
+        }
+    }
+
+    private static String number(double d) {
+        return d == Math.rint(d) && !Double.isInfinite(d) ? Long.toString((long) d) : Double.toString(d);
+    }
+}

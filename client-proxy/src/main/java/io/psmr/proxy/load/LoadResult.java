@@ -1,0 +1,35 @@
+package io.psmr.proxy.load;
+
+import io.psmr.kvstore.KvStatus;
+import java.util.Collections;
+import java.util.EnumMap;
+import java.util.Map;
+import org.HdrHistogram.Histogram;
+
+/**
+ * What the clients of a load run measured.
+ *
+ * @param acknowledged operations answered (any status)
+ * @param unanswered   operations that got no answer (timeout, proxy closed)
+ * @param byStatus     answered operations per status
+ * @param latencyMicros latency of answered operations, microseconds, from submit to answer
+ * @param elapsedNanos from the clients' common start to the last client's last answer
+ */
+public record LoadResult(long acknowledged, long unanswered, Map<KvStatus, Long> byStatus, Histogram latencyMicros,
+                         long elapsedNanos) {
+
+    /** Copies the map. */
+    public LoadResult {
+        byStatus = Collections.unmodifiableMap(new EnumMap<>(byStatus));
+    }
+
+    /** Answered operations per second of elapsed time. */
+    public double throughput() {
+        return elapsedNanos <= 0 ? 0 : acknowledged * 1e9 / elapsedNanos;
+    }
+
+    /** The latency at {@code percentile} (0 to 100), in microseconds. */
+    public long latencyAt(double percentile) {
+        return latencyMicros.getTotalCount() == 0 ? 0 : latencyMicros.getValueAtPercentile(percentile);
+    }
+}

@@ -1,0 +1,81 @@
+package io.psmr.proxy.load;
+
+import io.psmr.kvstore.EmbeddedCluster;
+import io.psmr.kvstore.KvLimits;
+import io.psmr.kvstore.ReplicaConfig;
+import io.psmr.kvstore.StoreConfig;
+import io.psmr.proxy.ClientProxy;
+import io.psmr.proxy.ProxyConfig;
+import io.psmr.proxy.ProxyStats;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+/**
+ * One load run: an {@link EmbeddedCluster} of {@link LoadOptions#replicas()} replicas over the
+ * local sequencer (each with its own scheduler and in-memory Chronicle Map), one {@link ClientProxy},
+ * the {@link LoadGenerator}'s clients; then every replica is brought to quiescence and its digest
+ * taken. Call from one thread.
+ */
+public final class LoadRun {
+
+    /** How long the replicas may take to apply what was ordered once the clients have stopped. */
+    static final long QUIESCE_SECONDS = 120;
+
+    private LoadRun() {
+    }
+
+    /** The replica settings of a run (replica id 1; the cluster numbers them). */
+    public static ReplicaConfig replicaConfig(LoadOptions o) {
+        WorkloadSpec w = o.workload();
+        // Chronicle Map is sized for every key plus slack (it may grow 4 times more); keys are "k<digits>".
+        long entries = Math.max(1_000, w.keys() + w.keys() / 4 + 16);
+        int keyBytes = Math.max(2, Integer.toString(w.keys()).length() + 1);
+        return o.mode().configure(ReplicaConfig.builder())
+                .workers(o.workers())
+                .limits(KvLimits.defaults())
+                .store(StoreConfig.defaults().sized(entries, keyBytes, w.valueSize()))
+                .build();
+    }
+
+    /** The proxy settings of a run. */
+    public static ProxyConfig proxyConfig(LoadOptions o, ReplicaConfig replicas) {
+        return ProxyConfig.builder()
+                .proxyId(1)
+                .detection(replicas.detection())
+                .limits(replicas.limits())
+                .maxBatchCommands(o.batch())
+                .window(o.window())
+                .linger(o.linger())
+                .retryTimeout(o.retryTimeout())
+                .hotBatchFraction(o.conflictPercent() / 100.0)
+                .build();
+    }
+
+    /**
+     * Runs the load and returns the report.
+     *
+     * @param history receives every client operation
+     * @param inspect called with the quiescent cluster before it closes (tests read the replicas' stores); may be null
+     * @throws IllegalStateException if the replicas do not apply everything within {@value #QUIESCE_SECONDS} s
+     */
+    public static LoadReport run(LoadOptions o, HistorySink history, Consumer<EmbeddedCluster> inspect)
+            throws InterruptedException {
+        ReplicaConfig rc = replicaConfig(o);
+        ProxyConfig pc = proxyConfig(o, rc);
+        try (EmbeddedCluster cluster = EmbeddedCluster.start(o.replicas(), rc);
+             ClientProxy proxy = ClientProxy.start(pc, cluster.broadcast(), cluster.router())) {
+            LoadResult result = LoadGenerator.run(proxy, o.workload(), history);
+            ProxyStats stats = proxy.stats();
+            if (!cluster.awaitQuiescent(QUIESCE_SECONDS, TimeUnit.SECONDS)) {
+                throw new IllegalStateException("the replicas did not apply every ordered batch within " + QUIESCE_SECONDS
+                        + " s of the clients stopping");
+            }
+            List<Long> digests = cluster.digests();
+            if (inspect != null) {
+                inspect.accept(cluster);
+            }
+            return new LoadReport(o, rc, result, stats, digests, Runtime.getRuntime().availableProcessors());
+        }
+    }
+}
