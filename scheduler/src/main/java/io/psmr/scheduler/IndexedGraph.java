@@ -16,10 +16,13 @@ import java.util.Map;
  * a chain of edges, so the transitive closure, and with it the set of free batches, is the same
  * as {@link MonitorGraph}'s. See docs/architecture.md for the argument.
  *
- * <p>Threads and bounds: see {@link DependencyGraph}. The bit index is an array of {@code m}
- * references to last writers (plus, in {@link ConflictMode#RW_BITMAP}, {@code m} reader lists that
- * exist only while a bit has pending readers), allocated on the first insert; the key index holds
- * only the keys of pending batches.
+ * <p>Threads and bounds: see {@link DependencyGraph}. The bit index is an open-addressed hash
+ * table from bit to its last pending writer (and, in {@link ConflictMode#RW_BITMAP}, its pending
+ * readers), holding only bits of pending batches: at most twice as many slots as the largest number
+ * of such bits seen, whatever {@code m}. An array of {@code m} references would cost no hashing,
+ * but at the default {@code m} it spans 4 MiB and every bit of a new batch missed the cache: a
+ * quarter of the cost of executing a batch of 200 cheap commands. The key index likewise holds only
+ * the keys of pending batches.
  */
 public final class IndexedGraph<C extends Command> extends AbstractDependencyGraph<C> {
 
@@ -33,10 +36,8 @@ public final class IndexedGraph<C extends Command> extends AbstractDependencyGra
         }
     }
 
-    /** Per bit: the last pending writer. Allocated on the first insert of a bitmap mode. */
-    private GraphNode<C>[] bitWriter;
-    /** Per bit: pending readers since the last writer, or null; only in {@link ConflictMode#RW_BITMAP}. */
-    private ArrayList<GraphNode<C>>[] bitReaders;
+    /** Per pending bit: its last writer and readers. Made on the first insert of a bitmap mode. */
+    private BitTable<C> bits;
     private final Map<Key, Slot<C>> keySlots = new HashMap<>();
     private long stamp;
 
@@ -55,8 +56,8 @@ public final class IndexedGraph<C extends Command> extends AbstractDependencyGra
 
     @Override
     void link(GraphNode<C> node) {
-        if (bitWriter == null && detection().mode().usesBitmaps()) {
-            allocateBitIndex();
+        if (bits == null && detection().mode().usesBitmaps()) {
+            bits = new BitTable<>(detection().mode() == ConflictMode.RW_BITMAP);
         }
         linker.node = node;
         linker.stamp = ++stamp;
@@ -73,18 +74,8 @@ public final class IndexedGraph<C extends Command> extends AbstractDependencyGra
 
     @Override
     void clearIndex() {
-        bitWriter = null;
-        bitReaders = null;
+        bits = null;
         keySlots.clear();
-    }
-
-    @SuppressWarnings("unchecked")
-    private void allocateBitIndex() {
-        int m = detection().bitmapBits();
-        bitWriter = (GraphNode<C>[]) new GraphNode<?>[m];
-        if (detection().mode() == ConflictMode.RW_BITMAP) {
-            bitReaders = (ArrayList<GraphNode<C>>[]) new ArrayList<?>[m];
-        }
     }
 
     private final class Linker implements ConflictSummary.ElementVisitor {
@@ -94,19 +85,21 @@ public final class IndexedGraph<C extends Command> extends AbstractDependencyGra
         @Override
         public void onBit(int bit, boolean write) {
             conflictChecks++;
-            GraphNode<C> writer = bitWriter[bit];
+            BitTable<C> t = bits;
+            int i = t.findOrAdd(bit);
+            GraphNode<C> writer = t.writers[i];
             edgeFrom(writer);
-            ArrayList<GraphNode<C>> readers = bitReaders == null ? null : bitReaders[bit];
+            ArrayList<GraphNode<C>> readers = t.readers == null ? null : t.readers[i];
             if (write) {
                 if (readers != null) {
                     edgesFrom(readers);
-                    bitReaders[bit] = null;
+                    t.readers[i] = null;
                 }
-                bitWriter[bit] = node;
+                t.writers[i] = node;
             } else if (writer != node) {
                 if (readers == null) {
                     readers = new ArrayList<>(2);
-                    bitReaders[bit] = readers;
+                    t.readers[i] = readers;
                 }
                 readers.add(node);
             }
@@ -149,14 +142,22 @@ public final class IndexedGraph<C extends Command> extends AbstractDependencyGra
 
         @Override
         public void onBit(int bit, boolean write) {
-            if (bitWriter[bit] == node) {
-                bitWriter[bit] = null;
-            } else if (bitReaders != null && bitReaders[bit] != null) {
-                ArrayList<GraphNode<C>> readers = bitReaders[bit];
+            BitTable<C> t = bits;
+            int i = t.find(bit);
+            if (i < 0) {
+                return;
+            }
+            if (t.writers[i] == node) {
+                t.writers[i] = null;
+            } else if (t.readers != null && t.readers[i] != null) {
+                ArrayList<GraphNode<C>> readers = t.readers[i];
                 readers.remove(node);
                 if (readers.isEmpty()) {
-                    bitReaders[bit] = null;
+                    t.readers[i] = null;
                 }
+            }
+            if (t.writers[i] == null && (t.readers == null || t.readers[i] == null)) {
+                t.removeAt(i);
             }
         }
 
@@ -177,6 +178,130 @@ public final class IndexedGraph<C extends Command> extends AbstractDependencyGra
             } else {
                 s.readers.remove(node);
             }
+        }
+    }
+
+    /**
+     * Open-addressed (linear probing) table from bit to its last pending writer and, with read
+     * bitmaps, its pending readers. Entries leave when both are gone, by backward-shift deletion,
+     * so there are no tombstones. Keys are stored as {@code bit + 1}; 0 marks an empty slot.
+     * Touched only under the graph's lock.
+     */
+    private static final class BitTable<C extends Command> {
+        private static final int INITIAL = 1024;
+
+        int[] keys;
+        GraphNode<C>[] writers;
+        ArrayList<GraphNode<C>>[] readers;
+        private final boolean withReaders;
+        private int size;
+        private int shift;
+
+        BitTable(boolean withReaders) {
+            this.withReaders = withReaders;
+            allocate(INITIAL);
+        }
+
+        @SuppressWarnings("unchecked")
+        private void allocate(int length) {
+            keys = new int[length];
+            writers = (GraphNode<C>[]) new GraphNode<?>[length];
+            readers = withReaders ? (ArrayList<GraphNode<C>>[]) new ArrayList<?>[length] : null;
+            shift = 32 - Integer.numberOfTrailingZeros(length);
+        }
+
+        private int home(int key) {
+            return (key * 0x9E3779B9) >>> shift;
+        }
+
+        /** The slot of {@code bit}, or -1. */
+        int find(int bit) {
+            int key = bit + 1;
+            int mask = keys.length - 1;
+            for (int i = home(key); ; i = (i + 1) & mask) {
+                int k = keys[i];
+                if (k == key) {
+                    return i;
+                }
+                if (k == 0) {
+                    return -1;
+                }
+            }
+        }
+
+        /** The slot of {@code bit}, made empty (no writer, no readers) if it was absent. */
+        int findOrAdd(int bit) {
+            int key = bit + 1;
+            int mask = keys.length - 1;
+            int i = home(key);
+            for (; ; i = (i + 1) & mask) {
+                int k = keys[i];
+                if (k == key) {
+                    return i;
+                }
+                if (k == 0) {
+                    break;
+                }
+            }
+            if (2 * (size + 1) > keys.length) {
+                grow();
+                return findOrAdd(bit);
+            }
+            keys[i] = key;
+            size++;
+            return i;
+        }
+
+        private void grow() {
+            int[] oldKeys = keys;
+            GraphNode<C>[] oldWriters = writers;
+            ArrayList<GraphNode<C>>[] oldReaders = readers;
+            allocate(oldKeys.length * 2);
+            int mask = keys.length - 1;
+            for (int j = 0; j < oldKeys.length; j++) {
+                int key = oldKeys[j];
+                if (key != 0) {
+                    int i = home(key);
+                    while (keys[i] != 0) {
+                        i = (i + 1) & mask;
+                    }
+                    keys[i] = key;
+                    writers[i] = oldWriters[j];
+                    if (withReaders) {
+                        readers[i] = oldReaders[j];
+                    }
+                }
+            }
+        }
+
+        /** Empties slot {@code i}, shifting back later entries of its probe run. */
+        void removeAt(int i) {
+            int mask = keys.length - 1;
+            int j = i;
+            while (true) {
+                j = (j + 1) & mask;
+                int key = keys[j];
+                if (key == 0) {
+                    break;
+                }
+                int h = home(key);
+                // The entry at j may fill the hole at i unless its home lies cyclically in (i, j].
+                boolean stays = i <= j ? (i < h && h <= j) : (i < h || h <= j);
+                if (!stays) {
+                    keys[i] = key;
+                    writers[i] = writers[j];
+                    if (withReaders) {
+                        readers[i] = readers[j];
+                    }
+                    i = j;
+                }
+            }
+            keys[i] = 0;
+            writers[i] = null;
+            if (withReaders) {
+                readers[i] = null;
+            }
+            size--;
         }
     }
 }

@@ -2,6 +2,8 @@ package io.psmr.bench.cli;
 
 import java.io.PrintWriter;
 
+import io.psmr.bench.scheduler.BenchCommand;
+import io.psmr.proxy.cli.LoadCommand;
 import io.psmr.simulation.cli.SimulateCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -17,7 +19,7 @@ import picocli.CommandLine.Command;
         mixinStandardHelpOptions = true,
         versionProvider = PsmrVersion.class,
         description = "Parallel state machine replication: batch-and-bitmap scheduling of totally ordered commands.",
-        subcommands = {DemoCommand.class, SimulateCommand.class},
+        subcommands = {DemoCommand.class, SimulateCommand.class, BenchCommand.class, LoadCommand.class},
         synopsisSubcommandLabel = "COMMAND",
         commandListHeading = "%nCommands:%n",
         exitCodeListHeading = "%nExit codes:%n",

@@ -1,0 +1,152 @@
+package io.psmr.bench.micro;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.Callable;
+import java.util.regex.Pattern;
+import java.util.regex.PatternSyntaxException;
+import org.openjdk.jmh.results.RunResult;
+import org.openjdk.jmh.runner.Runner;
+import org.openjdk.jmh.runner.RunnerException;
+import org.openjdk.jmh.runner.options.ChainedOptionsBuilder;
+import org.openjdk.jmh.runner.options.OptionsBuilder;
+import org.openjdk.jmh.runner.options.TimeValue;
+import org.openjdk.jmh.runner.options.VerboseMode;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code psmr bench micro}: the JMH microbenchmarks of the scheduler ({@link GraphBenchmark},
+ * {@link BitmapIntersectBenchmark}, {@link SummaryBuildBenchmark}), run from the psmr jar, which
+ * carries JMH's generated {@code META-INF/BenchmarkList}. Prints ns per batch and per command and
+ * writes {@code micro.csv} beside the scheduler benchmark's results.
+ */
+@Command(name = "micro",
+        mixinStandardHelpOptions = true,
+        sortOptions = false,
+        usageHelpAutoWidth = true,
+        description = {
+            "JMH microbenchmarks: graph insert+take+remove per graph and mode at depth 1, 8, 64; bitmap "
+                + "intersection per representation at m = 102,400 and 1,024,000; summary building per mode. "
+                + "Batches of 200 single-key commands. Reports ns per batch and per command. About 4 minutes "
+                + "with the defaults; --include narrows.",
+            ""})
+public final class MicroCommand implements Callable<Integer> {
+
+    /** Header of micro.csv. */
+    public static final String CSV_HEADER = "benchmark,params,ns_per_op,error_ns,ns_per_command";
+
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--include", paramLabel = "REGEX", defaultValue = "io\\.psmr\\.bench\\.micro\\..*",
+            description = "Benchmarks to run, a JMH regular expression (default: all of psmr's).")
+    String include;
+
+    @Option(names = "--forks", paramLabel = "N", defaultValue = "1", description = "JMH forks, 0 to 10 (default: ${DEFAULT-VALUE}).")
+    int forks;
+
+    @Option(names = "--warmup-iterations", paramLabel = "N", defaultValue = "2",
+            description = "Warm-up iterations, 0 to 100 (default: ${DEFAULT-VALUE}).")
+    int warmupIterations;
+
+    @Option(names = "--iterations", paramLabel = "N", defaultValue = "3",
+            description = "Measured iterations, 1 to 100 (default: ${DEFAULT-VALUE}).")
+    int iterations;
+
+    @Option(names = "--time", paramLabel = "MS", defaultValue = "1000",
+            description = "Milliseconds per iteration, 10 to 60000 (default: ${DEFAULT-VALUE}).")
+    int timeMillis;
+
+    @Option(names = "--out", paramLabel = "DIR", defaultValue = "results",
+            description = "Folder that receives micro-<timestamp>/micro.csv (default: ${DEFAULT-VALUE}).")
+    Path out;
+
+    @Override
+    public Integer call() throws RunnerException, IOException {
+        require(forks >= 0 && forks <= 10, "--forks must be from 0 to 10, got " + forks);
+        require(warmupIterations >= 0 && warmupIterations <= 100, "--warmup-iterations must be from 0 to 100, got " + warmupIterations);
+        require(iterations >= 1 && iterations <= 100, "--iterations must be from 1 to 100, got " + iterations);
+        require(timeMillis >= 10 && timeMillis <= 60_000, "--time must be from 10 to 60000, got " + timeMillis);
+        try {
+            Pattern.compile(include);
+        } catch (PatternSyntaxException e) {
+            require(false, "--include is not a regular expression: " + e.getDescription());
+        }
+        ChainedOptionsBuilder opts = new OptionsBuilder()
+                .include(include)
+                .forks(forks)
+                .warmupIterations(warmupIterations)
+                .warmupTime(TimeValue.milliseconds(timeMillis))
+                .measurementIterations(iterations)
+                .measurementTime(TimeValue.milliseconds(timeMillis))
+                .verbosity(VerboseMode.NORMAL)
+                // The benchmarks do not open Chronicle Map, but the kvstore classes they load may.
+                .jvmArgsAppend("--add-opens=java.base/java.lang=ALL-UNNAMED",
+                        "--add-opens=java.base/java.lang.reflect=ALL-UNNAMED",
+                        "--add-exports=java.base/sun.nio.ch=ALL-UNNAMED",
+                        "--add-exports=java.base/jdk.internal.ref=ALL-UNNAMED",
+                        "--add-exports=jdk.compiler/com.sun.tools.javac.file=ALL-UNNAMED",
+                        "-Dchronicle.analytics.disable=true");
+        Collection<RunResult> results = new Runner(opts.build()).run();
+        List<String> rows = rows(results);
+        PrintWriter o = spec.commandLine().getOut();
+        o.println();
+        o.printf(Locale.ROOT, "%-42s %-58s %14s %14s%n", "benchmark", "params", "ns/batch (op)", "ns/command");
+        StringBuilder csv = new StringBuilder(CSV_HEADER).append('\n');
+        for (String row : rows) {
+            String[] f = row.split(",", -1);
+            o.printf(Locale.ROOT, "%-42s %-58s %14s %14s%n", f[0], f[1], f[2] + " +- " + f[3], f[4]);
+            csv.append(row).append('\n');
+        }
+        Path dir = out.resolve("micro-" + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
+        Files.createDirectories(dir);
+        Files.writeString(dir.resolve("micro.csv"), csv, StandardCharsets.UTF_8);
+        o.println();
+        o.println("wrote " + dir.resolve("micro.csv"));
+        o.flush();
+        return 0;
+    }
+
+    /** One CSV row per result: ns per operation and, where a batch size is a parameter, per command. */
+    static List<String> rows(Collection<RunResult> results) {
+        List<String> rows = new ArrayList<>();
+        for (RunResult r : results) {
+            String name = r.getParams().getBenchmark().replace("io.psmr.bench.micro.", "");
+            Map<String, String> params = new TreeMap<>();
+            for (String k : r.getParams().getParamsKeys()) {
+                params.put(k, r.getParams().getParam(k));
+            }
+            double ns = r.getPrimaryResult().getScore();
+            double err = r.getPrimaryResult().getScoreError();
+            String perCommand = "";
+            if (params.containsKey("batch") && !name.startsWith("BitmapIntersect")) {
+                perCommand = String.format(Locale.ROOT, "%.1f", ns / Integer.parseInt(params.get("batch")));
+            }
+            StringBuilder p = new StringBuilder();
+            params.forEach((k, v) -> p.append(p.length() == 0 ? "" : " ").append(k).append('=').append(v));
+            rows.add(String.format(Locale.ROOT, "%s,%s,%.1f,%.1f,%s", name, p, ns, Double.isNaN(err) ? 0 : err, perCommand));
+        }
+        return rows;
+    }
+
+    private void require(boolean ok, String message) {
+        if (!ok) {
+            throw new CommandLine.ParameterException(spec.commandLine(), message);
+        }
+    }
+}

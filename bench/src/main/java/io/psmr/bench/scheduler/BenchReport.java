@@ -1,0 +1,171 @@
+package io.psmr.bench.scheduler;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeSet;
+
+/** The outputs of {@code psmr bench}: the table, results.csv, summary.md. Charts are {@link BenchCharts}. */
+public final class BenchReport {
+
+    /** The exact header of results.csv. */
+    public static final String CSV_HEADER = "mode,graph,batch,workers,conflict_pct,throughput_cps,ratio_vs_cbase,"
+            + "limit_fraction,avg_graph_size,p50_us,p99_us,runs";
+
+    private BenchReport() {
+    }
+
+    /** results.csv: the header, then one row per cell in plan order. NaN columns are empty. */
+    public static String csv(List<CellResult> results) {
+        StringBuilder b = new StringBuilder(CSV_HEADER).append('\n');
+        for (CellResult r : results) {
+            Cell c = r.cell();
+            b.append(c.mode().csvMode()).append(',').append(c.mode().csvGraph()).append(',')
+                    .append(c.batch()).append(',').append(c.workers()).append(',').append(c.conflictPct()).append(',')
+                    .append(Math.round(r.throughputCps())).append(',')
+                    .append(num(r.ratioVsCbase(), "%.3f")).append(',')
+                    .append(num(r.limitFraction(), "%.3f")).append(',')
+                    .append(num(r.avgGraphSize(), "%.2f")).append(',')
+                    .append(num(r.p50Micros(), "%.1f")).append(',')
+                    .append(num(r.p99Micros(), "%.1f")).append(',')
+                    .append(r.runs()).append('\n');
+        }
+        return b.toString();
+    }
+
+    /** The table on stdout. */
+    public static void table(List<CellResult> results, BenchSettings s, PrintWriter out) {
+        out.printf(Locale.ROOT, "%-15s %5s %4s %5s %22s %9s %7s %7s %10s %10s%n",
+                "config", "batch", "thr", "confl", "kcmd/s median [min-max]", "x CBASE", "limit", "graph",
+                "p50 us", "p99 us");
+        for (CellResult r : results) {
+            Cell c = r.cell();
+            String k = String.format(Locale.ROOT, "%.0f [%.0f-%.0f]", r.throughputCps() / 1e3, r.minCps() / 1e3,
+                    r.maxCps() / 1e3);
+            out.printf(Locale.ROOT, "%-15s %5d %4d %4d%% %22s %9s %7s %7s %10s %10s%n",
+                    c.mode().label(c.batch()), c.batch(), c.workers(), c.conflictPct(), k,
+                    dash(r.ratioVsCbase(), "%.2f"), dash(r.limitFraction(), "%.2f"),
+                    c.mode().parallel() ? dash(r.avgGraphSize(), "%.1f") : "-",
+                    dash(r.p50Micros(), "%.1f"), dash(r.p99Micros(), "%.1f"));
+        }
+        out.flush();
+    }
+
+    /** The header lines of the table: machine and settings. */
+    public static String machine(BenchSettings s) {
+        return String.format(Locale.ROOT, "%d cores, Java %s (%s), %s %s; m = %,d bits, max pending %d, "
+                        + "%d measured runs of %d ms after a %d ms warm-up per configuration, summaries %s, %s store",
+                s.cores(), System.getProperty("java.version"), System.getProperty("java.vm.name"),
+                System.getProperty("os.name"), System.getProperty("os.arch"), s.bitmapBits(), s.maxPending(),
+                s.runs(), s.duration().toMillis(), s.warmup().toMillis(),
+                s.verify() ? "verified on delivery" : "not re-verified",
+                s.heapStore() ? "heap (ConcurrentHashMap)" : "Chronicle Map");
+    }
+
+    /** summary.md: settings, the table with min and max, the targets of issue 5. */
+    public static String summaryMarkdown(List<CellResult> results, BenchSettings s, String timestamp) {
+        StringWriter sw = new StringWriter();
+        PrintWriter o = new PrintWriter(sw);
+        o.println("# psmr bench " + timestamp);
+        o.println();
+        o.println("Machine and settings: " + machine(s) + ".");
+        o.println();
+        o.println("Throughput is the median of the measured runs, with min and max. `limit` is throughput / "
+                + "(min(workers, " + s.cores() + " cores) x sequential throughput of the same batches); `x CBASE` "
+                + "is the ratio to CBASE (batch 1, keys compared pairwise, monitor graph) at the same workers and "
+                + "conflicts; `graph` is the mean number of pending batches; latency is from delivery to completion.");
+        o.println();
+        o.println("| config | batch | workers | conflicts | kcmd/s | min-max | x CBASE | limit | graph | p50 us | p99 us |");
+        o.println("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+        for (CellResult r : results) {
+            Cell c = r.cell();
+            o.printf(Locale.ROOT, "| %s | %d | %d | %d%% | %.0f | %.0f-%.0f | %s | %s | %s | %s | %s |%n",
+                    c.mode().label(c.batch()), c.batch(), c.workers(), c.conflictPct(), r.throughputCps() / 1e3,
+                    r.minCps() / 1e3, r.maxCps() / 1e3, num(r.ratioVsCbase(), "%.2f"), num(r.limitFraction(), "%.2f"),
+                    c.mode().parallel() ? num(r.avgGraphSize(), "%.1f") : "-", num(r.p50Micros(), "%.1f"),
+                    num(r.p99Micros(), "%.1f"));
+        }
+        o.println();
+        o.println("## Targets (issue 5)");
+        o.println();
+        for (String line : targets(results)) {
+            o.println("- " + line);
+        }
+        o.flush();
+        return sw.toString();
+    }
+
+    /** The issue's targets, each as met, missed or not measured in this run. */
+    public static List<String> targets(List<CellResult> results) {
+        List<String> t = new ArrayList<>();
+        Optional<CellResult> b2 = find(results, BenchMode.BITMAP_INDEXED, 200, 2, 0);
+        t.add(b2.map(r -> verdict(r.limitFraction() >= 0.90) + String.format(Locale.ROOT,
+                        "bitmap (indexed) batch 200, 2 workers, 0%% conflicts: %.3f of the limit (target >= 0.90)",
+                        r.limitFraction()))
+                .orElse("not measured: bitmap (indexed) batch 200, 2 workers, 0% conflicts"));
+        Optional<CellResult> b1 = find(results, BenchMode.BITMAP_INDEXED, 200, 1, 0);
+        t.add(b1.map(r -> verdict(r.limitFraction() >= 0.95) + String.format(Locale.ROOT,
+                        "bitmap (indexed) batch 200, 1 worker, 0%% conflicts: %.3f of sequential (target >= 0.95)",
+                        r.limitFraction()))
+                .orElse("not measured: bitmap (indexed) batch 200, 1 worker, 0% conflicts"));
+        TreeSet<Integer> workers = new TreeSet<>();
+        results.forEach(r -> workers.add(r.cell().workers()));
+        for (int w : workers) {
+            Optional<CellResult> b = find(results, BenchMode.BITMAP_INDEXED, 200, w, 0);
+            b.ifPresent(r -> t.add(String.format(Locale.ROOT,
+                    "bitmap (indexed) batch 200 vs CBASE, %d worker(s), 0%% conflicts: %.1fx (paper: 25.9x)", w,
+                    r.ratioVsCbase())));
+        }
+        Map<String, double[]> graphs = new LinkedHashMap<>();
+        for (CellResult r : results) {
+            Cell c = r.cell();
+            if (c.mode() == BenchMode.BITMAP_INDEXED || c.mode() == BenchMode.BITMAP_MONITOR) {
+                String key = "batch " + c.batch() + ", " + c.workers() + " worker(s), " + c.conflictPct() + "% conflicts";
+                double[] v = graphs.computeIfAbsent(key, k -> new double[] {Double.NaN, Double.NaN});
+                v[c.mode() == BenchMode.BITMAP_INDEXED ? 0 : 1] = r.throughputCps();
+            }
+        }
+        for (Map.Entry<String, double[]> e : graphs.entrySet()) {
+            double[] v = e.getValue();
+            if (!Double.isNaN(v[0]) && !Double.isNaN(v[1])) {
+                t.add(verdict(v[0] >= v[1]) + String.format(Locale.ROOT,
+                        "indexed vs monitor graph (bitmap), %s: %.0f vs %.0f kcmd/s (%.2fx)", e.getKey(), v[0] / 1e3,
+                        v[1] / 1e3, v[0] / v[1]));
+            }
+        }
+        return t;
+    }
+
+    private static String verdict(boolean met) {
+        return met ? "met: " : "MISSED: ";
+    }
+
+    static Optional<CellResult> find(List<CellResult> results, BenchMode mode, int batch, int workers, int conflict) {
+        return results.stream().filter(r -> r.cell().equals(new Cell(mode, batch, workers, conflict))).findFirst();
+    }
+
+    /** Writes results.csv and summary.md into {@code dir}. */
+    public static void write(Path dir, List<CellResult> results, BenchSettings s, String timestamp) throws IOException {
+        Files.createDirectories(dir);
+        Files.writeString(dir.resolve("results.csv"), csv(results), StandardCharsets.UTF_8);
+        Files.writeString(dir.resolve("summary.md"), summaryMarkdown(results, s, timestamp), StandardCharsets.UTF_8);
+    }
+
+    private static String dash(double v, String format) {
+        String s = num(v, format);
+        return s.isEmpty() ? "-" : s;
+    }
+
+    private static String num(double v, String format) {
+        return Double.isNaN(v) || Double.isInfinite(v) ? "" : String.format(Locale.ROOT, format, v);
+    }
+}

@@ -1,0 +1,45 @@
+package io.psmr.bench.scheduler;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * What one {@code psmr bench} invocation measures.
+ *
+ * @param modes       the scheduler configurations, in report order
+ * @param workers     worker counts of the parallel configurations
+ * @param batches     commands per batch
+ * @param conflicts   percentages of batches that write the hot key
+ * @param bitmapBits  bitmap size m of the bitmap modes
+ * @param maxPending  most batches in the dependency graph before delivery blocks
+ * @param runs        measured runs per configuration (after one warm-up run each)
+ * @param warmup      length of the warm-up run of each configuration
+ * @param duration    length of each measured run
+ * @param verify      whether the scheduler verifies each summary on the delivery thread
+ * @param seed        seed of the workloads
+ * @param cores       usable cores, for the limit
+ * @param outDir      the folder that receives {@code bench-<timestamp>/}
+ * @param heapStore   a heap map instead of Chronicle Map (diagnosis: separates the store's cost)
+ */
+public record BenchSettings(List<BenchMode> modes, List<Integer> workers, List<Integer> batches, List<Integer> conflicts,
+                            int bitmapBits, int maxPending, int runs, Duration warmup, Duration duration,
+                            boolean verify, long seed, int cores, Path outDir, boolean heapStore) {
+
+    /** Default bitmap size m: the paper's larger one. */
+    public static final int DEFAULT_BITS = 1_024_000;
+    /** Default bound on pending batches. */
+    public static final int DEFAULT_MAX_PENDING = 64;
+
+    public BenchSettings {
+        modes = List.copyOf(modes);
+        workers = List.copyOf(workers);
+        batches = List.copyOf(batches);
+        conflicts = List.copyOf(conflicts);
+    }
+
+    /** The part of each run before measuring starts: a tenth of it, so that the graph has filled. */
+    public Duration ramp() {
+        return duration.dividedBy(10);
+    }
+}

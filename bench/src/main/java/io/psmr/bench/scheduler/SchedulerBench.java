@@ -1,0 +1,321 @@
+package io.psmr.bench.scheduler;
+
+import io.psmr.kvstore.KvCommand;
+import io.psmr.kvstore.KvLimits;
+import io.psmr.kvstore.KvResult;
+import io.psmr.kvstore.KvService;
+import io.psmr.kvstore.KvStore;
+import io.psmr.kvstore.StoreConfig;
+import io.psmr.scheduler.Batch;
+import io.psmr.scheduler.CommandError;
+import io.psmr.scheduler.ConflictDetection;
+import io.psmr.scheduler.ConflictSummary;
+import io.psmr.scheduler.GraphStatistics;
+import io.psmr.scheduler.ResultSink;
+import io.psmr.scheduler.Scheduler;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Consumer;
+import org.HdrHistogram.Histogram;
+import org.HdrHistogram.Recorder;
+
+/**
+ * The scheduler benchmark of issue 5 (the paper's Fig. 4 and Fig. 5): pre-built, pre-summarised
+ * key-value batches pushed at saturation by one delivery thread into a scheduler that runs the
+ * real {@link KvService} on Chronicle Map.
+ *
+ * <p><b>What is timed.</b> Each run starts a fresh scheduler over the one shared store, delivers
+ * batches from the cell's cycle as fast as {@code deliver} accepts them for {@link BenchSettings#duration()},
+ * and counts the commands whose batch completed between the end of the ramp (the first tenth)
+ * and the end of the run. Decoding is not timed: batches arrive decoded, with their summaries, as
+ * a replica hands them to its scheduler after its own decode step. A sequential cell runs the same
+ * batches on the delivery thread through {@link KvService#execute}, with no scheduler: the limit reference.
+ *
+ * <p><b>Order.</b> One warm-up run of every cell, then {@link BenchSettings#runs()} rounds, each
+ * running every cell once, so that drift in the machine's speed hits all cells alike.
+ */
+public final class SchedulerBench {
+
+    private final BenchSettings settings;
+    private final Map<String, BenchWorkload> workloads = new HashMap<>();
+    private final Map<String, ConflictSummary[]> summaries = new HashMap<>();
+
+    public SchedulerBench(BenchSettings settings) {
+        this.settings = settings;
+    }
+
+    /**
+     * The cells to run: the requested matrix plus the references its columns need (the sequential
+     * cell of every batch size and conflict level, and CBASE at every worker count and conflict level).
+     */
+    public List<Cell> plan() {
+        Set<Cell> cells = new LinkedHashSet<>();
+        for (int conflict : settings.conflicts()) {
+            for (int batch : settings.batches()) {
+                cells.add(new Cell(BenchMode.SEQUENTIAL, batch, 1, conflict));
+            }
+            cells.add(new Cell(BenchMode.SEQUENTIAL, 1, 1, conflict));
+            for (int workers : settings.workers()) {
+                cells.add(new Cell(BenchMode.KEYS, 1, workers, conflict));
+            }
+            for (int batch : settings.batches()) {
+                for (BenchMode mode : settings.modes()) {
+                    if (mode == BenchMode.SEQUENTIAL) {
+                        continue;
+                    }
+                    for (int workers : settings.workers()) {
+                        cells.add(new Cell(mode, batch, workers, conflict));
+                    }
+                }
+            }
+        }
+        return List.copyOf(cells);
+    }
+
+    /** Total runs {@link #run} makes: a warm-up and the measured runs per cell. */
+    public int totalRuns() {
+        return plan().size() * (1 + settings.runs());
+    }
+
+    /**
+     * Runs every cell. {@code afterRun} is called after each run (warm-up included) with the cell,
+     * for progress reporting.
+     */
+    public List<CellResult> run(Consumer<Cell> afterRun) throws InterruptedException {
+        List<Cell> cells = plan();
+        int keys = 0;
+        for (int batch : settings.batches()) {
+            keys = Math.max(keys, BenchWorkload.keysNeeded(batch, settings.maxPending()));
+        }
+        keys = Math.max(keys, BenchWorkload.keysNeeded(1, settings.maxPending()));
+        StoreConfig storeConfig = (settings.heapStore() ? StoreConfig.heap() : StoreConfig.defaults()).sized(keys + 1L, BenchWorkload.KEY_BYTES, BenchWorkload.VALUE_BYTES);
+        Map<Cell, List<RunSample>> samples = new HashMap<>();
+        try (KvStore store = storeConfig.open()) {
+            BenchWorkload.populate(store, keys);
+            KvService service = new KvService(store, KvLimits.defaults());
+            for (Cell c : cells) {
+                prepare(c);
+            }
+            for (Cell c : cells) {
+                runOnce(c, service, settings.warmup().toNanos());
+                afterRun.accept(c);
+            }
+            for (int round = 0; round < settings.runs(); round++) {
+                for (Cell c : cells) {
+                    samples.computeIfAbsent(c, k -> new ArrayList<>())
+                            .add(runOnce(c, service, settings.duration().toNanos()));
+                    afterRun.accept(c);
+                }
+            }
+        }
+        return summarise(cells, samples, settings.cores());
+    }
+
+    private BenchWorkload workload(Cell c) {
+        return workloads.computeIfAbsent(c.batch() + "/" + c.conflictPct(),
+                k -> BenchWorkload.build(c.batch(), c.conflictPct(), settings.maxPending(), settings.seed()));
+    }
+
+    private ConflictSummary[] summariesOf(Cell c) {
+        return summaries.computeIfAbsent(c.batch() + "/" + c.conflictPct() + "/" + c.mode().conflictMode(),
+                k -> workload(c).summaries(c.mode().detection(settings.bitmapBits())));
+    }
+
+    private void prepare(Cell c) {
+        workload(c);
+        if (c.mode().parallel()) {
+            summariesOf(c);
+        }
+    }
+
+    private RunSample runOnce(Cell c, KvService service, long durationNanos) throws InterruptedException {
+        return c.mode().parallel() ? runParallel(c, service, durationNanos) : runSequential(c, service, durationNanos);
+    }
+
+    private RunSample runSequential(Cell c, KvService service, long durationNanos) {
+        BenchWorkload w = workload(c);
+        Histogram latency = new Histogram(3);
+        int cycle = w.cycleLength();
+        long rampNanos = durationNanos / 10;
+        long start = System.nanoTime();
+        long now = start;
+        long c0 = 0;
+        long t0 = 0;
+        long completed = 0;
+        boolean measuring = false;
+        int sink = 0;
+        int idx = 0;
+        while (true) {
+            List<KvCommand> commands = w.commands(idx);
+            if (++idx == cycle) {
+                idx = 0;
+            }
+            for (int i = 0, n = commands.size(); i < n; i++) {
+                KvResult r = service.execute(commands.get(i));
+                sink += r.status().ordinal();
+            }
+            completed += commands.size();
+            long t = System.nanoTime();
+            if (measuring) {
+                latency.recordValue(t - now);
+            }
+            now = t;
+            if (!measuring && now - start >= rampNanos) {
+                measuring = true;
+                c0 = completed;
+                t0 = now;
+            } else if (measuring && now - start >= durationNanos) {
+                break;
+            }
+        }
+        if (sink == Integer.MIN_VALUE) {
+            System.err.print(""); // keeps the results observably used
+        }
+        return new RunSample((completed - c0) * 1e9 / (now - t0), 0, latency);
+    }
+
+    private RunSample runParallel(Cell c, KvService service, long durationNanos) throws InterruptedException {
+        BenchWorkload w = workload(c);
+        ConflictSummary[] sums = summariesOf(c);
+        ConflictDetection detection = c.mode().detection(settings.bitmapBits());
+        BenchSink sink = new BenchSink(settings.maxPending());
+        int cycle = w.cycleLength();
+        long rampNanos = durationNanos / 10;
+        long created = System.nanoTime();
+        Scheduler<KvCommand, KvResult> scheduler = Scheduler.builder(service)
+                .detection(detection)
+                .graph(c.mode().graph())
+                .workers(c.workers())
+                .maxPending(settings.maxPending())
+                .verifySummaries(settings.verify())
+                .resultSink(sink)
+                .threadNamePrefix("psmr-bench-worker-")
+                .start();
+        long t0 = 0;
+        long t1;
+        long c0 = 0;
+        long c1;
+        GraphStatistics g0 = null;
+        GraphStatistics g1;
+        try {
+            long start = System.nanoTime();
+            long now = start;
+            long instance = 0;
+            int idx = 0;
+            boolean measuring = false;
+            while (true) {
+                instance++;
+                sink.stamp(instance, now);
+                scheduler.deliver(new Batch<>(instance, w.commands(idx), sums[idx]));
+                if (++idx == cycle) {
+                    idx = 0;
+                }
+                now = System.nanoTime();
+                if (!measuring && now - start >= rampNanos) {
+                    g0 = scheduler.metrics().graph();
+                    c0 = sink.completed.sum();
+                    t0 = System.nanoTime();
+                    sink.measuring = true;
+                    measuring = true;
+                } else if (measuring && now - start >= durationNanos) {
+                    c1 = sink.completed.sum();
+                    t1 = System.nanoTime();
+                    sink.measuring = false;
+                    io.psmr.scheduler.SchedulerMetrics sm = scheduler.metrics();
+                    g1 = sm.graph();
+                    if (Boolean.getBoolean("psmr.bench.debug")) {
+                        System.err.printf("%s: utilisation %.3f busy %d ms idle %d ms%n", c.describe(),
+                                sm.workerUtilisation(), sm.workerBusyNanos() / 1_000_000, sm.workerIdleNanos() / 1_000_000);
+                    }
+                    break;
+                }
+            }
+        } finally {
+            scheduler.close();
+        }
+        double window = t1 - t0;
+        // GraphStatistics.meanSize is time-weighted since the graph was made (at 'created', to a few
+        // microseconds); the difference of the two integrals is the window's.
+        double integral1 = g1.meanSize() * (t1 - created);
+        double integral0 = g0.meanSize() * (t0 - created);
+        double avgGraph = Math.max(0, (integral1 - integral0) / window);
+        return new RunSample((c1 - c0) * 1e9 / window, avgGraph, sink.latency.getIntervalHistogram());
+    }
+
+    /** Counts completed commands and records batch latency; called by the workers. */
+    private static final class BenchSink implements ResultSink<KvCommand, KvResult> {
+        final LongAdder completed = new LongAdder();
+        final Recorder latency = new Recorder(3);
+        final long[] deliveredAt;
+        final int mask;
+        volatile boolean measuring;
+
+        BenchSink(int maxPending) {
+            // Instance i's slot is rewritten for instance i + ring only after i left the graph
+            // (the graph holds at most maxPending batches), so ring > maxPending + 1 suffices.
+            int ring = Integer.highestOneBit(2 * maxPending + 2) << 1;
+            deliveredAt = new long[ring];
+            mask = ring - 1;
+        }
+
+        void stamp(long instance, long nanos) {
+            // Published to the worker by the graph's lock, inside deliver.
+            deliveredAt[(int) (instance & mask)] = nanos;
+        }
+
+        @Override
+        public void onResult(long instance, int index, KvCommand command, KvResult result) {
+        }
+
+        @Override
+        public void onError(long instance, int index, KvCommand command, CommandError error) {
+        }
+
+        @Override
+        public void onBatchComplete(Batch<KvCommand> batch) {
+            completed.add(batch.size());
+            if (measuring) {
+                latency.recordValue(System.nanoTime() - deliveredAt[(int) (batch.instance() & mask)]);
+            }
+        }
+    }
+
+    /** Medians, ratios and limit fractions of every cell. */
+    static List<CellResult> summarise(List<Cell> cells, Map<Cell, List<RunSample>> samples, int cores) {
+        Map<Cell, Double> median = new HashMap<>();
+        for (Cell c : cells) {
+            median.put(c, median(samples.get(c).stream().mapToDouble(RunSample::throughputCps).toArray()));
+        }
+        List<CellResult> out = new ArrayList<>();
+        for (Cell c : cells) {
+            List<RunSample> s = samples.get(c);
+            double[] cps = s.stream().mapToDouble(RunSample::throughputCps).toArray();
+            double med = median.get(c);
+            Double cbase = median.get(new Cell(BenchMode.KEYS, 1, c.workers(), c.conflictPct()));
+            Double seq = median.get(new Cell(BenchMode.SEQUENTIAL, c.batch(), 1, c.conflictPct()));
+            double ratio = cbase == null ? Double.NaN : med / cbase;
+            double limit = seq == null ? Double.NaN : med / (Math.min(c.workers(), cores) * seq);
+            Histogram all = new Histogram(3);
+            for (RunSample r : s) {
+                all.add(r.latencyNanos());
+            }
+            out.add(new CellResult(c, med, Arrays.stream(cps).min().orElse(0), Arrays.stream(cps).max().orElse(0),
+                    ratio, limit, median(s.stream().mapToDouble(RunSample::avgGraphSize).toArray()),
+                    all.getValueAtPercentile(50) / 1e3, all.getValueAtPercentile(99) / 1e3, s.size()));
+        }
+        return out;
+    }
+
+    static double median(double[] v) {
+        double[] s = v.clone();
+        Arrays.sort(s);
+        int n = s.length;
+        return n == 0 ? Double.NaN : n % 2 == 1 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+    }
+}

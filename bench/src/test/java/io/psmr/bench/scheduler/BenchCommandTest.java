@@ -1,0 +1,133 @@
+package io.psmr.bench.scheduler;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.psmr.bench.cli.PsmrMain;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import picocli.CommandLine;
+
+/** {@code psmr bench}: usage errors, and a tiny run's results.csv. Asserts behaviour, never speed. */
+class BenchCommandTest {
+
+    private record Run(int exitCode, String out, String err) {
+    }
+
+    private static Run run(String... args) {
+        CommandLine cl = PsmrMain.commandLine();
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        cl.setOut(new PrintWriter(out, true));
+        cl.setErr(new PrintWriter(err, true));
+        int code = cl.execute(args);
+        return new Run(code, out.toString(), err.toString());
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+        "--workers 0            | --workers must be from 1 to 256",
+        "--workers x            | Invalid value for option '--workers'",
+        "--batch 0              | --batch must be from 1 to 4096",
+        "--batch 5000           | --batch must be from 1 to 4096",
+        "--conflict 101         | --conflict must be a percentage",
+        "--modes bitmap,nosuch  | --modes: unknown mode 'bitmap'",
+        "--duration fast        | --duration must be a time such as 500ms or 2s",
+        "--duration 1ms         | --duration must be from 10ms to 600s",
+        "--warmup -1s           | --warmup must be a time",
+        "--runs 0               | --runs must be from 1 to 100",
+        "--bits 0               | --bits must be at least 1",
+        "--max-pending 0        | --max-pending must be from 1 to 65536",
+        "--format xml           | Invalid value for option '--format'",
+        "--store disk           | --store must be chronicle or heap",
+        "--quick --full         | --quick and --full are mutually exclusive",
+        "--bogus                | Unknown option: '--bogus'",
+        "micro --forks -1       | --forks must be from 0 to 10",
+        "micro --include [      | --include is not a regular expression",
+    })
+    void badFlagsExitWithUsageErrorNamingTheFlag(String args, String message) {
+        String[] argv = Stream.concat(Stream.of("bench"), Stream.of(args.trim().split("\\s+"))).toArray(String[]::new);
+        Run r = run(argv);
+        assertEquals(PsmrMain.EXIT_USAGE, r.exitCode(), "exit code; stderr:\n" + r.err());
+        assertTrue(r.err().contains(message.trim()), "stderr should contain '" + message.trim() + "':\n" + r.err());
+        assertEquals("", r.out(), "nothing on stdout");
+    }
+
+    @Test
+    void helpDescribesTheBenchmark() {
+        Run r = run("bench", "--help");
+        assertEquals(0, r.exitCode(), r.err());
+        assertTrue(r.out().contains("--quick"), r.out());
+        assertTrue(r.out().contains("micro"), r.out());
+    }
+
+    @Test
+    void aTinyRunWritesResultsCsvWithTheExactHeaderAndSaneRows(@TempDir Path tmp) throws IOException {
+        Run r = run("bench", "--modes", "bitmap-indexed,sequential", "--batch", "10", "--workers", "1,2",
+                "--conflict", "0,20", "--duration", "60ms", "--warmup", "20ms", "--runs", "1", "--bits", "102400",
+                "--format", "csv", "--no-progress", "--out", tmp.toString());
+        assertEquals(0, r.exitCode(), "stderr:\n" + r.err());
+        List<Path> dirs;
+        try (Stream<Path> s = Files.list(tmp)) {
+            dirs = s.toList();
+        }
+        assertEquals(1, dirs.size(), "one results folder: " + dirs);
+        Path dir = dirs.get(0);
+        assertTrue(dir.getFileName().toString().startsWith("bench-"), dir.toString());
+        List<String> lines = Files.readAllLines(dir.resolve("results.csv"));
+        assertEquals("mode,graph,batch,workers,conflict_pct,throughput_cps,ratio_vs_cbase,limit_fraction,"
+                + "avg_graph_size,p50_us,p99_us,runs", lines.get(0));
+        assertEquals(BenchReport.CSV_HEADER, lines.get(0));
+        assertEquals(lines, r.out().lines().toList(), "--format csv prints results.csv");
+
+        Set<String> configs = new HashSet<>();
+        for (String line : lines.subList(1, lines.size())) {
+            String[] f = line.split(",", -1);
+            assertEquals(12, f.length, "row: " + line);
+            assertTrue(Long.parseLong(f[5]) > 0, "throughput must be positive: " + line);
+            double ratio = Double.parseDouble(f[6]);
+            double limit = Double.parseDouble(f[7]);
+            assertTrue(ratio > 0, "ratio to CBASE: " + line);
+            assertTrue(limit > 0, "limit fraction: " + line);
+            assertTrue(Double.parseDouble(f[9]) <= Double.parseDouble(f[10]), "p50 <= p99: " + line);
+            assertEquals("1", f[11], "runs: " + line);
+            if (f[0].equals("sequential")) {
+                assertEquals("none", f[1], line);
+                assertEquals("1.000", f[7], "sequential is its own limit: " + line);
+                assertEquals("0.00", f[8], "no graph in sequential: " + line);
+            } else {
+                assertTrue(Double.parseDouble(f[8]) >= 0, line);
+            }
+            assertTrue(configs.add(String.join(",", f[0], f[1], f[2], f[3], f[4])), "no configuration twice: " + line);
+        }
+        Set<String> expected = new HashSet<>();
+        for (String c : List.of("0", "20")) {
+            expected.add("sequential,none,10,1," + c);
+            expected.add("sequential,none,1,1," + c);
+            expected.add("keys_pairwise,monitor,1,1," + c);
+            expected.add("keys_pairwise,monitor,1,2," + c);
+            expected.add("bitmap,indexed,10,1," + c);
+            expected.add("bitmap,indexed,10,2," + c);
+        }
+        assertEquals(expected, configs);
+        for (String row : lines) {
+            if (row.startsWith("keys_pairwise,monitor,1,")) {
+                assertEquals("1.000", row.split(",")[6], "CBASE is its own reference: " + row);
+            }
+        }
+        assertTrue(Files.readString(dir.resolve("summary.md")).contains("| config | batch | workers |"));
+        assertTrue(Files.size(dir.resolve("fig4-scalability.png")) > 1000);
+        assertTrue(Files.size(dir.resolve("fig5-conflicts.png")) > 1000);
+    }
+}
