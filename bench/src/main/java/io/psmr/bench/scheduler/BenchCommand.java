@@ -1,5 +1,6 @@
 package io.psmr.bench.scheduler;
 
+import io.psmr.bench.e2e.E2eCommand;
 import io.psmr.bench.micro.MicroCommand;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -24,14 +25,15 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code psmr bench}: the scheduler benchmark (the core paper's Fig. 4 and Fig. 5), see
- * {@link SchedulerBench}; {@code psmr bench micro} runs the JMH microbenchmarks.
+ * {@link SchedulerBench}; {@code psmr bench micro} runs the JMH microbenchmarks; {@code psmr bench e2e}
+ * the end-to-end benchmark ({@link io.psmr.bench.e2e.E2eCommand}).
  *
  * <p>Exit codes: 0 done, 1 failed (for example, the results folder cannot be written), 2 bad
  * usage, with a message naming the flag.
  */
 @Command(name = "bench",
         mixinStandardHelpOptions = true,
-        subcommands = {MicroCommand.class},
+        subcommands = {MicroCommand.class, E2eCommand.class},
         sortOptions = false,
         usageHelpAutoWidth = true,
         description = {
@@ -175,7 +177,8 @@ public final class BenchCommand implements Callable<Integer> {
         return (bench.plan().size() * perCell) / 1000 + 5;
     }
 
-    private static Path uniqueDir(Path parent, String name) {
+    /** {@code parent/name}, or {@code parent/name-2}, {@code -3}, … if it exists. Shared with {@code bench e2e}. */
+    public static Path uniqueDir(Path parent, String name) {
         Path dir = parent.resolve(name);
         for (int i = 2; dir.toFile().exists(); i++) {
             dir = parent.resolve(name + "-" + i);
@@ -223,14 +226,28 @@ public final class BenchCommand implements Callable<Integer> {
     private static final Pattern DURATION = Pattern.compile("(\\d+(?:\\.\\d+)?)\\s*(ms|s)?");
 
     private Duration parseDuration(String flag, String text, Duration dflt) {
+        return parseDuration(spec.commandLine(), flag, text, dflt);
+    }
+
+    /**
+     * A run length such as {@code 500ms} or {@code 2s} (a bare number is seconds), from 10 ms to
+     * 600 s, or {@code dflt} when {@code text} is null. Shared with {@code bench e2e}.
+     *
+     * @throws CommandLine.ParameterException naming {@code flag} if the text is not such a time
+     */
+    public static Duration parseDuration(CommandLine cl, String flag, String text, Duration dflt) {
         if (text == null) {
             return dflt;
         }
         Matcher mt = DURATION.matcher(text.trim().toLowerCase(Locale.ROOT));
-        require(mt.matches(), flag + " must be a time such as 500ms or 2s, got '" + text + "'");
+        if (!mt.matches()) {
+            throw new CommandLine.ParameterException(cl, flag + " must be a time such as 500ms or 2s, got '" + text + "'");
+        }
         double v = Double.parseDouble(mt.group(1));
         long millis = Math.round("ms".equals(mt.group(2)) ? v : v * 1000);
-        require(millis >= 10 && millis <= 600_000, flag + " must be from 10ms to 600s, got '" + text + "'");
+        if (millis < 10 || millis > 600_000) {
+            throw new CommandLine.ParameterException(cl, flag + " must be from 10ms to 600s, got '" + text + "'");
+        }
         return Duration.ofMillis(millis);
     }
 

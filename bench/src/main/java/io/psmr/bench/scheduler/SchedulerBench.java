@@ -312,7 +312,8 @@ public final class SchedulerBench {
         return out;
     }
 
-    static double median(double[] v) {
+    /** The median of {@code v} (mean of the middle two for an even count), NaN if empty. Shared with {@code bench e2e}. */
+    public static double median(double[] v) {
         double[] s = v.clone();
         Arrays.sort(s);
         int n = s.length;

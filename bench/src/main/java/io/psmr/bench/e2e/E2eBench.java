@@ -1,0 +1,172 @@
+package io.psmr.bench.e2e;
+
+import io.psmr.bench.scheduler.BenchMode;
+import io.psmr.bench.scheduler.SchedulerBench;
+import io.psmr.kvstore.EmbeddedCluster;
+import io.psmr.kvstore.KvStatus;
+import io.psmr.kvstore.Replica;
+import io.psmr.kvstore.ReplicaConfig;
+import io.psmr.kvstore.ReplicaStats;
+import io.psmr.proxy.ClientProxy;
+import io.psmr.proxy.ProxyConfig;
+import io.psmr.proxy.ProxyStats;
+import io.psmr.proxy.load.HistorySink;
+import io.psmr.proxy.load.LoadGenerator;
+import io.psmr.proxy.load.LoadMode;
+import io.psmr.proxy.load.LoadOptions;
+import io.psmr.proxy.load.LoadResult;
+import io.psmr.proxy.load.LoadRun;
+import io.psmr.proxy.load.WorkloadSpec;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import org.HdrHistogram.Histogram;
+
+/**
+ * The end-to-end benchmark: closed-loop clients → {@link ClientProxy} → local sequencer → one
+ * replica, per {@link E2eMode}. Each run starts a fresh {@link EmbeddedCluster} of one replica (its
+ * own scheduler and in-memory Chronicle Map) and a fresh proxy, and drives them with
+ * {@link LoadGenerator} (the clients of {@code ./psmr load}) for the run's duration.
+ *
+ * <p>The replica and proxy settings are {@code ./psmr load}'s ({@link LoadRun#replicaConfig},
+ * {@link LoadRun#proxyConfig}); only the detection and the graph are replaced by the mode's, so
+ * that the monitor graph and keys compared pairwise at batch 200 can be run too, which
+ * {@code ./psmr load --mode} does not offer.
+ *
+ * <p><b>Order.</b> One warm-up run of every mode, then {@link E2eSettings#runs()} rounds, each
+ * running every mode once (A B C … A B C …), so drift hits all alike.
+ *
+ * <p><b>Checks.</b> A run fails (and the benchmark with it) unless the replica served (operations
+ * acknowledged and executed), every operation was answered, no answer was an error status, no batch
+ * timed out or was refused, and the replica did not stop.
+ */
+public final class E2eBench {
+
+    /** How long the replica may take to apply what was ordered once the clients have stopped. */
+    static final long QUIESCE_SECONDS = 120;
+
+    /** The statuses a healthy run answers with; anything else is an error. */
+    private static final Set<KvStatus> ANSWERS = Set.of(KvStatus.OK, KvStatus.NOT_FOUND, KvStatus.EXISTS);
+
+    private final E2eSettings settings;
+
+    public E2eBench(E2eSettings settings) {
+        this.settings = settings;
+    }
+
+    /** Runs that {@link #run} makes, warm-ups included (for a progress bar). */
+    public int totalRuns() {
+        return settings.modes().size() * (1 + settings.runs());
+    }
+
+    /** What one run measured. */
+    record Sample(double throughputOps, double meanBatch, Histogram latencyMicros, long retries) {
+    }
+
+    /**
+     * Runs every mode; {@code afterRun} is called after each run (warm-ups included) with its mode.
+     *
+     * @throws IllegalStateException if a run fails its checks
+     */
+    public List<E2eResult> run(Consumer<E2eMode> afterRun) throws InterruptedException {
+        for (E2eMode m : settings.modes()) {
+            runOnce(m, settings.warmup());
+            afterRun.accept(m);
+        }
+        Map<E2eMode, List<Sample>> samples = new EnumMap<>(E2eMode.class);
+        for (int round = 0; round < settings.runs(); round++) {
+            for (E2eMode m : settings.modes()) {
+                samples.computeIfAbsent(m, k -> new ArrayList<>()).add(runOnce(m, settings.duration()));
+                afterRun.accept(m);
+            }
+        }
+        return summarise(settings, samples);
+    }
+
+    /** The load settings of {@code mode}'s runs of {@code duration}. */
+    LoadOptions options(E2eMode mode, Duration duration) {
+        E2eSettings s = settings;
+        WorkloadSpec w = new WorkloadSpec(s.clients(), s.keys(), 0.5, 0.05, 4, 64, duration, 0, s.seed());
+        return new LoadOptions(1, mode == E2eMode.SEQUENTIAL ? LoadMode.SEQUENTIAL : LoadMode.BITMAP, s.workers(),
+                mode.batch(s.batch()), s.window(), Duration.ZERO, s.conflictPct(), Duration.ofSeconds(5), w);
+    }
+
+    /** {@code ./psmr load}'s replica settings with the mode's detection and graph. */
+    ReplicaConfig replicaConfig(E2eMode mode, LoadOptions o) {
+        BenchMode b = mode.bench();
+        ReplicaConfig.Builder rc = LoadRun.replicaConfig(o).toBuilder();
+        if (b.parallel()) {
+            rc.detection(b.detection(settings.bitmapBits())).graph(b.graph()).sequential(false);
+        } else {
+            // No scheduler; the proxy still attaches bitmaps of the configured size, as in classic SMR with psmr's proxy.
+            rc.detection(BenchMode.BITMAP_INDEXED.detection(settings.bitmapBits())).sequential(true);
+        }
+        return rc.build();
+    }
+
+    private Sample runOnce(E2eMode mode, Duration duration) throws InterruptedException {
+        LoadOptions o = options(mode, duration);
+        ReplicaConfig rc = replicaConfig(mode, o);
+        ProxyConfig pc = LoadRun.proxyConfig(o, rc);
+        try (EmbeddedCluster cluster = EmbeddedCluster.start(1, rc);
+             ClientProxy proxy = ClientProxy.start(pc, cluster.broadcast(), cluster.router())) {
+            LoadResult r = LoadGenerator.run(proxy, o.workload(), HistorySink.NONE);
+            ProxyStats ps = proxy.stats();
+            if (!cluster.awaitQuiescent(QUIESCE_SECONDS, TimeUnit.SECONDS)) {
+                throw new IllegalStateException(mode.cliName() + ": the replica did not apply every ordered batch within "
+                        + QUIESCE_SECONDS + " s of the clients stopping");
+            }
+            Replica replica = cluster.replicas().get(0);
+            ReplicaStats rs = replica.stats();
+            check(mode, r.acknowledged() > 0 && rs.commandsExecuted() > 0,
+                    "the replica served nothing (" + r.acknowledged() + " acknowledged, " + rs.commandsExecuted() + " executed)");
+            check(mode, r.unanswered() == 0, r.unanswered() + " operations got no answer");
+            check(mode, ps.timedOut() == 0, ps.timedOut() + " batches timed out");
+            check(mode, rs.batchesRefused() == 0, rs.batchesRefused() + " batches refused by the replica");
+            check(mode, replica.failure().isEmpty(), "the replica stopped: " + replica.failure().orElse(null));
+            for (Map.Entry<KvStatus, Long> e : r.byStatus().entrySet()) {
+                check(mode, ANSWERS.contains(e.getKey()), e.getValue() + " operations answered " + e.getKey());
+            }
+            return new Sample(r.throughput(), ps.meanBatchSize(), r.latencyMicros(), ps.retries());
+        }
+    }
+
+    private static void check(E2eMode mode, boolean ok, String message) {
+        if (!ok) {
+            throw new IllegalStateException("e2e run of " + mode.cliName() + " failed: " + message);
+        }
+    }
+
+    /** Medians with min and max, and the ratios to CBASE and to sequential of the same invocation. */
+    static List<E2eResult> summarise(E2eSettings s, Map<E2eMode, List<Sample>> samples) {
+        Map<E2eMode, Double> median = new EnumMap<>(E2eMode.class);
+        samples.forEach((m, v) -> median.put(m, SchedulerBench.median(v.stream().mapToDouble(Sample::throughputOps).toArray())));
+        Double cbase = median.get(E2eMode.CBASE);
+        Double seq = median.get(E2eMode.SEQUENTIAL);
+        List<E2eResult> out = new ArrayList<>();
+        for (E2eMode m : s.modes()) {
+            List<Sample> v = samples.get(m);
+            double[] ops = v.stream().mapToDouble(Sample::throughputOps).toArray();
+            double med = median.get(m);
+            Histogram all = new Histogram(3);
+            long retries = 0;
+            for (Sample x : v) {
+                all.add(x.latencyMicros());
+                retries += x.retries();
+            }
+            out.add(new E2eResult(m, m.batch(s.batch()), med, Arrays.stream(ops).min().orElse(0),
+                    Arrays.stream(ops).max().orElse(0), cbase == null ? Double.NaN : med / cbase,
+                    seq == null ? Double.NaN : med / seq,
+                    SchedulerBench.median(v.stream().mapToDouble(Sample::meanBatch).toArray()),
+                    all.getValueAtPercentile(50), all.getValueAtPercentile(99), all.getValueAtPercentile(99.9), retries,
+                    v.size()));
+        }
+        return out;
+    }
+}

@@ -1,0 +1,40 @@
+package io.psmr.bench.e2e;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.knowm.xchart.BitmapEncoder;
+import org.knowm.xchart.CategoryChart;
+import org.knowm.xchart.CategoryChartBuilder;
+import org.knowm.xchart.style.Styler;
+
+/** {@code e2e-throughput.png}: median throughput per mode (kops/s), the core count in the title. */
+public final class E2eCharts {
+
+    private E2eCharts() {
+    }
+
+    /** Writes the chart into {@code dir}; returns the file. */
+    public static Path write(Path dir, List<E2eResult> results, E2eSettings s) throws IOException {
+        if (System.getProperty("java.awt.headless") == null) {
+            System.setProperty("java.awt.headless", "true");
+        }
+        CategoryChart chart = new CategoryChartBuilder().width(900).height(500)
+                .title("End to end: " + s.clients() + " clients -> proxy -> local sequencer -> 1 replica - "
+                        + s.cores() + " cores")
+                .xAxisTitle("mode").yAxisTitle("throughput (kops/s, median)").build();
+        chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideE);
+        chart.getStyler().setYAxisMin(0.0);
+        chart.getStyler().setYAxisDecimalPattern("#,###.#");
+        List<String> labels = results.stream().map(r -> r.mode().cliName() + " b=" + r.batch()).toList();
+        List<Double> ys = results.stream().map(r -> r.throughputOps() / 1e3).toList();
+        chart.addSeries(s.workers() + (s.workers() == 1 ? " worker" : " workers"), labels, ys);
+        Path f = dir.resolve("e2e-throughput.png");
+        try (OutputStream png = Files.newOutputStream(f)) {
+            BitmapEncoder.saveBitmap(chart, png, BitmapEncoder.BitmapFormat.PNG);
+        }
+        return f;
+    }
+}

@@ -1,0 +1,206 @@
+package io.psmr.bench.e2e;
+
+import io.psmr.bench.scheduler.BenchCommand;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import me.tongfei.progressbar.ConsoleProgressBarConsumer;
+import me.tongfei.progressbar.ProgressBar;
+import me.tongfei.progressbar.ProgressBarBuilder;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code psmr bench e2e}: the end-to-end benchmark, see {@link E2eBench}.
+ *
+ * <p>Exit codes: 0 done, 1 failed (a run failed its checks, or the results folder cannot be
+ * written), 2 bad usage, with a message naming the flag.
+ */
+@Command(name = "e2e",
+        mixinStandardHelpOptions = true,
+        sortOptions = false,
+        usageHelpAutoWidth = true,
+        description = {
+            "End-to-end benchmark: closed-loop clients -> client proxy -> local sequencer -> one replica, per mode.",
+            "",
+            "Each run starts a fresh embedded replica (its own scheduler and in-memory Chronicle Map) and a batching "
+                + "proxy, and drives them with the clients of ./psmr load (50%% READs, 5%% MULTI_PUTs of 4 keys, the rest "
+                + "CREATE/UPDATE/DELETE; 64-byte values). Every mode gets a warm-up run, then --runs measured runs, "
+                + "interleaved (A B C ... A B C ...). Prints a table of median throughput with min and max, the ratios "
+                + "to CBASE and to sequential measured in the same invocation, and client latency; writes results.csv, "
+                + "summary.md and e2e-throughput.png to <out>/bench-e2e-<timestamp>/. A run fails unless the replica "
+                + "served and every operation got a non-error answer.",
+            "",
+            "Modes: cbase (batches of 1, exact keys compared pairwise, monitor graph), keys (the same at --batch), "
+                + "bitmap-monitor, bitmap-indexed, rw-bitmap (indexed graph), sequential (no scheduler), keys-hashed "
+                + "(extra, only when asked). CBASE and sequential references are always added.",
+            "",
+            "Default: every mode but keys-hashed, 3 runs of 3 s after a 1 s warm-up: about 70 s on 2 cores.",
+            ""})
+public final class E2eCommand implements Callable<Integer> {
+
+    /** Output formats. */
+    enum Format { table, csv }
+
+    static final List<E2eMode> DEFAULT_MODES = List.of(E2eMode.CBASE, E2eMode.KEYS, E2eMode.BITMAP_MONITOR,
+            E2eMode.BITMAP_INDEXED, E2eMode.RW_BITMAP, E2eMode.SEQUENTIAL);
+
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--modes", split = ",", paramLabel = "MODE",
+            description = "Modes: cbase, keys, bitmap-monitor, bitmap-indexed, rw-bitmap, sequential, keys-hashed.")
+    List<String> modes;
+
+    @Option(names = "--clients", paramLabel = "N", defaultValue = "64",
+            description = "Closed-loop clients, one thread each, 1 to 4096 (default: ${DEFAULT-VALUE}).")
+    int clients;
+
+    @Option(names = "--workers", paramLabel = "N",
+            description = "Worker threads of the replica, 1 to 256 (default: available processors).")
+    Integer workers;
+
+    @Option(names = "--batch", paramLabel = "B", defaultValue = "200",
+            description = "Most client commands per batch, 1 to 4095; cbase always uses 1 (default: ${DEFAULT-VALUE}).")
+    int batch;
+
+    @Option(names = "--window", paramLabel = "N", defaultValue = "4",
+            description = "Batches the proxy keeps outstanding, 1 to 1024: above 1 the replica's graph holds several "
+                    + "batches, so scheduling matters (default: ${DEFAULT-VALUE}).")
+    int window;
+
+    @Option(names = "--conflict", paramLabel = "PCT", defaultValue = "0",
+            description = "Percentage of batches that also write one shared hot key, 0 to 100 (default: ${DEFAULT-VALUE}).")
+    int conflict;
+
+    @Option(names = "--keys", paramLabel = "N", defaultValue = "10000",
+            description = "Key space of the clients, 4 to 10000000 (default: ${DEFAULT-VALUE}).")
+    int keys;
+
+    @Option(names = {"--bits", "-m"}, paramLabel = "M", defaultValue = "1024000",
+            description = "Bitmap size m in bits (default: ${DEFAULT-VALUE}).")
+    int bits;
+
+    @Option(names = "--duration", paramLabel = "TIME", defaultValue = "3s",
+            description = "Length of each measured run, e.g. 500ms or 3s (default: ${DEFAULT-VALUE}).")
+    String duration;
+
+    @Option(names = "--warmup", paramLabel = "TIME", defaultValue = "1s",
+            description = "Length of the warm-up run of each mode (default: ${DEFAULT-VALUE}).")
+    String warmup;
+
+    @Option(names = "--runs", paramLabel = "R", defaultValue = "3",
+            description = "Measured runs per mode, 1 to 100 (default: ${DEFAULT-VALUE}; use at least 3).")
+    int runs;
+
+    @Option(names = "--ordering", paramLabel = "ORDERING", defaultValue = "local",
+            description = "Ordering layer: only local (the in-process sequencer) until networked ordering lands "
+                    + "(default: ${DEFAULT-VALUE}).")
+    String ordering;
+
+    @Option(names = "--seed", paramLabel = "S", defaultValue = "42", description = "Clients' seed (default: ${DEFAULT-VALUE}).")
+    long seed;
+
+    @Option(names = "--format", paramLabel = "FORMAT", defaultValue = "table",
+            description = "table, or csv to print results.csv to stdout as well (default: ${DEFAULT-VALUE}).")
+    Format format;
+
+    @Option(names = "--out", paramLabel = "DIR", defaultValue = "results",
+            description = "Folder that receives bench-e2e-<timestamp>/ (default: ${DEFAULT-VALUE}).")
+    Path out;
+
+    @Option(names = "--no-progress", description = "No progress bar on stderr.")
+    boolean noProgress;
+
+    @Override
+    public Integer call() throws InterruptedException, IOException {
+        E2eSettings settings = validate();
+        PrintWriter o = spec.commandLine().getOut();
+        E2eBench bench = new E2eBench(settings);
+        String timestamp = LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"));
+        Path dir = BenchCommand.uniqueDir(settings.outDir(), "bench-e2e-" + timestamp);
+        if (format == Format.table) {
+            o.println("psmr bench e2e: " + E2eReport.machine(settings));
+            long perMode = settings.warmup().toMillis() + settings.runs() * settings.duration().toMillis();
+            o.printf(Locale.ROOT, "%d modes x %d runs; about %d s%n", settings.modes().size(), 1 + settings.runs(),
+                    settings.modes().size() * (perMode + 300L * (1 + settings.runs())) / 1000 + 2);
+            o.flush();
+        }
+        List<E2eResult> results;
+        if (noProgress) {
+            results = bench.run(m -> { });
+        } else {
+            try (ProgressBar bar = new ProgressBarBuilder().setTaskName("bench e2e").setInitialMax(bench.totalRuns())
+                    .setUnit(" runs", 1).setUpdateIntervalMillis(250)
+                    .setConsumer(new ConsoleProgressBarConsumer(System.err)).build()) {
+                results = bench.run(m -> bar.step());
+            }
+        }
+        E2eReport.write(dir, results, settings, timestamp);
+        Path chart = E2eCharts.write(dir, results, settings);
+        if (format == Format.csv) {
+            o.print(E2eReport.csv(results, settings));
+        } else {
+            o.println();
+            E2eReport.table(results, settings, o);
+            o.println();
+            o.println("wrote " + dir.resolve("results.csv") + ", " + dir.resolve("summary.md") + ", " + chart);
+        }
+        o.flush();
+        return 0;
+    }
+
+    E2eSettings validate() {
+        require(ordering.equals("local"), "--ordering: only local exists until networked ordering lands, got '"
+                + ordering + "'");
+        List<E2eMode> m = new ArrayList<>();
+        if (modes == null || modes.isEmpty()) {
+            m.addAll(DEFAULT_MODES);
+        } else {
+            for (String name : modes) {
+                E2eMode mode = E2eMode.byCliName(name.trim());
+                require(mode != null, "--modes: unknown mode '" + name + "'; expected cbase, keys, bitmap-monitor, "
+                        + "bitmap-indexed, rw-bitmap, sequential or keys-hashed");
+                if (!m.contains(mode)) {
+                    m.add(mode);
+                }
+            }
+            // The references of the ratios, always measured in the same invocation.
+            if (!m.contains(E2eMode.CBASE)) {
+                m.add(0, E2eMode.CBASE);
+            }
+            if (!m.contains(E2eMode.SEQUENTIAL)) {
+                m.add(E2eMode.SEQUENTIAL);
+            }
+        }
+        require(clients >= 1 && clients <= 4096, "--clients must be from 1 to 4096, got " + clients);
+        int w = workers != null ? workers : Runtime.getRuntime().availableProcessors();
+        require(w >= 1 && w <= 256, "--workers must be from 1 to 256, got " + w);
+        require(batch >= 1 && batch <= 4095, "--batch must be from 1 to 4095, got " + batch);
+        require(window >= 1 && window <= 1024, "--window must be from 1 to 1024, got " + window);
+        require(conflict >= 0 && conflict <= 100, "--conflict must be a percentage from 0 to 100, got " + conflict);
+        require(keys >= 4 && keys <= 10_000_000, "--keys must be from 4 to 10000000, got " + keys);
+        require(bits >= 1, "--bits must be at least 1, got " + bits);
+        Duration d = BenchCommand.parseDuration(spec.commandLine(), "--duration", duration, Duration.ofSeconds(3));
+        Duration wu = BenchCommand.parseDuration(spec.commandLine(), "--warmup", warmup, Duration.ofSeconds(1));
+        require(runs >= 1 && runs <= 100, "--runs must be from 1 to 100, got " + runs);
+        return new E2eSettings(m, clients, w, batch, window, conflict, keys, bits, runs, wu, d, seed,
+                Runtime.getRuntime().availableProcessors(), out);
+    }
+
+    private void require(boolean ok, String message) {
+        if (!ok) {
+            throw new CommandLine.ParameterException(spec.commandLine(), message);
+        }
+    }
+}

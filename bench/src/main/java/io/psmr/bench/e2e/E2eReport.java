@@ -1,0 +1,114 @@
+package io.psmr.bench.e2e;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
+
+/** The outputs of {@code psmr bench e2e}: the table, results.csv, summary.md. The chart is {@link E2eCharts}. */
+public final class E2eReport {
+
+    /** The exact header of results.csv. */
+    public static final String CSV_HEADER = "mode,graph,batch,window,workers,clients,conflict_pct,throughput_ops,"
+            + "ratio_vs_cbase,ratio_vs_sequential,mean_batch,p50_us,p99_us,p999_us,runs";
+
+    private E2eReport() {
+    }
+
+    /** Worker threads of the row: 1 for sequential (the delivery thread executes), else the setting. */
+    static int workers(E2eResult r, E2eSettings s) {
+        return r.mode().bench().parallel() ? s.workers() : 1;
+    }
+
+    /** results.csv: the header, then one row per mode in report order. NaN columns are empty. */
+    public static String csv(List<E2eResult> results, E2eSettings s) {
+        StringBuilder b = new StringBuilder(CSV_HEADER).append('\n');
+        for (E2eResult r : results) {
+            b.append(r.mode().bench().csvMode()).append(',').append(r.mode().bench().csvGraph()).append(',')
+                    .append(r.batch()).append(',').append(s.window()).append(',').append(workers(r, s)).append(',')
+                    .append(s.clients()).append(',').append(s.conflictPct()).append(',')
+                    .append(Math.round(r.throughputOps())).append(',')
+                    .append(num(r.ratioVsCbase(), "%.3f")).append(',')
+                    .append(num(r.ratioVsSequential(), "%.3f")).append(',')
+                    .append(num(r.meanBatch(), "%.1f")).append(',')
+                    .append(r.p50Micros()).append(',').append(r.p99Micros()).append(',').append(r.p999Micros()).append(',')
+                    .append(r.runs()).append('\n');
+        }
+        return b.toString();
+    }
+
+    /** The table on stdout. */
+    public static void table(List<E2eResult> results, E2eSettings s, PrintWriter out) {
+        out.printf(Locale.ROOT, "%-15s %5s %5s %22s %8s %8s %7s %9s %9s %9s%n", "mode", "batch", "thr",
+                "kops/s median [min-max]", "x CBASE", "x seq", "mean b", "p50 us", "p99 us", "p999 us");
+        for (E2eResult r : results) {
+            String k = String.format(Locale.ROOT, "%.1f [%.1f-%.1f]", r.throughputOps() / 1e3, r.minOps() / 1e3,
+                    r.maxOps() / 1e3);
+            out.printf(Locale.ROOT, "%-15s %5d %5s %22s %8s %8s %7s %9d %9d %9d%n", r.mode().cliName(), r.batch(),
+                    r.mode().bench().parallel() ? Integer.toString(s.workers()) : "-", k, dash(r.ratioVsCbase()),
+                    dash(r.ratioVsSequential()), num(r.meanBatch(), "%.1f"), r.p50Micros(), r.p99Micros(), r.p999Micros());
+        }
+        long retries = results.stream().mapToLong(E2eResult::retries).sum();
+        if (retries > 0) {
+            out.printf(Locale.ROOT, "(the proxy retried %d batches over the measured runs)%n", retries);
+        }
+        out.flush();
+    }
+
+    /** The machine and settings, one line. */
+    public static String machine(E2eSettings s) {
+        return String.format(Locale.ROOT, "%d cores, Java %s (%s), %s %s; 1 replica over the local sequencer, "
+                        + "%d closed-loop clients, one proxy (batch <= %d, window %d), %d workers, %d%% hot-key batches, "
+                        + "%d keys, m = %,d bits; %d measured runs of %d ms after a %d ms warm-up per mode",
+                s.cores(), System.getProperty("java.version"), System.getProperty("java.vm.name"),
+                System.getProperty("os.name"), System.getProperty("os.arch"), s.clients(), s.batch(), s.window(),
+                s.workers(), s.conflictPct(), s.keys(), s.bitmapBits(), s.runs(), s.duration().toMillis(),
+                s.warmup().toMillis());
+    }
+
+    /** summary.md: settings, the table with min and max, and how to read it. */
+    public static String summaryMarkdown(List<E2eResult> results, E2eSettings s, String timestamp) {
+        StringWriter sw = new StringWriter();
+        PrintWriter o = new PrintWriter(sw);
+        o.println("# psmr bench e2e " + timestamp);
+        o.println();
+        o.println("Machine and settings: " + machine(s) + ".");
+        o.println();
+        o.println("Closed-loop clients -> client proxy -> local sequencer -> one replica. Throughput is acknowledged "
+                + "operations per second (median of the measured runs, with min and max); `x CBASE` and `x seq` are "
+                + "ratios to the CBASE and sequential medians of this invocation; `mean batch` is the proxy's mean client "
+                + "commands per batch; latency is from submit to reply, as the client sees it, all measured runs merged. "
+                + "Clients, proxy and replica share the " + s.cores() + " cores.");
+        o.println();
+        o.println("| mode | batch | workers | kops/s | min-max | x CBASE | x seq | mean batch | p50 us | p99 us | p999 us |");
+        o.println("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+        for (E2eResult r : results) {
+            o.printf(Locale.ROOT, "| %s | %d | %d | %.1f | %.1f-%.1f | %s | %s | %s | %d | %d | %d |%n",
+                    r.mode().cliName(), r.batch(), workers(r, s), r.throughputOps() / 1e3, r.minOps() / 1e3,
+                    r.maxOps() / 1e3, dash(r.ratioVsCbase()), dash(r.ratioVsSequential()), num(r.meanBatch(), "%.1f"),
+                    r.p50Micros(), r.p99Micros(), r.p999Micros());
+        }
+        o.flush();
+        return sw.toString();
+    }
+
+    /** Writes results.csv and summary.md into {@code dir}. */
+    public static void write(Path dir, List<E2eResult> results, E2eSettings s, String timestamp) throws IOException {
+        Files.createDirectories(dir);
+        Files.writeString(dir.resolve("results.csv"), csv(results, s), StandardCharsets.UTF_8);
+        Files.writeString(dir.resolve("summary.md"), summaryMarkdown(results, s, timestamp), StandardCharsets.UTF_8);
+    }
+
+    private static String dash(double v) {
+        String s = num(v, "%.2f");
+        return s.isEmpty() ? "-" : s;
+    }
+
+    private static String num(double v, String format) {
+        return Double.isNaN(v) || Double.isInfinite(v) ? "" : String.format(Locale.ROOT, format, v);
+    }
+}

@@ -1,0 +1,124 @@
+package io.psmr.bench.e2e;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.psmr.bench.cli.PsmrMain;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import picocli.CommandLine;
+
+/** {@code psmr bench e2e}: usage errors, and a tiny run's results.csv. Asserts behaviour, never speed. */
+class E2eCommandTest {
+
+    private record Run(int exitCode, String out, String err) {
+    }
+
+    private static Run run(String... args) {
+        CommandLine cl = PsmrMain.commandLine();
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        cl.setOut(new PrintWriter(out, true));
+        cl.setErr(new PrintWriter(err, true));
+        int code = cl.execute(args);
+        return new Run(code, out.toString(), err.toString());
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+        "--clients 0            | --clients must be from 1 to 4096",
+        "--workers 0            | --workers must be from 1 to 256",
+        "--batch 0              | --batch must be from 1 to 4095",
+        "--window 0             | --window must be from 1 to 1024",
+        "--conflict 101         | --conflict must be a percentage",
+        "--keys 3               | --keys must be from 4 to 10000000",
+        "--bits 0               | --bits must be at least 1",
+        "--modes bitmap         | --modes: unknown mode 'bitmap'",
+        "--duration fast        | --duration must be a time such as 500ms or 2s",
+        "--warmup 1ms           | --warmup must be from 10ms to 600s",
+        "--runs 0               | --runs must be from 1 to 100",
+        "--ordering ring-paxos  | --ordering: only local exists",
+        "--format xml           | Invalid value for option '--format'",
+        "--bogus                | Unknown option: '--bogus'",
+    })
+    void badFlagsExitWithUsageErrorNamingTheFlag(String args, String message) {
+        String[] argv = Stream.concat(Stream.of("bench", "e2e"), Stream.of(args.trim().split("\\s+"))).toArray(String[]::new);
+        Run r = run(argv);
+        assertEquals(PsmrMain.EXIT_USAGE, r.exitCode(), "exit code; stderr:\n" + r.err());
+        assertTrue(r.err().contains(message.trim()), "stderr should contain '" + message.trim() + "':\n" + r.err());
+        assertEquals("", r.out(), "nothing on stdout");
+    }
+
+    @Test
+    void helpIsListedUnderBench() {
+        Run bench = run("bench", "--help");
+        assertEquals(0, bench.exitCode(), bench.err());
+        assertTrue(bench.out().contains("e2e"), bench.out());
+        Run e2e = run("bench", "e2e", "--help");
+        assertEquals(0, e2e.exitCode(), e2e.err());
+        assertTrue(e2e.out().contains("--clients") && e2e.out().contains("--ordering"), e2e.out());
+        assertTrue(e2e.err().isEmpty(), "no picocli warnings: " + e2e.err());
+    }
+
+    @Test
+    void aTinyRunWritesResultsCsvWithTheExactHeaderAndSaneRows(@TempDir Path tmp) throws IOException {
+        Run r = run("bench", "e2e", "--modes", "bitmap-indexed,keys", "--clients", "4", "--duration", "300ms",
+                "--warmup", "50ms", "--runs", "1", "--batch", "20", "--window", "2", "--conflict", "20",
+                "--keys", "500", "--bits", "102400", "--format", "csv", "--no-progress", "--out", tmp.toString());
+        assertEquals(0, r.exitCode(), "stderr:\n" + r.err());
+        List<Path> dirs;
+        try (Stream<Path> s = Files.list(tmp)) {
+            dirs = s.toList();
+        }
+        assertEquals(1, dirs.size(), "one results folder: " + dirs);
+        Path dir = dirs.get(0);
+        assertTrue(dir.getFileName().toString().startsWith("bench-e2e-"), dir.toString());
+        List<String> lines = Files.readAllLines(dir.resolve("results.csv"));
+        assertEquals("mode,graph,batch,window,workers,clients,conflict_pct,throughput_ops,ratio_vs_cbase,"
+                + "ratio_vs_sequential,mean_batch,p50_us,p99_us,p999_us,runs", lines.get(0));
+        assertEquals(E2eReport.CSV_HEADER, lines.get(0));
+        assertEquals(lines, r.out().lines().toList(), "--format csv prints results.csv");
+
+        List<String> configs = new ArrayList<>();
+        for (String line : lines.subList(1, lines.size())) {
+            String[] f = line.split(",", -1);
+            assertEquals(15, f.length, "row: " + line);
+            configs.add(f[0] + "," + f[1] + "," + f[2]);
+            assertEquals("2", f[3], "window: " + line);
+            assertEquals("4", f[5], "clients: " + line);
+            assertEquals("20", f[6], "conflicts: " + line);
+            assertTrue(Long.parseLong(f[7]) > 0, "throughput must be positive: " + line);
+            assertTrue(Double.parseDouble(f[8]) > 0, "ratio to CBASE: " + line);
+            assertTrue(Double.parseDouble(f[9]) > 0, "ratio to sequential: " + line);
+            double meanBatch = Double.parseDouble(f[10]);
+            assertTrue(meanBatch >= 1 && meanBatch <= Integer.parseInt(f[2]), "mean batch within the bound: " + line);
+            long p50 = Long.parseLong(f[11]);
+            long p99 = Long.parseLong(f[12]);
+            long p999 = Long.parseLong(f[13]);
+            assertTrue(p50 > 0 && p50 <= p99 && p99 <= p999, "0 < p50 <= p99 <= p999: " + line);
+            assertEquals("1", f[14], "runs: " + line);
+            if (f[0].equals("keys_pairwise") && f[2].equals("1")) {
+                assertEquals("1.000", f[8], "CBASE is its own reference: " + line);
+            }
+            if (f[0].equals("sequential")) {
+                assertEquals("none", f[1], line);
+                assertEquals("1", f[4], "sequential executes on one thread: " + line);
+                assertEquals("1.000", f[9], "sequential is its own reference: " + line);
+            }
+        }
+        assertEquals(List.of("keys_pairwise,monitor,1", "bitmap,indexed,20", "keys_pairwise,monitor,20",
+                "sequential,none,20"), configs, "CBASE first and sequential last are added; asked modes in order");
+        assertTrue(Files.readString(dir.resolve("summary.md")).contains("| mode | batch | workers |"));
+        assertTrue(Files.size(dir.resolve("e2e-throughput.png")) > 1000);
+    }
+}
