@@ -1,0 +1,279 @@
+package io.psmr.ordering.ringpaxos;
+
+import java.util.ArrayDeque;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * An acceptor, and the coordinator when it is the lowest acceptor it believes alive.
+ *
+ * <p>As acceptor it keeps the Paxos rules on its {@link AcceptorStorage}: it promises a ballot only
+ * if no higher one was promised, and votes in a ballot only if no higher one was promised. As ring
+ * member it forwards each Accept it votes for to the next member; as last member it decides and
+ * tells every acceptor, every learner and the proposer. It also answers learners' fetches, trims
+ * its log once every learner has delivered, and sends heartbeats.
+ *
+ * <p>Crash and restart: build a new {@code AcceptorNode} on the same storage. The coordinator role,
+ * the failure detector and the learners' reports are volatile and are rebuilt from messages.
+ */
+public final class AcceptorNode implements ProtocolNode {
+
+    private final int id;
+    private final RingPaxosConfig config;
+    private final AcceptorStorage storage;
+    private final FailureDetector detector;
+    private final Outbox outbox = new Outbox();
+    // Messages to itself (the coordinator preparing and voting locally) skip the network.
+    private final ArrayDeque<Message> local = new ArrayDeque<>();
+    private final Map<Integer, Long> learnerDelivered = new HashMap<>();
+
+    private long now;
+    private long maxRoundSeen;
+    private Coordinator coordinator;
+
+    /**
+     * Creates an acceptor.
+     *
+     * @param config  the cluster
+     * @param id      this acceptor's id, one of {@link RingPaxosConfig#acceptors()}
+     * @param storage its durable state: fresh, or what it had before a crash
+     */
+    public AcceptorNode(RingPaxosConfig config, int id, AcceptorStorage storage) {
+        if (!config.isAcceptor(id)) {
+            throw new IllegalArgumentException(id + " is not an acceptor");
+        }
+        this.id = id;
+        this.config = config;
+        this.storage = storage;
+        this.detector = new FailureDetector(id, config.acceptors(), config.suspectTicks());
+        this.maxRoundSeen = storage.promised().round();
+    }
+
+    @Override
+    public int id() {
+        return id;
+    }
+
+    /** The durable state. */
+    public AcceptorStorage storage() {
+        return storage;
+    }
+
+    /** Whether this acceptor is coordinating with a completed Phase 1. */
+    public boolean isCoordinator() {
+        return coordinator != null && coordinator.isActive();
+    }
+
+    @Override
+    public void step(Message message) {
+        if (message.to() != id) {
+            return;
+        }
+        handle(message);
+        drainLocal();
+    }
+
+    @Override
+    public void tick() {
+        now++;
+        if (now % config.heartbeatTicks() == 0) {
+            for (int other : config.acceptors()) {
+                if (other != id) {
+                    send(new Message.Heartbeat(id, other, storage.promised(), storage.highestDecided(), storage.trimmedTo()));
+                }
+            }
+            for (int learner : config.learners()) {
+                send(new Message.Heartbeat(id, learner, storage.promised(), storage.highestDecided(), storage.trimmedTo()));
+            }
+        }
+        boolean leader = detector.lowestLive(now) == id;
+        if (leader && coordinator == null) {
+            becomeCoordinator();
+        } else if (!leader && coordinator != null) {
+            coordinator = null;
+        } else if (coordinator != null) {
+            coordinator.tick(now);
+        }
+        drainLocal();
+    }
+
+    @Override
+    public Ready ready() {
+        return outbox.drain();
+    }
+
+    private void becomeCoordinator() {
+        long round = Math.max(maxRoundSeen, storage.promised().round()) + 1;
+        maxRoundSeen = round;
+        coordinator = new Coordinator(id, config, storage, detector, this::send, new Ballot(round, id));
+        coordinator.start(now);
+    }
+
+    private void send(Message m) {
+        if (m.to() == id) {
+            local.add(m);
+        } else {
+            outbox.send(m);
+        }
+    }
+
+    private void drainLocal() {
+        Message m;
+        while ((m = local.poll()) != null) {
+            handle(m);
+        }
+    }
+
+    private void handle(Message message) {
+        if (config.isAcceptor(message.from())) {
+            detector.heard(message.from(), now);
+        }
+        // Java 17 has no pattern switch outside preview; the chain is exhaustive over the sealed type.
+        if (message instanceof Message.Propose p) {
+            onPropose(p);
+        } else if (message instanceof Message.Prepare p) {
+            onPrepare(p);
+        } else if (message instanceof Message.Promise p) {
+            if (coordinator != null) {
+                coordinator.onPromise(p, now);
+            }
+        } else if (message instanceof Message.Accept a) {
+            onAccept(a);
+        } else if (message instanceof Message.Reject r) {
+            onReject(r);
+        } else if (message instanceof Message.Decision d) {
+            onDecision(d);
+        } else if (message instanceof Message.Heartbeat h) {
+            onHeartbeat(h);
+        } else if (message instanceof Message.Fetch f) {
+            onFetch(f);
+        } else if (message instanceof Message.Delivered d) {
+            onDelivered(d);
+        }
+    }
+
+    private void onPropose(Message.Propose p) {
+        if (coordinator != null) {
+            coordinator.enqueue(p.value(), now);
+        } else if (!p.forwarded()) {
+            int leader = detector.lowestLive(now);
+            if (leader != id) {
+                send(new Message.Propose(id, leader, p.value(), true));
+            }
+        }
+    }
+
+    private void onPrepare(Message.Prepare p) {
+        if (!config.isAcceptor(p.from()) || p.ballot().coordinator() != p.from()) {
+            return;
+        }
+        seeRound(p.ballot());
+        if (p.ballot().isBelow(storage.promised())) {
+            send(new Message.Reject(id, p.from(), storage.promised()));
+            return;
+        }
+        storage.promise(p.ballot());
+        send(new Message.Promise(id, p.from(), p.ballot(), storage.trimmedTo(),
+                storage.votesFrom(Math.max(p.fromInstance(), storage.trimmedTo() + 1))));
+    }
+
+    private void onAccept(Message.Accept a) {
+        List<Integer> ring = a.ring();
+        if (a.position() < 0 || a.position() >= ring.size() || ring.get(a.position()) != id
+                || ring.get(0) != a.ballot().coordinator() || ring.size() != config.quorum()
+                || ring.stream().distinct().count() != ring.size()
+                || !ring.stream().allMatch(config::isAcceptor)) {
+            return; // malformed: refuse, never obey
+        }
+        seeRound(a.ballot());
+        if (a.ballot().isBelow(storage.promised())) {
+            send(new Message.Reject(id, a.ballot().coordinator(), storage.promised()));
+            return;
+        }
+        if (!storage.inRange(a.instance())) {
+            return; // trimmed (so decided) or beyond the bounded log: the coordinator retries later
+        }
+        storage.vote(a.instance(), a.ballot(), a.value());
+        if (a.position() < ring.size() - 1) {
+            send(new Message.Accept(id, ring.get(a.position() + 1), a.ballot(), a.instance(), a.value(), ring,
+                    a.position() + 1));
+            return;
+        }
+        // Last ring member: all f+1 members voted for this value in this ballot, a quorum. Decided.
+        storage.decide(a.instance(), a.value());
+        for (int other : config.acceptors()) {
+            send(new Message.Decision(id, other, a.instance(), a.value(), a.ballot()));
+        }
+        for (int learner : config.learners()) {
+            send(new Message.Decision(id, learner, a.instance(), a.value(), a.ballot()));
+        }
+        if (!a.value().isNoop()) {
+            send(new Message.Decision(id, a.value().id().proposer(), a.instance(), a.value(), a.ballot()));
+        }
+    }
+
+    private void onReject(Message.Reject r) {
+        seeRound(r.promised());
+        if (coordinator != null && r.promised().isAbove(coordinator.ballot())) {
+            // Someone prepared a higher ballot. If we still believe we should coordinate, outbid it;
+            // the failure detectors converge, so this duel ends once the network is stable.
+            coordinator = null;
+            if (detector.lowestLive(now) == id) {
+                becomeCoordinator();
+            }
+        }
+    }
+
+    private void onDecision(Message.Decision d) {
+        if (!config.isAcceptor(d.from())) {
+            return;
+        }
+        storage.decide(d.instance(), d.value());
+        if (coordinator != null) {
+            coordinator.onDecided(d.instance(), now);
+        }
+    }
+
+    private void onHeartbeat(Message.Heartbeat h) {
+        if (!config.isAcceptor(h.from())) {
+            return;
+        }
+        seeRound(h.promised());
+        // Another acceptor's trim point was delivered by every learner: it is safe to trim to it.
+        storage.trimTo(h.trimmedTo());
+    }
+
+    private void onFetch(Message.Fetch f) {
+        if (!config.isLearner(f.from())) {
+            return;
+        }
+        long last = Math.min(f.toInstance(), f.fromInstance() + config.fetchBatch() - 1);
+        for (long i = Math.max(f.fromInstance(), storage.trimmedTo() + 1); i <= last; i++) {
+            Value v = storage.decidedValue(i);
+            if (v != null) {
+                send(new Message.Decision(id, f.from(), i, v, storage.promised()));
+            }
+        }
+    }
+
+    private void onDelivered(Message.Delivered d) {
+        if (!config.isLearner(d.from())) {
+            return;
+        }
+        learnerDelivered.merge(d.from(), d.upTo(), Math::max);
+        if (learnerDelivered.size() < config.learners().size()) {
+            return;
+        }
+        long safe = Long.MAX_VALUE;
+        for (long upTo : learnerDelivered.values()) {
+            safe = Math.min(safe, upTo);
+        }
+        // Every learner delivered up to safe, so it is decided: nobody will need it from us again.
+        storage.trimTo(safe);
+    }
+
+    private void seeRound(Ballot b) {
+        maxRoundSeen = Math.max(maxRoundSeen, b.round());
+    }
+}

@@ -1,0 +1,54 @@
+package io.psmr.ordering.ringpaxos;
+
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * Remembers, per proposer, which proposals a learner has delivered, in bounded space, so a
+ * proposal decided twice (its proposer retried after a lost acknowledgement) is delivered once.
+ *
+ * <p>It relies on the proposer's window (see {@link Proposer}): a proposer sends sequence number
+ * {@code s} only once {@code s − w} is acknowledged, hence decided, where {@code w} is the window.
+ * A fresh value is only ever placed above every instance a coordinator's Phase 1 quorum voted in,
+ * so {@code s} is decided after the first decision of {@code s − w}. Therefore, once a learner has
+ * delivered {@code h}, every {@code s ≤ h − w} was already delivered; only the last {@code w}
+ * sequence numbers below the highest need a bit each. The state is one long and one 64-bit mask
+ * per proposer, and proposers are fixed by the configuration.
+ */
+final class ProposalDeduplicator {
+
+    private static final class Window {
+        long highest;
+        long seen; // bit k: highest − k was delivered
+    }
+
+    private final int window;
+    private final Map<Integer, Window> byProposer = new HashMap<>();
+
+    ProposalDeduplicator(int window) {
+        this.window = window;
+    }
+
+    /** Records the proposal and returns whether it is delivered for the first time. */
+    boolean firstDelivery(ProposalId id) {
+        Window w = byProposer.computeIfAbsent(id.proposer(), p -> new Window());
+        long s = id.seq();
+        if (s > w.highest) {
+            long shift = s - w.highest;
+            w.seen = shift >= 64 ? 0 : w.seen << shift;
+            w.seen |= 1;
+            w.highest = s;
+            return true;
+        }
+        long k = w.highest - s;
+        if (k >= window) {
+            return false;
+        }
+        long bit = 1L << k;
+        if ((w.seen & bit) != 0) {
+            return false;
+        }
+        w.seen |= bit;
+        return true;
+    }
+}

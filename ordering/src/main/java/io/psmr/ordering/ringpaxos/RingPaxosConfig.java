@@ -1,0 +1,128 @@
+package io.psmr.ordering.ringpaxos;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * The membership and the tunables of a Ring Paxos cluster. Every node must be given the same
+ * configuration. Times are in ticks: the host decides how long a tick is.
+ *
+ * <p>Timeouts matter for liveness only. A too-short {@code suspectTicks} makes coordinators change
+ * needlessly; it never makes two learners disagree.
+ *
+ * @param acceptors          acceptor ids, 2f+1 of them (an odd count, at least 1); the coordinator is one of them
+ * @param learners           learner ids
+ * @param proposers          proposer ids
+ * @param window             most instances a coordinator has in flight (assigned, not yet known decided)
+ * @param logCapacity        most undiscarded instances an acceptor keeps beyond its trim point; at least {@code window}
+ * @param learnerBuffer      most decided instances a learner buffers ahead of its next one to deliver
+ * @param coordinatorQueue   most proposals a coordinator holds waiting for room in the window (beyond it, they
+ *                           are dropped and their proposer retries)
+ * @param proposerWindow     most proposals a proposer has outstanding, at most 64 (see {@link Proposer})
+ * @param heartbeatTicks     ticks between an acceptor's heartbeats
+ * @param suspectTicks       ticks of silence after which an acceptor is suspected to have crashed
+ * @param retryTicks         ticks before a coordinator resends an unanswered Prepare or Accept
+ * @param proposerRetryTicks ticks before a proposer resends an unacknowledged proposal
+ * @param fetchTicks         ticks a learner waits at a gap before asking an acceptor again
+ * @param fetchBatch         most instances one fetch asks for
+ * @param reportTicks        ticks between a learner's reports of its safe instance
+ */
+public record RingPaxosConfig(List<Integer> acceptors, List<Integer> learners, List<Integer> proposers,
+                              int window, int logCapacity, int learnerBuffer, int coordinatorQueue,
+                              int proposerWindow, int heartbeatTicks, int suspectTicks, int retryTicks,
+                              int proposerRetryTicks, int fetchTicks, int fetchBatch, int reportTicks) {
+
+    /** Validates and copies. */
+    public RingPaxosConfig {
+        acceptors = List.copyOf(acceptors);
+        learners = List.copyOf(learners);
+        proposers = List.copyOf(proposers);
+        if (acceptors.isEmpty() || acceptors.size() % 2 == 0) {
+            throw new IllegalArgumentException("need 2f+1 acceptors, got " + acceptors.size());
+        }
+        if (learners.isEmpty()) {
+            throw new IllegalArgumentException("need at least one learner");
+        }
+        Set<Integer> ids = new HashSet<>();
+        for (List<Integer> group : List.of(acceptors, learners, proposers)) {
+            for (int id : group) {
+                if (id < 0 || !ids.add(id)) {
+                    throw new IllegalArgumentException("node ids must be distinct and non-negative: " + id);
+                }
+            }
+        }
+        if (!acceptors.equals(acceptors.stream().sorted().toList())) {
+            throw new IllegalArgumentException("acceptor ids must be in increasing order: " + acceptors);
+        }
+        positive("window", window);
+        positive("learnerBuffer", learnerBuffer);
+        positive("coordinatorQueue", coordinatorQueue);
+        positive("heartbeatTicks", heartbeatTicks);
+        positive("retryTicks", retryTicks);
+        positive("proposerRetryTicks", proposerRetryTicks);
+        positive("fetchTicks", fetchTicks);
+        positive("fetchBatch", fetchBatch);
+        positive("reportTicks", reportTicks);
+        if (logCapacity < window) {
+            throw new IllegalArgumentException("logCapacity " + logCapacity + " < window " + window);
+        }
+        if (proposerWindow < 1 || proposerWindow > 64) {
+            throw new IllegalArgumentException("proposerWindow must be in 1..64: " + proposerWindow);
+        }
+        if (suspectTicks <= heartbeatTicks) {
+            throw new IllegalArgumentException("suspectTicks must exceed heartbeatTicks");
+        }
+    }
+
+    private static void positive(String name, int v) {
+        if (v < 1) {
+            throw new IllegalArgumentException(name + " must be positive: " + v);
+        }
+    }
+
+    /**
+     * A configuration with the defaults: window 64, log capacity 1,024, learner buffer 1,024,
+     * coordinator queue 256, proposer window 8, heartbeat every 2 ticks, suspect after 10, retry
+     * after 8, proposer retry after 20, fetch after 4, fetch batch 64, report every 5.
+     */
+    public static RingPaxosConfig of(List<Integer> acceptors, List<Integer> learners, List<Integer> proposers) {
+        return new RingPaxosConfig(acceptors, learners, proposers, 64, 1024, 1024, 256, 8, 2, 10, 8, 20, 4, 64, 5);
+    }
+
+    /** f: how many acceptors may crash, (acceptors − 1) / 2. */
+    public int f() {
+        return (acceptors.size() - 1) / 2;
+    }
+
+    /** The size of a quorum and of the ring, f + 1. */
+    public int quorum() {
+        return f() + 1;
+    }
+
+    /** Whether {@code id} is an acceptor. */
+    public boolean isAcceptor(int id) {
+        return acceptors.contains(id);
+    }
+
+    /** Whether {@code id} is a learner. */
+    public boolean isLearner(int id) {
+        return learners.contains(id);
+    }
+
+    /** A copy with other window and log capacity. */
+    public RingPaxosConfig withWindow(int newWindow, int newLogCapacity) {
+        return new RingPaxosConfig(acceptors, learners, proposers, newWindow, newLogCapacity, learnerBuffer,
+                coordinatorQueue, proposerWindow, heartbeatTicks, suspectTicks, retryTicks, proposerRetryTicks,
+                fetchTicks, fetchBatch, reportTicks);
+    }
+
+    /** All node ids, acceptors first. */
+    public List<Integer> allNodes() {
+        List<Integer> all = new ArrayList<>(acceptors);
+        all.addAll(learners);
+        all.addAll(proposers);
+        return all;
+    }
+}

@@ -1,0 +1,188 @@
+package io.psmr.ordering.ringpaxos;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.PriorityQueue;
+import java.util.Random;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+/**
+ * A whole Ring Paxos cluster in one thread over a simulated network, driven by one seeded
+ * {@link Random}: the same seed gives the same run, message for message.
+ *
+ * <p>The network loses, duplicates, delays and (through random delays) reorders messages. Acceptors
+ * crash and restart; a crash drops the node object (its volatile state) and keeps its
+ * {@link AcceptorStorage}, which models storage the host made durable before sending. Proposers and
+ * learners do not crash in this harness.
+ */
+final class SimulatedCluster {
+
+    private record InTransit(long at, long order, Message message) {
+    }
+
+    final RingPaxosConfig config;
+    private final Random random;
+    private final TreeMap<Integer, ProtocolNode> live = new TreeMap<>();
+    private final Map<Integer, AcceptorStorage> storages = new HashMap<>();
+    private final TreeSet<Integer> down = new TreeSet<>();
+    private final PriorityQueue<InTransit> network = new PriorityQueue<>(
+            (a, b) -> a.at != b.at ? Long.compare(a.at, b.at) : Long.compare(a.order, b.order));
+
+    /** What each learner delivered, in order. */
+    final Map<Integer, List<Ready.Delivery>> delivered = new TreeMap<>();
+    /** Every proposal made, with its payload, in order. */
+    final Map<ProposalId, byte[]> proposed = new LinkedHashMap<>();
+    /** Proposals acknowledged to their proposer. */
+    final Set<ProposalId> acknowledged = new HashSet<>();
+
+    /**
+     * A deliberately broken mode for testing the checker: a restarted acceptor loses its storage
+     * too (promises and votes forgotten), which Paxos does not tolerate.
+     */
+    boolean amnesia;
+    double lossRate;
+    double duplicateRate;
+    int maxDelay = 1;
+    long now;
+    long messagesSent;
+    private long order;
+
+    SimulatedCluster(RingPaxosConfig config, Random random) {
+        this.config = config;
+        this.random = random;
+        for (int a : config.acceptors()) {
+            storages.put(a, new AcceptorStorage(config.logCapacity()));
+            live.put(a, new AcceptorNode(config, a, storages.get(a)));
+        }
+        for (int l : config.learners()) {
+            live.put(l, new Learner(config, l));
+            delivered.put(l, new ArrayList<>());
+        }
+        for (int p : config.proposers()) {
+            live.put(p, new Proposer(config, p));
+        }
+    }
+
+    /** One tick: deliver every message due, then tick every live node. */
+    void tick() {
+        now++;
+        while (!network.isEmpty() && network.peek().at <= now) {
+            Message m = network.poll().message;
+            ProtocolNode node = live.get(m.to());
+            if (node != null) {
+                node.step(m);
+                collect(node);
+            }
+        }
+        for (ProtocolNode node : List.copyOf(live.values())) {
+            node.tick();
+            collect(node);
+        }
+    }
+
+    /** Runs {@code ticks} ticks. */
+    void run(int ticks) {
+        for (int i = 0; i < ticks; i++) {
+            tick();
+        }
+    }
+
+    /** Makes the proposer propose a fresh value if its window allows; returns whether it did. */
+    boolean propose(int proposerId) {
+        Proposer p = (Proposer) live.get(proposerId);
+        if (!p.canPropose()) {
+            return false;
+        }
+        byte[] data = new byte[1 + random.nextInt(8)];
+        random.nextBytes(data);
+        proposed.put(p.propose(data), data);
+        collect(p);
+        return true;
+    }
+
+    /** Crashes an acceptor: its volatile state is gone, its storage stays. */
+    void crash(int acceptor) {
+        if (live.remove(acceptor) != null) {
+            down.add(acceptor);
+        }
+    }
+
+    /** Restarts a crashed acceptor on its durable storage. */
+    void restart(int acceptor) {
+        if (down.remove(acceptor)) {
+            if (amnesia) {
+                storages.put(acceptor, new AcceptorStorage(config.logCapacity()));
+            }
+            live.put(acceptor, new AcceptorNode(config, acceptor, storages.get(acceptor)));
+        }
+    }
+
+    /** Restarts every crashed acceptor and makes the network lose and duplicate nothing. */
+    void heal() {
+        for (int a : List.copyOf(down)) {
+            restart(a);
+        }
+        lossRate = 0;
+        duplicateRate = 0;
+    }
+
+    TreeSet<Integer> down() {
+        return down;
+    }
+
+    List<Integer> liveAcceptors() {
+        return config.acceptors().stream().filter(live::containsKey).toList();
+    }
+
+    AcceptorStorage storage(int acceptor) {
+        return storages.get(acceptor);
+    }
+
+    ProtocolNode node(int id) {
+        return live.get(id);
+    }
+
+    /** Whether every proposal is acknowledged and delivered by every learner. */
+    boolean allDone() {
+        if (acknowledged.size() < proposed.size()) {
+            return false;
+        }
+        for (List<Ready.Delivery> d : delivered.values()) {
+            if (d.size() < proposed.size()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private void collect(ProtocolNode node) {
+        Ready ready = node.ready();
+        if (ready.isEmpty()) {
+            return;
+        }
+        for (Message m : ready.messages()) {
+            transmit(m);
+        }
+        if (!ready.deliveries().isEmpty()) {
+            delivered.get(node.id()).addAll(ready.deliveries());
+        }
+        acknowledged.addAll(ready.acknowledged());
+    }
+
+    private void transmit(Message m) {
+        messagesSent++;
+        if (random.nextDouble() < lossRate) {
+            return;
+        }
+        int copies = random.nextDouble() < duplicateRate ? 2 : 1;
+        for (int c = 0; c < copies; c++) {
+            network.add(new InTransit(now + 1 + random.nextInt(maxDelay), order++, m));
+        }
+    }
+}
