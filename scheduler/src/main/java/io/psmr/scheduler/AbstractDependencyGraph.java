@@ -152,41 +152,87 @@ abstract class AbstractDependencyGraph<C extends Command> implements DependencyG
 
     @Override
     public final void remove(PendingBatch<C> taken) {
-        if (!(taken instanceof GraphNode<C> node) || node.owner != this) {
-            throw new IllegalArgumentException("batch " + describe(taken) + " was not taken from this graph");
-        }
+        GraphNode<C> node = ownNode(taken);
         lock.lock();
         try {
-            if (!node.taken || node.removed) {
-                throw new IllegalArgumentException("batch " + node.batch.instance()
-                        + (node.removed ? " was removed already" : " was not taken"));
-            }
-            node.removed = true;
-            unlinkFromList(node);
-            if (!aborted) {
-                unlink(node);
-                for (GraphNode<C> d : node.deps) {
-                    if (--d.pendingDeps == 0) {
-                        free.add(d);
-                        freeAvailable.signal();
-                    }
-                }
-            }
-            node.deps.clear();
-            removedCount++;
-            resize(-1);
-            if (size <= resumeSize) {
-                spaceAvailable.signal();
-            }
-            if (size == 0) {
-                emptied.signalAll();
-                if (closed) {
-                    freeAvailable.signalAll();
-                }
+            int freed = removeLocked(node);
+            for (int i = 0; i < freed; i++) {
+                freeAvailable.signal();
             }
         } finally {
             lock.unlock();
         }
+    }
+
+    @Override
+    public final PendingBatch<C> removeAndTake(PendingBatch<C> done) throws InterruptedException {
+        GraphNode<C> node = ownNode(done);
+        // Not interruptible: the batch ran, so its removal must happen whatever comes next.
+        lock.lock();
+        try {
+            int freed = removeLocked(node);
+            if (!free.isEmpty()) {
+                // This worker takes one of the freed batches itself; wake one waiter per other.
+                for (int i = 1; i < freed; i++) {
+                    freeAvailable.signal();
+                }
+                return markTaken(free.poll());
+            }
+            while (free.isEmpty()) {
+                if (aborted || (closed && size == 0)) {
+                    return null;
+                }
+                freeAvailable.await();
+            }
+            return markTaken(free.poll());
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private GraphNode<C> ownNode(PendingBatch<C> taken) {
+        if (!(taken instanceof GraphNode<C> node) || node.owner != this) {
+            throw new IllegalArgumentException("batch " + describe(taken) + " was not taken from this graph");
+        }
+        return node;
+    }
+
+    /**
+     * Removes a taken node under the lock and signals room and emptiness; the caller signals the
+     * freed batches, so that a worker that takes one of them itself wakes nobody for it.
+     *
+     * @return how many batches the removal freed
+     */
+    private int removeLocked(GraphNode<C> node) {
+        if (!node.taken || node.removed) {
+            throw new IllegalArgumentException("batch " + node.batch.instance()
+                    + (node.removed ? " was removed already" : " was not taken"));
+        }
+        node.removed = true;
+        unlinkFromList(node);
+        int freed = 0;
+        if (!aborted) {
+            unlink(node);
+            for (GraphNode<C> d : node.deps) {
+                if (--d.pendingDeps == 0) {
+                    free.add(d);
+                    freed++;
+                }
+            }
+        }
+        node.deps.clear();
+        removedCount++;
+        resize(-1);
+        if (size <= resumeSize) {
+            spaceAvailable.signal();
+        }
+        if (size == 0) {
+            emptied.signalAll();
+            if (closed) {
+                freeAvailable.signalAll();
+            }
+        }
+        return freed;
     }
 
     private static String describe(PendingBatch<?> p) {

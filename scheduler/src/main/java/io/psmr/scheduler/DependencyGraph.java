@@ -53,6 +53,16 @@ public interface DependencyGraph<C extends Command> {
      */
     void remove(PendingBatch<C> taken);
 
+    /**
+     * {@link #remove} then {@link #take} under one acquisition of the lock: the worker's loop.
+     * A worker that frees batches takes the oldest free one itself instead of waking another
+     * thread for it. The removal happens even if the wait for the next batch is interrupted.
+     *
+     * @return the next batch, or {@code null} once the graph is closed and drained, or aborted
+     * @throws IllegalArgumentException as {@link #remove}; nothing is removed or taken
+     */
+    PendingBatch<C> removeAndTake(PendingBatch<C> done) throws InterruptedException;
+
     /** Batches in the graph, taken ones included. */
     int size();
 

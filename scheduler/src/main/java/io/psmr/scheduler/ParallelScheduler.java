@@ -66,20 +66,20 @@ final class ParallelScheduler<C extends Command, R> implements Scheduler<C, R> {
 
     private void workLoop() {
         try {
-            while (true) {
-                long t0 = System.nanoTime();
-                PendingBatch<C> pending = graph.take();
+            long t0 = System.nanoTime();
+            PendingBatch<C> pending = graph.take();
+            while (pending != null) {
                 long t1 = System.nanoTime();
                 idleNanos.add(t1 - t0);
-                if (pending == null) {
-                    return;
-                }
                 try {
                     runner.run(pending.batch());
-                } finally {
+                } catch (RuntimeException | Error e) {
                     graph.remove(pending);
-                    busyNanos.add(System.nanoTime() - t1);
+                    throw e;
                 }
+                t0 = System.nanoTime();
+                busyNanos.add(t0 - t1);
+                pending = graph.removeAndTake(pending);
             }
         } catch (InterruptedException e) {
             LOG.debug("worker {} interrupted; exiting", Thread.currentThread().getName());
