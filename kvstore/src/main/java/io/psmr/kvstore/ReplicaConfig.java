@@ -3,6 +3,7 @@ package io.psmr.kvstore;
 import io.psmr.ordering.AtomicBroadcast;
 import io.psmr.scheduler.ConflictDetection;
 import io.psmr.scheduler.GraphKind;
+import io.psmr.scheduler.SchedulerBuilder;
 import java.util.Objects;
 
 /**
@@ -16,7 +17,7 @@ import java.util.Objects;
  *                        BITMAP of 1,024,000 bits)
  * @param graph           the dependency graph kind (default INDEXED)
  * @param workers         worker threads (default: available processors)
- * @param maxPending      most batches in the scheduler's graph before delivery blocks (default 1,024)
+ * @param maxPending      most batches in the scheduler's graph before delivery blocks (default {@link SchedulerBuilder#DEFAULT_MAX_PENDING}, 64)
  * @param sequential      classic SMR: execute on the delivery thread, no graph, no workers (default false)
  * @param limits          size limits (default {@link KvLimits#defaults()})
  * @param store           the store to open (default in-memory Chronicle Map)
@@ -80,7 +81,7 @@ public record ReplicaConfig(int replicaId, ConflictDetection detection, GraphKin
         private ConflictDetection detection = ConflictDetection.bitmap(ConflictDetection.DEFAULT_BITMAP_BITS);
         private GraphKind graph = GraphKind.INDEXED;
         private int workers = Runtime.getRuntime().availableProcessors();
-        private int maxPending = 1024;
+        private int maxPending = SchedulerBuilder.DEFAULT_MAX_PENDING;
         private boolean sequential;
         private KvLimits limits = KvLimits.defaults();
         private StoreConfig store = StoreConfig.defaults();

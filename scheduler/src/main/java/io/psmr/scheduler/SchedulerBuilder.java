@@ -4,7 +4,7 @@ import java.util.Objects;
 
 /**
  * Configures and starts a {@link Scheduler}. Defaults: a 1,024,000-bit Roaring {@link ConflictMode#BITMAP},
- * the {@link GraphKind#INDEXED} graph, one worker per available processor, at most 1,024 pending
+ * the {@link GraphKind#INDEXED} graph, one worker per available processor, at most 64 pending
  * batches, summary verification on, results discarded.
  *
  * @param <C> the command type
@@ -12,12 +12,19 @@ import java.util.Objects;
  */
 public final class SchedulerBuilder<C extends Command, R> {
 
+    /**
+     * Default bound on pending batches. Enough look-ahead to keep workers busy past a conflicting
+     * batch (64 batches of 200 commands is 12,800 commands), small enough that the monitor graph's
+     * insert, which compares with every pending batch, stays cheap.
+     */
+    public static final int DEFAULT_MAX_PENDING = 64;
+
     private final Service<C, R> service;
     private ResultSink<C, R> sink = ResultSink.discarding();
     private ConflictDetection detection = ConflictDetection.bitmap(ConflictDetection.DEFAULT_BITMAP_BITS);
     private GraphKind graph = GraphKind.INDEXED;
     private int workers = Runtime.getRuntime().availableProcessors();
-    private int maxPending = 1024;
+    private int maxPending = DEFAULT_MAX_PENDING;
     private boolean verifySummaries = true;
     private boolean sequential;
     private String threadNamePrefix = "psmr-worker-";
