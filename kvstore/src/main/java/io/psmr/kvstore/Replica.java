@@ -70,20 +70,26 @@ public final class Replica implements AutoCloseable {
         this.config = config;
         this.router = router;
         this.store = config.store().open();
-        this.service = new KvService(store, config.limits());
-        this.cache = new ReplyCache(config.replyCacheWindow(), config.maxClients());
-        SchedulerBuilder<AdmittedCommand, KvResult> b = Scheduler.<AdmittedCommand, KvResult>builder(this::execute)
-                .detection(config.detection())
-                .graph(config.graph())
-                .workers(config.workers())
-                .maxPending(config.maxPending())
-                .verifySummaries(false)
-                .resultSink(new Replies())
-                .threadNamePrefix("psmr-replica-" + config.replicaId() + "-worker-");
-        if (config.sequential()) {
-            b.sequential();
+        try {
+            this.service = new KvService(store, config.limits());
+            this.cache = new ReplyCache(config.replyCacheWindow(), config.maxClients());
+            SchedulerBuilder<AdmittedCommand, KvResult> b = Scheduler.<AdmittedCommand, KvResult>builder(this::execute)
+                    .detection(config.detection())
+                    .graph(config.graph())
+                    .workers(config.workers())
+                    .maxPending(config.maxPending())
+                    .verifySummaries(false)
+                    .resultSink(new Replies())
+                    .threadNamePrefix("psmr-replica-" + config.replicaId() + "-worker-");
+            if (config.sequential()) {
+                b.sequential();
+            }
+            this.scheduler = b.start();
+        } catch (RuntimeException | Error e) {
+            // The store may be off-heap or a file: do not leak it when the replica cannot start.
+            store.close();
+            throw e;
         }
-        this.scheduler = b.start();
         Subscription s;
         try {
             s = broadcast.subscribe(config.fromInstance(), new Delivery());
@@ -151,7 +157,8 @@ public final class Replica implements AutoCloseable {
 
     /** What stopped delivery, if something did (a defect: refusals never stop a replica). */
     public Optional<Throwable> failure() {
-        return subscription.failure();
+        // A scheduler that fail-stopped is the root cause; delivery then ends on its refusal.
+        return scheduler.failure().or(subscription::failure);
     }
 
     /** A snapshot of the replica's counters. */

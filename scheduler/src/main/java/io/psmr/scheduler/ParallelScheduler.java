@@ -2,7 +2,9 @@ package io.psmr.scheduler;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -30,6 +32,7 @@ final class ParallelScheduler<C extends Command, R> implements Scheduler<C, R> {
     private final LongAdder busyNanos = new LongAdder();
     private final LongAdder idleNanos = new LongAdder();
     private volatile boolean closed;
+    private final AtomicReference<Throwable> failure = new AtomicReference<>();
 
     ParallelScheduler(BatchAdmission admission, BatchRunner<C, R> runner, DependencyGraph<C> graph, int workerCount,
                       String threadNamePrefix) {
@@ -49,14 +52,18 @@ final class ParallelScheduler<C extends Command, R> implements Scheduler<C, R> {
     @Override
     public void deliver(Batch<C> batch) throws InterruptedException {
         synchronized (deliveryLock) {
-            if (closed) {
-                throw new IllegalStateException("scheduler is closed");
+            if (closed || failure.get() != null) {
+                throw closedError();
             }
             String problem = admission.check(batch);
             if (problem != null) {
                 runner.reject(batch, problem);
             } else {
-                graph.insert(batch);
+                try {
+                    graph.insert(batch);
+                } catch (IllegalStateException e) {
+                    throw closedError();
+                }
             }
             admission.recordDelivered(batch);
             batchesDelivered.increment();
@@ -73,9 +80,9 @@ final class ParallelScheduler<C extends Command, R> implements Scheduler<C, R> {
                 idleNanos.add(t1 - t0);
                 try {
                     runner.run(pending.batch());
-                } catch (RuntimeException | Error e) {
-                    graph.remove(pending);
-                    throw e;
+                } catch (Throwable e) {
+                    failStop(e, pending);
+                    return;
                 }
                 t0 = System.nanoTime();
                 busyNanos.add(t0 - t1);
@@ -86,9 +93,40 @@ final class ParallelScheduler<C extends Command, R> implements Scheduler<C, R> {
         }
     }
 
+    /**
+     * A batch stopped half-way (a {@link VirtualMachineError} in the service, or an {@link Error}
+     * from the sink): this replica's state may now differ from the others', so nothing more may run.
+     * The graph is aborted, so no dependent batch starts, and every later call reports the failure.
+     */
+    private void failStop(Throwable e, PendingBatch<C> pending) {
+        if (failure.compareAndSet(null, e)) {
+            LOG.error("batch {} stopped half-way on {}; the scheduler stops, its state can no longer be trusted",
+                    pending.batch().instance(), Thread.currentThread().getName(), e);
+        }
+        closed = true;
+        graph.abort();
+        graph.remove(pending);
+    }
+
+    private IllegalStateException closedError() {
+        Throwable f = failure.get();
+        return f == null
+                ? new IllegalStateException("scheduler is closed")
+                : new IllegalStateException("scheduler failed and stopped: " + f, f);
+    }
+
     @Override
     public boolean awaitIdle(long timeout, TimeUnit unit) throws InterruptedException {
-        return graph.awaitEmpty(timeout, unit);
+        boolean idle = graph.awaitEmpty(timeout, unit);
+        if (failure.get() != null) {
+            throw closedError();
+        }
+        return idle;
+    }
+
+    @Override
+    public Optional<Throwable> failure() {
+        return Optional.ofNullable(failure.get());
     }
 
     @Override

@@ -1,6 +1,7 @@
 package io.psmr.scheduler;
 
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -39,8 +40,23 @@ public interface Scheduler<C extends Command, R> extends AutoCloseable {
      */
     void deliver(Batch<C> batch) throws InterruptedException;
 
-    /** Waits until every delivered batch has executed and been reported. @return false on timeout */
+    /**
+     * Waits until every delivered batch has executed and been reported.
+     *
+     * @return false on timeout
+     * @throws IllegalStateException if the scheduler failed (see {@link #failure()})
+     */
     boolean awaitIdle(long timeout, TimeUnit unit) throws InterruptedException;
+
+    /**
+     * What stopped the scheduler, if something did. A batch that stops half-way, because the service
+     * threw a {@link VirtualMachineError} (out of memory, stack overflow) or the result sink threw an
+     * {@link Error}, leaves this replica's state in doubt; the scheduler then fail-stops: it drops
+     * every batch not yet started, lets running ones finish, and refuses further deliveries with an
+     * {@link IllegalStateException} that carries this cause. Ordinary exceptions from the service are
+     * not failures: they become {@link CommandError.Kind#FAILED} results.
+     */
+    Optional<Throwable> failure();
 
     /** A snapshot of the counters. */
     SchedulerMetrics metrics();

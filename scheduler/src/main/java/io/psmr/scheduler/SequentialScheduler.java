@@ -1,6 +1,7 @@
 package io.psmr.scheduler;
 
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -18,6 +19,7 @@ final class SequentialScheduler<C extends Command, R> implements Scheduler<C, R>
     private long commandsDelivered;
     private long busyNanos;
     private volatile boolean closed;
+    private volatile Throwable failure;
 
     SequentialScheduler(BatchAdmission admission, BatchRunner<C, R> runner) {
         this.admission = admission;
@@ -27,7 +29,10 @@ final class SequentialScheduler<C extends Command, R> implements Scheduler<C, R>
     @Override
     public synchronized void deliver(Batch<C> batch) {
         if (closed) {
-            throw new IllegalStateException("scheduler is closed");
+            Throwable f = failure;
+            throw f == null
+                    ? new IllegalStateException("scheduler is closed")
+                    : new IllegalStateException("scheduler failed and stopped: " + f, f);
         }
         String problem = admission.check(batch);
         admission.recordDelivered(batch);
@@ -38,13 +43,25 @@ final class SequentialScheduler<C extends Command, R> implements Scheduler<C, R>
             return;
         }
         long t0 = System.nanoTime();
-        runner.run(batch);
+        try {
+            runner.run(batch);
+        } catch (Throwable e) {
+            // The batch stopped half-way: nothing more may run (see ParallelScheduler.failStop).
+            failure = e;
+            closed = true;
+            throw e;
+        }
         busyNanos += System.nanoTime() - t0;
     }
 
     @Override
     public boolean awaitIdle(long timeout, TimeUnit unit) {
         return true;
+    }
+
+    @Override
+    public Optional<Throwable> failure() {
+        return Optional.ofNullable(failure);
     }
 
     @Override

@@ -229,6 +229,43 @@ class SchedulerLifecycleTest {
                 () -> ConflictDetection.bitmap(0)).getMessage());
     }
 
+    @ParameterizedTest(name = "sequential={0}")
+    @org.junit.jupiter.params.provider.ValueSource(booleans = {false, true})
+    void aBatchStoppedHalfWayByAnErrorFailStopsTheScheduler(boolean sequential) throws Exception {
+        ConflictDetection d = ConflictDetection.bitmap(1_024);
+        RecordingSink sink = new RecordingSink();
+        Service<TestCommand, Long> service = c -> {
+            if (c.id() == 2) {
+                throw new StackOverflowError("deep recursion in command 2");
+            }
+            return c.id();
+        };
+        String prefix = "failstop-test-" + SCHEDULERS.incrementAndGet() + "-";
+        SchedulerBuilder<TestCommand, Long> b = Scheduler.builder(service).resultSink(sink).detection(d).workers(2)
+                .threadNamePrefix(prefix);
+        Scheduler<TestCommand, Long> s = (sequential ? b.sequential() : b).start();
+        s.deliver(batch(1, d, TestCommand.write(1, 1)));
+        if (sequential) {
+            assertThrows(StackOverflowError.class, () -> s.deliver(batch(2, d, TestCommand.write(2, 1))));
+        } else {
+            s.deliver(batch(2, d, TestCommand.write(2, 1)));
+            Conditions.await("the scheduler to fail-stop", TIMEOUT, () -> s.failure().isPresent());
+        }
+        assertEquals("deep recursion in command 2", s.failure().orElseThrow().getMessage());
+        IllegalStateException refused = assertThrows(IllegalStateException.class,
+                () -> s.deliver(batch(3, d, TestCommand.write(3, 1))));
+        assertEquals("scheduler failed and stopped: java.lang.StackOverflowError: deep recursion in command 2",
+                refused.getMessage());
+        if (!sequential) {
+            assertThrows(IllegalStateException.class, () -> s.awaitIdle(30, TimeUnit.SECONDS));
+        }
+        s.close();
+        assertEquals(0, liveThreads(prefix), "close must still join every worker");
+        assertEquals("ok:1", sink.outcome(1, 0));
+        assertEquals(null, sink.outcome(2, 0), "the stopped command has no outcome");
+        assertEquals(null, sink.outcome(3, 0), "nothing runs after the failure");
+    }
+
     @Test
     void closeDrainsPendingWorkAndJoinsEveryWorker() throws Exception {
         ConflictDetection d = ConflictDetection.bitmap(1_024);
