@@ -47,7 +47,21 @@ public final class PsmrMain {
         CommandLine cl = new CommandLine(new PsmrMain());
         cl.setParameterExceptionHandler(PsmrMain::handleUsageError);
         cl.setExecutionExceptionHandler(PsmrMain::handleFailure);
+        cl.setExecutionStrategy(PsmrMain::refuseUnmatchedThenRun);
         return cl;
+    }
+
+    /**
+     * picocli lets {@code --help} win over arguments it could not match, so {@code psmr cluster --help}
+     * would print the top-level help and exit 0 for a command that does not exist. Refuse them first.
+     */
+    private static int refuseUnmatchedThenRun(CommandLine.ParseResult parsed) {
+        for (CommandLine.ParseResult p = parsed; p != null; p = p.subcommand()) {
+            if (!p.unmatched().isEmpty()) {
+                throw new CommandLine.UnmatchedArgumentException(p.commandSpec().commandLine(), p.unmatched());
+            }
+        }
+        return new CommandLine.RunLast().execute(parsed);
     }
 
     /** A usage error: the message, any "did you mean" suggestions, and the usage, all on stderr; exit 2. */

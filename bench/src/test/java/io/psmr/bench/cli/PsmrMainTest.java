@@ -41,6 +41,8 @@ class PsmrMainTest {
     @Test
     void unknownSubcommandIsAUsageError() {
         assertUsageError(run("nosuch"), "Unmatched argument at index 0: 'nosuch'", "Usage: psmr ");
+        // --help must not turn a command that does not exist into a success.
+        assertUsageError(run("cluster", "--help"), "Unmatched argument at index 0: 'cluster'", "Usage: psmr ");
     }
 
     @Test
