@@ -133,7 +133,7 @@ class LinearizabilityCheckerTest {
      */
     @Test
     void acceptsRandomLinearizableHistoriesAndRejectsCorruptedOnes() {
-        long seed = System.nanoTime();
+        long seed = Long.getLong("psmr.seed", System.nanoTime()); // re-run a failure with -Dpsmr.seed=SEED
         System.out.println("acceptsRandomLinearizableHistories seed=" + seed);
         Random r = new Random(seed);
         for (int round = 0; round < 200; round++) {

@@ -31,7 +31,7 @@ class KvCodecTest {
     }
 
     private static long seed(String test) {
-        long seed = System.nanoTime();
+        long seed = Long.getLong("psmr.seed", System.nanoTime()); // re-run a failure with -Dpsmr.seed=SEED
         System.out.println(test + " seed=" + seed);
         return seed;
     }

@@ -23,7 +23,7 @@ class KvStoreTest {
     private static final StoreConfig SMALL_CHRONICLE = StoreConfig.defaults().sized(20_000, 8, 64);
 
     private static long seed(String test) {
-        long seed = System.nanoTime();
+        long seed = Long.getLong("psmr.seed", System.nanoTime()); // re-run a failure with -Dpsmr.seed=SEED
         System.out.println(test + " seed=" + seed);
         return seed;
     }

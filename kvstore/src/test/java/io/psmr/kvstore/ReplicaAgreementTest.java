@@ -36,7 +36,7 @@ class ReplicaAgreementTest {
     @ParameterizedTest
     @MethodSource("settings")
     void replicasAgreeWithEachOtherAndWithSequentialExecution(ConflictDetection detection, GraphKind graph) throws Exception {
-        long seed = System.nanoTime();
+        long seed = Long.getLong("psmr.seed", System.nanoTime()); // re-run a failure with -Dpsmr.seed=SEED
         System.out.println("replicasAgree " + detection + " " + graph + " seed=" + seed);
         ReplicaConfig config = ReplicaConfig.builder().detection(detection).graph(graph).workers(3).maxPending(32)
                 .store(ReplicaTest.STORE).replyCacheWindow(32).build();
