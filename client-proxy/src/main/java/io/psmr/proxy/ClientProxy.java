@@ -500,6 +500,10 @@ public final class ClientProxy implements ReplyChannel, AutoCloseable {
     /** Proposes (again) an outstanding batch and arms its timeout. Sender thread. */
     private void propose(Outstanding o) {
         int attempt = ++o.attempts;
+        ScheduledFuture<?> previous = o.timeout;
+        if (previous != null) {
+            previous.cancel(false); // the earlier attempt's timer no longer applies
+        }
         CompletableFuture<Long> ordered;
         try {
             ordered = broadcast.propose(o.bytes);
@@ -532,8 +536,22 @@ public final class ClientProxy implements ReplyChannel, AutoCloseable {
     private void onProposeFailed(Outstanding o, Throwable error) {
         Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
         if (cause instanceof OverloadedException) {
-            LOG.debug("proxy {}: batch {} not ordered ({}); proposing it again", config.proxyId(), o.batchId, cause.getMessage());
-            queueRetry(o);
+            // Overload counts against the same retry budget as timeouts, with a growing pause, so a
+            // broadcast that refuses at once cannot keep the sender spinning forever.
+            if (o.attempts > config.maxRetries()) {
+                timedOut.increment();
+                failRemaining(o, new ProxyTimeoutException("batch " + o.batchId + " of proxy " + config.proxyId()
+                        + " was refused as overloaded " + o.attempts + " times: " + cause.getMessage()));
+                return;
+            }
+            long pauseNanos = Math.min(retryTimeoutNanos, TimeUnit.MILLISECONDS.toNanos(1L << Math.min(o.attempts, 10)));
+            LOG.debug("proxy {}: batch {} not ordered ({}); proposing it again in {} us", config.proxyId(), o.batchId,
+                    cause.getMessage(), pauseNanos / 1000);
+            try {
+                timer.schedule(() -> queueRetry(o), pauseNanos, TimeUnit.NANOSECONDS);
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+                // closing: close() fails what is left
+            }
         } else if (cause instanceof BroadcastClosedException) {
             failRemaining(o, new ProxyClosedException("the atomic broadcast closed; batch " + o.batchId
                     + " was not ordered", cause));

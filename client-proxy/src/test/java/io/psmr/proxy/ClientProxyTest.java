@@ -268,6 +268,24 @@ class ClientProxyTest {
     }
 
     @Test
+    void aBroadcastThatAlwaysRefusesAsOverloadedFailsTheBatchAfterItsRetries() throws Exception {
+        try (EmbeddedCluster c = EmbeddedCluster.start(1, replicas())) {
+            Interposer refusing = new Interposer(c.broadcast(),
+                    v -> CompletableFuture.failedFuture(new OverloadedException("test: always full")));
+            try (ClientProxy p = ClientProxy.start(proxy().retryTimeout(Duration.ofMillis(50)).maxRetries(3).build(),
+                    refusing, c.router())) {
+                CompletableFuture<KvResult> f = p.newClient().create(b("k"), b("v"));
+                ExecutionException e = assertThrows(ExecutionException.class, () -> f.get(30, TimeUnit.SECONDS));
+                assertInstanceOf(ProxyTimeoutException.class, e.getCause());
+                assertTrue(e.getCause().getMessage().contains("was refused as overloaded 4 times: test: always full"),
+                        e.getCause().getMessage());
+                assertEquals(4, refusing.proposals.get(), "proposed once and retried three times, then given up");
+                assertEquals(0, p.stats().outstanding(), "the window slot is free again");
+            }
+        }
+    }
+
+    @Test
     void aBatchNeverAnsweredFailsAfterItsRetries() throws Exception {
         try (EmbeddedCluster c = EmbeddedCluster.start(1, replicas())) {
             Interposer blackHole = new Interposer(c.broadcast(), v -> new CompletableFuture<>());
