@@ -246,7 +246,11 @@ public final class Replica implements AutoCloseable {
                 refuse(instance, e.addressed(), e.proxyId(), e.batchId(), e.status(), e.getMessage());
                 return;
             }
-            String problem = SummaryVerifier.findProblem(batch.summary(), batch.commands());
+            // Exact-key summaries are rebuilt here from the commands themselves (they do not travel),
+            // so only bitmaps, which come from the proxy, need checking.
+            String problem = batch.summary().mode().usesBitmaps()
+                    ? SummaryVerifier.findProblem(batch.summary(), batch.commands())
+                    : null;
             if (problem != null) {
                 refuse(instance, true, batch.proxyId(), batch.batchId(), KvStatus.REJECTED, problem);
                 return;
