@@ -81,6 +81,9 @@ public final class SimulateCommand implements Callable<Integer> {
             description = "Distinct keys K (default: ${DEFAULT-VALUE}).")
     private long keys;
 
+    /** Most iterations per cell: 10^10 (about 150,000 queued chunks of 65,536). */
+    static final long MAX_ITERATIONS = 10_000_000_000L;
+
     @Option(names = {"--iterations", "-n"}, paramLabel = "N", defaultValue = "1000000",
             description = "Incoming batches per cell (default: ${DEFAULT-VALUE}).")
     private long iterations;
@@ -157,8 +160,9 @@ public final class SimulateCommand implements Callable<Integer> {
         if (given("--zipf-theta") && distribution != KeyDistribution.ZIPF) {
             throw usage("--zipf-theta applies only with --distribution zipf");
         }
-        if (iterations < 1) {
-            throw usage("--iterations must be >= 1, got " + iterations);
+        if (iterations < 1 || iterations > MAX_ITERATIONS) {
+            // Each cell is cut into chunks queued at once; bound them (10^10 iterations is hours anyway).
+            throw usage("--iterations must be from 1 to " + MAX_ITERATIONS + ", got " + iterations);
         }
         long started = System.nanoTime();
         int workers = threads != null ? threads : Runtime.getRuntime().availableProcessors();

@@ -62,6 +62,13 @@ class SimulateCommandTest {
                 Arguments.of("--batch-size", new String[] {"--batch-size", "1,2"}));
     }
 
+    @Test
+    void tooManyIterationsAreRefusedBeforeAnyWorkIsQueued() {
+        Run r = run("-q", "--iterations", "20000000000");
+        assertEquals(2, r.exit(), "exit code; stderr: " + r.err());
+        assertTrue(r.err().contains("--iterations must be from 1 to 10000000000, got 20000000000"), r.err());
+    }
+
     @ParameterizedTest(name = "{0}: {1}")
     @MethodSource("badFlags")
     void badFlagsExit2NamingTheFlag(String flag, String[] args) {
