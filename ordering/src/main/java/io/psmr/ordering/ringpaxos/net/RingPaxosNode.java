@@ -1,0 +1,571 @@
+package io.psmr.ordering.ringpaxos.net;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoop;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.WriteBufferWaterMark;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
+import io.netty.handler.codec.LengthFieldPrepender;
+import io.netty.util.ReferenceCountUtil;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import io.psmr.ordering.ringpaxos.Message;
+import io.psmr.ordering.ringpaxos.ProtocolNode;
+import io.psmr.ordering.ringpaxos.Ready;
+import io.psmr.ordering.ringpaxos.RingPaxosConfig;
+import io.psmr.ordering.ringpaxos.wire.MalformedFrameException;
+import io.psmr.ordering.ringpaxos.wire.MessageCodec;
+import java.net.InetSocketAddress;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Hosts one pure Ring Paxos core ({@link io.psmr.ordering.ringpaxos.AcceptorNode},
+ * {@link io.psmr.ordering.ringpaxos.Learner} or {@link io.psmr.ordering.ringpaxos.Proposer}) on TCP.
+ *
+ * <h2>Threads</h2>
+ * The node owns one Netty event loop with exactly <b>one thread</b>. Every socket of the node (the server, the
+ * inbound connections, the outbound links) is registered on it, the tick task runs on it, and so every
+ * {@code step}, {@code tick} and {@code ready} call on the core happens on that thread, as
+ * {@link ProtocolNode} requires. Code outside reaches the core only through {@link #execute} and {@link #call},
+ * which run a task on that thread and then send what the core produced. The {@link Listener} is called on
+ * that thread too: it must not block, and it may call the core (its calls' outputs are sent before the loop
+ * handles anything else). All public methods may be called from any thread.
+ *
+ * <h2>Connections</h2>
+ * Each node listens on one port. To send to a peer it opens its own outbound connection (lazily, on the first
+ * message to that peer) and starts it with a hello frame carrying its node id and the receiver's; it only
+ * ever writes on outbound connections and only ever reads on inbound ones. Frames are a 4-byte big-endian
+ * length and a body in the {@link MessageCodec} format.
+ *
+ * <h2>Bad input</h2>
+ * An inbound connection is closed, with one WARN log line naming the peer and the problem, when its first
+ * frame is not a hello from a node of the configuration, when a frame is longer than
+ * {@link TransportConfig#maxFrameBytes()} (refused as soon as its length prefix is read) or malformed, or when a
+ * message claims another sender than the hello or another receiver than this node. Other connections are
+ * untouched and the node keeps serving.
+ *
+ * <h2>Peers that are down, and bounded memory</h2>
+ * A message to a peer without a live connection is dropped (the protocol tolerates loss and retries), and the
+ * link reconnects in the background after {@link TransportConfig#reconnectMin()}, doubling up to
+ * {@link TransportConfig#reconnectMax()}. A message to a peer whose connection holds more than
+ * {@link TransportConfig#writeHighWaterBytes()} unsent bytes is dropped too. Inbound connections are limited to
+ * {@link TransportConfig#maxInboundConnections()}.
+ *
+ * <h2>Durability</h2>
+ * An acceptor's {@link io.psmr.ordering.ringpaxos.AcceptorStorage} lives in memory: a node that is closed
+ * loses it. Durable acceptor storage is not built.
+ */
+public final class RingPaxosNode implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(RingPaxosNode.class);
+
+    /**
+     * Receives what the core produced. Called on the node's event-loop thread only; must not block.
+     */
+    public interface Listener {
+        /** A ready with deliveries or acknowledgements (its messages are already sent). */
+        default void onReady(Ready ready) {
+        }
+
+        /** After each tick of the core. */
+        default void onTick() {
+        }
+    }
+
+    private final ProtocolNode core;
+    private final int id;
+    private final RingPaxosConfig config;
+    private final TransportConfig transport;
+    private final Map<Integer, InetSocketAddress> peers;
+    private final Listener listener;
+    private final MessageCodec codec;
+    private final EventLoopGroup group;
+    private final EventLoop loop;
+    private final Bootstrap clientBootstrap;
+    private final Channel server;
+    private final InetSocketAddress localAddress;
+    private final Set<Integer> knownNodes;
+
+    // Event-loop thread only.
+    private final Map<Integer, Link> links = new HashMap<>();
+    private final Set<Channel> inbound = new HashSet<>();
+    private final ArrayDeque<Message> toSelf = new ArrayDeque<>();
+    private final List<Link> dirty = new ArrayList<>();
+    private boolean inboundPaused;
+    private boolean processing;
+
+    private final AtomicLong refusedConnections = new AtomicLong();
+    private final AtomicLong droppedMessages = new AtomicLong();
+    private volatile boolean closed;
+
+    /** One outbound link to a peer. Event-loop thread only. */
+    private static final class Link {
+        final int peer;
+        Channel channel;
+        boolean connecting;
+        boolean retryScheduled;
+        long backoffMillis;
+        boolean dirty;
+
+        Link(int peer, long backoffMillis) {
+            this.peer = peer;
+            this.backoffMillis = backoffMillis;
+        }
+    }
+
+    /**
+     * Binds the node's port and starts its event loop and its tick.
+     *
+     * @param core      the protocol core; from now on only this node's thread may touch it
+     * @param config    the cluster (must be the core's)
+     * @param transport transport settings
+     * @param bind      where to listen (port 0 picks a free one; see {@link #localAddress()})
+     * @param peers     where every node listens, by id; read at each connection attempt, so it may be a
+     *                  concurrent map filled in after the peers started
+     * @param listener  receives deliveries, acknowledgements and ticks
+     */
+    public static RingPaxosNode start(ProtocolNode core, RingPaxosConfig config, TransportConfig transport,
+                                      InetSocketAddress bind, Map<Integer, InetSocketAddress> peers, Listener listener) {
+        return new RingPaxosNode(core, config, transport, bind, peers, listener);
+    }
+
+    private RingPaxosNode(ProtocolNode core, RingPaxosConfig config, TransportConfig transport, InetSocketAddress bind,
+                          Map<Integer, InetSocketAddress> peers, Listener listener) {
+        this.core = Objects.requireNonNull(core, "core");
+        this.id = core.id();
+        this.config = Objects.requireNonNull(config, "config");
+        this.transport = Objects.requireNonNull(transport, "transport");
+        this.peers = Objects.requireNonNull(peers, "peers");
+        this.listener = Objects.requireNonNull(listener, "listener");
+        this.codec = new MessageCodec(transport.maxFrameBytes(), transport.maxValueBytes(), transport.maxListLength());
+        this.knownNodes = Set.copyOf(config.allNodes());
+        if (!knownNodes.contains(id)) {
+            throw new IllegalArgumentException("node " + id + " is not in the configuration");
+        }
+        this.group = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("psmr-ringpaxos-" + id, true),
+                NioIoHandler.newFactory());
+        this.loop = group.next();
+        WriteBufferWaterMark mark = new WriteBufferWaterMark(transport.writeHighWaterBytes() / 2, transport.writeHighWaterBytes());
+        this.clientBootstrap = new Bootstrap().group(loop).channel(NioSocketChannel.class)
+                .option(ChannelOption.TCP_NODELAY, true)
+                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) transport.connectTimeout().toMillis())
+                .option(ChannelOption.WRITE_BUFFER_WATER_MARK, mark)
+                .handler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                        ch.pipeline().addLast(new LengthFieldPrepender(4), new OutboundOnlyHandler());
+                    }
+                });
+        try {
+            this.server = new ServerBootstrap().group(loop, loop).channel(NioServerSocketChannel.class)
+                    .childOption(ChannelOption.TCP_NODELAY, true)
+                    .childHandler(new ChannelInitializer<SocketChannel>() {
+                        @Override
+                        protected void initChannel(SocketChannel ch) {
+                            acceptInbound(ch);
+                        }
+                    })
+                    .bind(bind).syncUninterruptibly().channel();
+        } catch (RuntimeException e) {
+            group.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
+            throw e;
+        }
+        this.localAddress = (InetSocketAddress) server.localAddress();
+        long tick = transport.tickInterval().toNanos();
+        loop.scheduleAtFixedRate(this::onTick, tick, tick, TimeUnit.NANOSECONDS);
+        LOG.debug("node {} listening on {}", id, localAddress);
+    }
+
+    /** This node's id. */
+    public int id() {
+        return id;
+    }
+
+    /** The address the node listens on. */
+    public InetSocketAddress localAddress() {
+        return localAddress;
+    }
+
+    /** Inbound connections closed for bad input (unknown node, malformed or oversized frame, forged sender). */
+    public long refusedConnections() {
+        return refusedConnections.get();
+    }
+
+    /** Messages dropped because their peer had no live connection, too much unsent data, or the message was too large. */
+    public long droppedMessages() {
+        return droppedMessages.get();
+    }
+
+    /** Whether the caller is this node's event-loop thread. */
+    public boolean inEventLoop() {
+        return loop.inEventLoop();
+    }
+
+    /**
+     * Runs {@code action} on the event-loop thread, then sends what the core produced.
+     *
+     * @throws RejectedExecutionException if the node is closed
+     */
+    public void execute(Runnable action) {
+        if (closed) {
+            throw new RejectedExecutionException("node " + id + " is closed");
+        }
+        loop.execute(() -> {
+            if (!closed) {
+                action.run();
+                processReady();
+            }
+        });
+    }
+
+    /** Runs {@code f} on the core, on the event-loop thread, and completes with its result. */
+    public <T> CompletableFuture<T> call(Function<ProtocolNode, T> f) {
+        CompletableFuture<T> result = new CompletableFuture<>();
+        try {
+            execute(() -> {
+                try {
+                    result.complete(f.apply(core));
+                } catch (RuntimeException e) {
+                    result.completeExceptionally(e);
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            result.completeExceptionally(e);
+        }
+        return result;
+    }
+
+    /**
+     * Stops or resumes reading from every inbound connection (back-pressure). Event-loop thread only.
+     */
+    public void setInboundPaused(boolean paused) {
+        assert loop.inEventLoop();
+        if (paused == inboundPaused) {
+            return;
+        }
+        inboundPaused = paused;
+        for (Channel ch : inbound) {
+            ch.config().setAutoRead(!paused);
+        }
+    }
+
+    // ------------------------------------------------------------------------------------ core driving
+
+    private void onTick() {
+        if (closed) {
+            return;
+        }
+        try {
+            core.tick();
+            listener.onTick();
+        } catch (RuntimeException e) {
+            LOG.error("node {}: tick failed", id, e);
+        }
+        processReady();
+    }
+
+    /** Drains the core's outputs until it has none, sends them, and flushes. Re-entrant calls return at once. */
+    private void processReady() {
+        if (processing) {
+            return;
+        }
+        processing = true;
+        try {
+            while (true) {
+                Message self = toSelf.poll();
+                if (self != null) {
+                    core.step(self);
+                    continue;
+                }
+                Ready ready = core.ready();
+                if (ready.isEmpty()) {
+                    break;
+                }
+                for (Message m : ready.messages()) {
+                    send(m);
+                }
+                if (!ready.deliveries().isEmpty() || !ready.acknowledged().isEmpty()) {
+                    try {
+                        listener.onReady(ready);
+                    } catch (RuntimeException e) {
+                        LOG.error("node {}: listener failed", id, e);
+                    }
+                }
+            }
+        } finally {
+            processing = false;
+            for (Link l : dirty) {
+                l.dirty = false;
+                if (l.channel != null) {
+                    l.channel.flush();
+                }
+            }
+            dirty.clear();
+        }
+    }
+
+    private void send(Message m) {
+        int to = m.to();
+        if (to == id) {
+            toSelf.add(m);
+            return;
+        }
+        if (!knownNodes.contains(to)) {
+            droppedMessages.incrementAndGet();
+            return;
+        }
+        Link link = links.computeIfAbsent(to, p -> new Link(p, transport.reconnectMin().toMillis()));
+        Channel ch = link.channel;
+        if (ch == null || !ch.isActive()) {
+            droppedMessages.incrementAndGet();
+            if (!link.connecting && !link.retryScheduled) {
+                connect(link);
+            }
+            return;
+        }
+        if (!ch.isWritable()) {
+            droppedMessages.incrementAndGet();
+            return;
+        }
+        byte[] bytes;
+        try {
+            bytes = codec.encode(m);
+        } catch (IllegalArgumentException e) {
+            droppedMessages.incrementAndGet();
+            LOG.warn("node {}: dropping a message to node {}: {}", id, to, e.getMessage());
+            return;
+        }
+        ch.write(Unpooled.wrappedBuffer(bytes), ch.voidPromise());
+        if (!link.dirty) {
+            link.dirty = true;
+            dirty.add(link);
+        }
+    }
+
+    // ------------------------------------------------------------------------------------ outbound links
+
+    private void connect(Link link) {
+        if (closed) {
+            return;
+        }
+        InetSocketAddress address = peers.get(link.peer);
+        if (address == null) {
+            scheduleReconnect(link);
+            return;
+        }
+        link.connecting = true;
+        ChannelFuture f = clientBootstrap.connect(address);
+        f.addListener((ChannelFuture done) -> {
+            link.connecting = false;
+            if (!done.isSuccess()) {
+                LOG.debug("node {}: cannot connect to node {} at {}: {}", id, link.peer, address, done.cause().toString());
+                scheduleReconnect(link);
+                return;
+            }
+            Channel ch = done.channel();
+            if (closed) {
+                ch.close();
+                return;
+            }
+            link.channel = ch;
+            link.backoffMillis = transport.reconnectMin().toMillis();
+            ch.writeAndFlush(Unpooled.wrappedBuffer(codec.encodeHello(id, link.peer)), ch.voidPromise());
+            LOG.debug("node {}: connected to node {} at {}", id, link.peer, address);
+            ch.closeFuture().addListener(c -> {
+                if (link.channel == ch) {
+                    link.channel = null;
+                    LOG.debug("node {}: connection to node {} closed", id, link.peer);
+                    scheduleReconnect(link);
+                }
+            });
+        });
+    }
+
+    private void scheduleReconnect(Link link) {
+        if (closed || link.retryScheduled) {
+            return;
+        }
+        link.retryScheduled = true;
+        long delay = link.backoffMillis;
+        link.backoffMillis = Math.min(link.backoffMillis * 2, transport.reconnectMax().toMillis());
+        try {
+            loop.schedule(() -> {
+                link.retryScheduled = false;
+                if (link.channel == null && !link.connecting) {
+                    connect(link);
+                }
+            }, delay, TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException e) {
+            link.retryScheduled = false; // shutting down
+        }
+    }
+
+    /** Outbound connections carry nothing back; anything that arrives is discarded. */
+    private static final class OutboundOnlyHandler extends ChannelInboundHandlerAdapter {
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            ReferenceCountUtil.release(msg);
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            LOG.debug("outbound connection {} failed: {}", ctx.channel(), cause.toString());
+            ctx.close();
+        }
+    }
+
+    // ------------------------------------------------------------------------------------ inbound connections
+
+    private void acceptInbound(SocketChannel ch) {
+        if (closed) {
+            ch.close();
+            return;
+        }
+        if (inbound.size() >= transport.maxInboundConnections()) {
+            refusedConnections.incrementAndGet();
+            LOG.warn("node {}: closing connection from {}: already {} inbound connections (the maximum)", id,
+                    ch.remoteAddress(), inbound.size());
+            ch.close();
+            return;
+        }
+        inbound.add(ch);
+        ch.closeFuture().addListener(f -> inbound.remove(ch));
+        ch.config().setAutoRead(!inboundPaused);
+        ch.pipeline().addLast(
+                new LengthFieldBasedFrameDecoder(transport.maxFrameBytes() + 4, 0, 4, 0, 4, true),
+                new InboundHandler());
+    }
+
+    /** Reads the hello, then messages, from one inbound connection; closes it on bad input. */
+    private final class InboundHandler extends ChannelInboundHandlerAdapter {
+        private int peer = -1;
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            byte[] frame;
+            try {
+                frame = ByteBufUtil.getBytes((ByteBuf) msg);
+            } finally {
+                ReferenceCountUtil.release(msg);
+            }
+            if (!ctx.channel().isActive()) {
+                return; // already refused; frames still queued in the decoder are ignored
+            }
+            try {
+                if (peer < 0) {
+                    int sender = codec.decodeHello(frame, id);
+                    if (!knownNodes.contains(sender) || sender == id) {
+                        refuse(ctx, "unknown node id " + sender + " in hello");
+                        return;
+                    }
+                    peer = sender;
+                    LOG.debug("node {}: inbound connection from node {} ({})", id, peer, ctx.channel().remoteAddress());
+                    return;
+                }
+                Message m = codec.decode(frame);
+                if (m.from() != peer || m.to() != id) {
+                    refuse(ctx, "message " + m.getClass().getSimpleName() + " from " + m.from() + " to " + m.to()
+                            + " on the connection of node " + peer + " to node " + id);
+                    return;
+                }
+                if (!closed) {
+                    core.step(m);
+                    processReady();
+                }
+            } catch (MalformedFrameException e) {
+                refuse(ctx, "malformed frame: " + e.getMessage());
+            } catch (RuntimeException e) {
+                LOG.error("node {}: failed handling a frame from {}", id, describe(ctx), e);
+                refuse(ctx, "internal error " + e);
+            }
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            refuse(ctx, cause.getClass().getSimpleName() + ": " + cause.getMessage());
+        }
+
+        private void refuse(ChannelHandlerContext ctx, String why) {
+            if (!ctx.channel().isActive()) {
+                return;
+            }
+            refusedConnections.incrementAndGet();
+            LOG.warn("node {}: closing connection from {}: {}", id, describe(ctx), why);
+            ctx.close();
+        }
+
+        private String describe(ChannelHandlerContext ctx) {
+            return (peer < 0 ? "unidentified peer" : "node " + peer) + " at " + ctx.channel().remoteAddress();
+        }
+    }
+
+    // ------------------------------------------------------------------------------------ close
+
+    /**
+     * Stops the tick, closes every connection and the server port, and stops the event-loop thread, waiting
+     * for it unless called from it. The core is not touched afterwards. Idempotent.
+     */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        Runnable shutdown = () -> {
+            server.close();
+            for (Channel ch : new ArrayList<>(inbound)) {
+                ch.close();
+            }
+            for (Link l : links.values()) {
+                if (l.channel != null) {
+                    l.channel.close();
+                }
+            }
+        };
+        if (loop.inEventLoop()) {
+            shutdown.run();
+            group.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
+            return;
+        }
+        try {
+            loop.submit(shutdown).syncUninterruptibly();
+        } catch (RejectedExecutionException e) {
+            // already shutting down
+        }
+        group.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS).syncUninterruptibly();
+        LOG.debug("node {} closed", id);
+    }
+
+    @Override
+    public String toString() {
+        return "RingPaxosNode[" + id + " at " + localAddress + (closed ? ", closed" : "") + "]";
+    }
+}

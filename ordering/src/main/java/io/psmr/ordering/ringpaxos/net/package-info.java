@@ -1,0 +1,6 @@
+/**
+ * Ring Paxos over TCP: {@link io.psmr.ordering.ringpaxos.net.RingPaxosNode} hosts one pure protocol core on one
+ * Netty event-loop thread, and {@link io.psmr.ordering.ringpaxos.net.RingPaxosBroadcast} puts a learner (and
+ * optionally a proposer) behind the {@link io.psmr.ordering.AtomicBroadcast} SPI.
+ */
+package io.psmr.ordering.ringpaxos.net;
