@@ -3,8 +3,6 @@ package io.psmr.bench.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
@@ -13,25 +11,11 @@ import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 import io.psmr.bench.demo.DemoReport;
-import picocli.CommandLine;
 
 class PsmrMainTest {
 
-    /** One in-process run of the command line with its output captured. */
-    private record Run(int exitCode, String out, String err) {
-    }
 
-    private static Run run(String... args) {
-        CommandLine cl = PsmrMain.commandLine();
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        cl.setOut(new PrintWriter(out, true));
-        cl.setErr(new PrintWriter(err, true));
-        int code = cl.execute(args);
-        return new Run(code, out.toString(), err.toString());
-    }
-
-    private static void assertUsageError(Run r, String expectedMessage, String expectedUsage) {
+    private static void assertUsageError(CliRun r, String expectedMessage, String expectedUsage) {
         assertEquals(PsmrMain.EXIT_USAGE, r.exitCode(), "exit code; stderr was:\n" + r.err());
         assertTrue(r.err().contains(expectedMessage), "stderr should contain '" + expectedMessage + "':\n" + r.err());
         assertTrue(r.err().contains(expectedUsage), "stderr should contain the usage '" + expectedUsage + "':\n" + r.err());
@@ -40,36 +24,36 @@ class PsmrMainTest {
 
     @Test
     void unknownSubcommandIsAUsageError() {
-        assertUsageError(run("nosuch"), "Unmatched argument at index 0: 'nosuch'", "Usage: psmr ");
+        assertUsageError(CliRun.of("nosuch"), "Unmatched argument at index 0: 'nosuch'", "Usage: psmr ");
         // --help must not turn a command that does not exist into a success.
-        assertUsageError(run("cluster", "--help"), "Unmatched argument at index 0: 'cluster'", "Usage: psmr ");
+        assertUsageError(CliRun.of("cluster", "--help"), "Unmatched argument at index 0: 'cluster'", "Usage: psmr ");
     }
 
     @Test
     void missingSubcommandIsAUsageError() {
-        assertUsageError(run(), "Missing required subcommand", "Usage: psmr ");
+        assertUsageError(CliRun.of(), "Missing required subcommand", "Usage: psmr ");
     }
 
     @Test
     void unknownFlagIsAUsageError() {
-        assertUsageError(run("--bogus"), "Unknown option: '--bogus'", "Usage: psmr ");
-        assertUsageError(run("demo", "--bogus"), "Unknown option: '--bogus'", "Usage: psmr demo ");
+        assertUsageError(CliRun.of("--bogus"), "Unknown option: '--bogus'", "Usage: psmr ");
+        assertUsageError(CliRun.of("demo", "--bogus"), "Unknown option: '--bogus'", "Usage: psmr demo ");
     }
 
     @Test
     void badFlagValuesAreUsageErrors() {
-        assertUsageError(run("demo", "--commands", "-5"), "--commands must be from 1 to 10000000, got -5", "Usage: psmr demo ");
-        assertUsageError(run("demo", "--commands", "many"), "Invalid value for option '--commands'", "Usage: psmr demo ");
-        assertUsageError(run("demo", "--commands", "0"), "--commands must be from 1", "Usage: psmr demo ");
-        assertUsageError(run("demo", "--rounds", "0"), "--rounds must be from 1 to 100", "Usage: psmr demo ");
-        assertUsageError(run("demo", "--seed", "-1"), "--seed must be at least 0", "Usage: psmr demo ");
-        assertUsageError(run("demo", "--conflict", "101"), "--conflict must be a percentage", "Usage: psmr demo ");
-        assertUsageError(run("demo", "--format", "xml"), "Invalid value for option '--format'", "Usage: psmr demo ");
+        assertUsageError(CliRun.of("demo", "--commands", "-5"), "--commands must be from 1 to 10000000, got -5", "Usage: psmr demo ");
+        assertUsageError(CliRun.of("demo", "--commands", "many"), "Invalid value for option '--commands'", "Usage: psmr demo ");
+        assertUsageError(CliRun.of("demo", "--commands", "0"), "--commands must be from 1", "Usage: psmr demo ");
+        assertUsageError(CliRun.of("demo", "--rounds", "0"), "--rounds must be from 1 to 100", "Usage: psmr demo ");
+        assertUsageError(CliRun.of("demo", "--seed", "-1"), "--seed must be at least 0", "Usage: psmr demo ");
+        assertUsageError(CliRun.of("demo", "--conflict", "101"), "--conflict must be a percentage", "Usage: psmr demo ");
+        assertUsageError(CliRun.of("demo", "--format", "xml"), "Invalid value for option '--format'", "Usage: psmr demo ");
     }
 
     @Test
     void helpListsOnlyTheSubcommandsThatExist() {
-        Run r = run("--help");
+        CliRun r = CliRun.of("--help");
         assertEquals(0, r.exitCode());
         assertTrue(r.out().startsWith("Usage: psmr "), r.out());
         Set<String> built = Set.of("demo", "simulate", "bench", "load");
@@ -84,14 +68,14 @@ class PsmrMainTest {
 
     @Test
     void versionNamesPsmr() {
-        Run r = run("--version");
+        CliRun r = CliRun.of("--version");
         assertEquals(0, r.exitCode());
         assertTrue(r.out().startsWith("psmr "), r.out());
     }
 
     @Test
     void demoCsvPrintsTheHeaderAndOneRowPerConfiguration() {
-        Run r = run("demo", "--format", "csv", "--commands", "2000", "--cbase-commands", "200", "--rounds", "1",
+        CliRun r = CliRun.of("demo", "--format", "csv", "--commands", "2000", "--cbase-commands", "200", "--rounds", "1",
                 "--work", "10", "--seed", "7");
         assertEquals(0, r.exitCode(), "stderr:\n" + r.err());
         List<String> lines = r.out().lines().toList();
@@ -117,7 +101,7 @@ class PsmrMainTest {
 
     @Test
     void demoTableWithAHotKeyRuns() {
-        Run r = run("demo", "--commands", "1000", "--cbase-commands", "100", "--rounds", "2", "--work", "0",
+        CliRun r = CliRun.of("demo", "--commands", "1000", "--cbase-commands", "100", "--rounds", "2", "--work", "0",
                 "--conflict", "50");
         assertEquals(0, r.exitCode(), "stderr:\n" + r.err());
         assertTrue(r.out().contains("vs sequential"), r.out());

@@ -3,10 +3,9 @@ package io.psmr.bench.scheduler;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.psmr.bench.cli.CliRun;
 import io.psmr.bench.cli.PsmrMain;
 import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashSet;
@@ -17,23 +16,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
-import picocli.CommandLine;
 
 /** {@code psmr bench}: usage errors, and a tiny run's results.csv. Asserts behaviour, never speed. */
 class BenchCommandTest {
 
-    private record Run(int exitCode, String out, String err) {
-    }
-
-    private static Run run(String... args) {
-        CommandLine cl = PsmrMain.commandLine();
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        cl.setOut(new PrintWriter(out, true));
-        cl.setErr(new PrintWriter(err, true));
-        int code = cl.execute(args);
-        return new Run(code, out.toString(), err.toString());
-    }
 
     @ParameterizedTest
     @CsvSource(delimiter = '|', value = {
@@ -58,7 +44,7 @@ class BenchCommandTest {
     })
     void badFlagsExitWithUsageErrorNamingTheFlag(String args, String message) {
         String[] argv = Stream.concat(Stream.of("bench"), Stream.of(args.trim().split("\\s+"))).toArray(String[]::new);
-        Run r = run(argv);
+        CliRun r = CliRun.of(argv);
         assertEquals(PsmrMain.EXIT_USAGE, r.exitCode(), "exit code; stderr:\n" + r.err());
         assertTrue(r.err().contains(message.trim()), "stderr should contain '" + message.trim() + "':\n" + r.err());
         assertEquals("", r.out(), "nothing on stdout");
@@ -66,7 +52,7 @@ class BenchCommandTest {
 
     @Test
     void helpDescribesTheBenchmark() {
-        Run r = run("bench", "--help");
+        CliRun r = CliRun.of("bench", "--help");
         assertEquals(0, r.exitCode(), r.err());
         assertTrue(r.out().contains("--quick"), r.out());
         assertTrue(r.out().contains("micro"), r.out());
@@ -74,7 +60,7 @@ class BenchCommandTest {
 
     @Test
     void aTinyRunWritesResultsCsvWithTheExactHeaderAndSaneRows(@TempDir Path tmp) throws IOException {
-        Run r = run("bench", "--modes", "bitmap-indexed,sequential", "--batch", "10", "--workers", "1,2",
+        CliRun r = CliRun.of("bench", "--modes", "bitmap-indexed,sequential", "--batch", "10", "--workers", "1,2",
                 "--conflict", "0,20", "--duration", "60ms", "--warmup", "20ms", "--runs", "1", "--bits", "102400",
                 "--format", "csv", "--no-progress", "--out", tmp.toString());
         assertEquals(0, r.exitCode(), "stderr:\n" + r.err());
