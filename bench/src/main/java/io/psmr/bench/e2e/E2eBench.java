@@ -4,9 +4,13 @@ import io.psmr.bench.scheduler.BenchMode;
 import io.psmr.bench.scheduler.SchedulerBench;
 import io.psmr.kvstore.EmbeddedCluster;
 import io.psmr.kvstore.KvStatus;
+import io.psmr.kvstore.LocalReplyRouter;
 import io.psmr.kvstore.Replica;
 import io.psmr.kvstore.ReplicaConfig;
 import io.psmr.kvstore.ReplicaStats;
+import io.psmr.ordering.AtomicBroadcast;
+import io.psmr.ordering.ringpaxos.net.LoopbackRingPaxos;
+import io.psmr.ordering.ringpaxos.net.TransportConfig;
 import io.psmr.proxy.ClientProxy;
 import io.psmr.proxy.ProxyConfig;
 import io.psmr.proxy.ProxyStats;
@@ -20,7 +24,7 @@ import io.psmr.proxy.load.WorkloadSpec;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.EnumMap;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -29,24 +33,31 @@ import java.util.function.Consumer;
 import org.HdrHistogram.Histogram;
 
 /**
- * The end-to-end benchmark: closed-loop clients → {@link ClientProxy} → local sequencer → one
- * replica, per {@link E2eMode}. Each run starts a fresh {@link EmbeddedCluster} of one replica (its
- * own scheduler and in-memory Chronicle Map) and a fresh proxy, and drives them with
- * {@link LoadGenerator} (the clients of {@code ./psmr load}) for the run's duration.
+ * The end-to-end benchmark: closed-loop clients → {@link ClientProxy} → ordering → one replica, per
+ * {@link E2eOrdering} and {@link E2eMode}. Each run starts a fresh replica (its own scheduler and
+ * in-memory Chronicle Map) over a fresh ordering layer — an {@link EmbeddedCluster} with its local
+ * sequencer, or a {@link LoopbackRingPaxos} of 3 acceptors whose one adapter is both the replica's
+ * learner and the proxy's proposer — and a fresh proxy, and drives them with {@link LoadGenerator}
+ * (the clients of {@code ./psmr load}) for the run's duration. Replies go through the in-process
+ * {@link LocalReplyRouter} in both cases.
  *
  * <p>The replica and proxy settings are {@code ./psmr load}'s ({@link LoadRun#replicaConfig},
  * {@link LoadRun#proxyConfig}); only the detection and the graph are replaced by the mode's, so
  * that the monitor graph and keys compared pairwise at batch 200 can be run too, which
  * {@code ./psmr load --mode} does not offer.
  *
- * <p><b>Order.</b> One warm-up run of every mode, then {@link E2eSettings#runs()} rounds, each
- * running every mode once (A B C … A B C …), so drift hits all alike.
+ * <p><b>Order.</b> One warm-up run of every (mode, ordering), then {@link E2eSettings#runs()} rounds,
+ * each running every mode once per ordering (A/local A/ringpaxos B/local B/ringpaxos … again …), so
+ * drift hits all alike.
  *
  * <p><b>Checks.</b> A run fails (and the benchmark with it) unless the replica served (operations
  * acknowledged and executed), every operation was answered, no answer was an error status, no batch
  * timed out or was refused, and the replica did not stop.
  */
 public final class E2eBench {
+
+    /** Ring Paxos transport of the runs: the defaults with a 5 ms tick. */
+    static final TransportConfig RING_PAXOS_TRANSPORT = TransportConfig.defaults().withTickInterval(Duration.ofMillis(5));
 
     /** How long the replica may take to apply what was ordered once the clients have stopped. */
     static final long QUIESCE_SECONDS = 120;
@@ -62,28 +73,36 @@ public final class E2eBench {
 
     /** Runs that {@link #run} makes, warm-ups included (for a progress bar). */
     public int totalRuns() {
-        return settings.modes().size() * (1 + settings.runs());
+        return settings.orderings().size() * settings.modes().size() * (1 + settings.runs());
     }
 
     /** What one run measured. */
     record Sample(double throughputOps, double meanBatch, Histogram latencyMicros, long retries) {
     }
 
+    /** One (ordering, mode) pair's samples are keyed by this. */
+    record Key(E2eOrdering ordering, E2eMode mode) {
+    }
+
     /**
-     * Runs every mode; {@code afterRun} is called after each run (warm-ups included) with its mode.
+     * Runs every mode over every ordering; {@code afterRun} is called after each run (warm-ups included) with its mode.
      *
      * @throws IllegalStateException if a run fails its checks
      */
     public List<E2eResult> run(Consumer<E2eMode> afterRun) throws InterruptedException {
         for (E2eMode m : settings.modes()) {
-            runOnce(m, settings.warmup());
-            afterRun.accept(m);
+            for (E2eOrdering ord : settings.orderings()) {
+                runOnce(ord, m, settings.warmup());
+                afterRun.accept(m);
+            }
         }
-        Map<E2eMode, List<Sample>> samples = new EnumMap<>(E2eMode.class);
+        Map<Key, List<Sample>> samples = new HashMap<>();
         for (int round = 0; round < settings.runs(); round++) {
             for (E2eMode m : settings.modes()) {
-                samples.computeIfAbsent(m, k -> new ArrayList<>()).add(runOnce(m, settings.duration()));
-                afterRun.accept(m);
+                for (E2eOrdering ord : settings.orderings()) {
+                    samples.computeIfAbsent(new Key(ord, m), k -> new ArrayList<>()).add(runOnce(ord, m, settings.duration()));
+                    afterRun.accept(m);
+                }
             }
         }
         return summarise(settings, samples);
@@ -110,19 +129,86 @@ public final class E2eBench {
         return rc.build();
     }
 
-    private Sample runOnce(E2eMode mode, Duration duration) throws InterruptedException {
+    /** One replica over one ordering layer, and the router its replies go through. */
+    private interface Setup extends AutoCloseable {
+        AtomicBroadcast broadcast();
+
+        LocalReplyRouter router();
+
+        Replica replica();
+
+        @Override
+        void close();
+    }
+
+    private static Setup setup(E2eOrdering ordering, ReplicaConfig rc) throws InterruptedException {
+        if (ordering == E2eOrdering.LOCAL) {
+            EmbeddedCluster cluster = EmbeddedCluster.start(1, rc);
+            return new Setup() {
+                public AtomicBroadcast broadcast() {
+                    return cluster.broadcast();
+                }
+
+                public LocalReplyRouter router() {
+                    return cluster.router();
+                }
+
+                public Replica replica() {
+                    return cluster.replicas().get(0);
+                }
+
+                public void close() {
+                    cluster.close();
+                }
+            };
+        }
+        LoopbackRingPaxos rp = LoopbackRingPaxos.start(3, 1, RING_PAXOS_TRANSPORT);
+        LocalReplyRouter router = new LocalReplyRouter();
+        Replica replica;
+        try {
+            // Time the run from a cluster that has elected its coordinator, not from its first election.
+            if (rp.awaitCoordinator(QUIESCE_SECONDS, TimeUnit.SECONDS) < 0) {
+                throw new IllegalStateException("ringpaxos: no coordinator within " + QUIESCE_SECONDS + " s");
+            }
+            replica = Replica.start(rc.toBuilder().replicaId(1).build(), rp.broadcast(0), router);
+        } catch (RuntimeException | InterruptedException e) {
+            rp.close();
+            throw e;
+        }
+        return new Setup() {
+            public AtomicBroadcast broadcast() {
+                return rp.proposing();
+            }
+
+            public LocalReplyRouter router() {
+                return router;
+            }
+
+            public Replica replica() {
+                return replica;
+            }
+
+            public void close() {
+                replica.close();
+                rp.close();
+            }
+        };
+    }
+
+    private Sample runOnce(E2eOrdering ordering, E2eMode mode, Duration duration) throws InterruptedException {
         LoadOptions o = options(mode, duration);
         ReplicaConfig rc = replicaConfig(mode, o);
         ProxyConfig pc = LoadRun.proxyConfig(o, rc);
-        try (EmbeddedCluster cluster = EmbeddedCluster.start(1, rc);
-             ClientProxy proxy = ClientProxy.start(pc, cluster.broadcast(), cluster.router())) {
+        try (Setup setup = setup(ordering, rc);
+             ClientProxy proxy = ClientProxy.start(pc, setup.broadcast(), setup.router())) {
             LoadResult r = LoadGenerator.run(proxy, o.workload(), HistorySink.NONE);
             ProxyStats ps = proxy.stats();
-            if (!cluster.awaitQuiescent(QUIESCE_SECONDS, TimeUnit.SECONDS)) {
-                throw new IllegalStateException(mode.cliName() + ": the replica did not apply every ordered batch within "
-                        + QUIESCE_SECONDS + " s of the clients stopping");
+            Replica replica = setup.replica();
+            if (!replica.awaitApplied(setup.broadcast().lastInstance(), QUIESCE_SECONDS, TimeUnit.SECONDS)) {
+                throw new IllegalStateException(ordering.cliName() + "/" + mode.cliName()
+                        + ": the replica did not apply every ordered batch within " + QUIESCE_SECONDS
+                        + " s of the clients stopping");
             }
-            Replica replica = cluster.replicas().get(0);
             ReplicaStats rs = replica.stats();
             check(mode, r.acknowledged() > 0 && rs.commandsExecuted() > 0,
                     "the replica served nothing (" + r.acknowledged() + " acknowledged, " + rs.commandsExecuted() + " executed)");
@@ -143,29 +229,35 @@ public final class E2eBench {
         }
     }
 
-    /** Medians with min and max, and the ratios to CBASE and to sequential of the same invocation. */
-    static List<E2eResult> summarise(E2eSettings s, Map<E2eMode, List<Sample>> samples) {
-        Map<E2eMode, Double> median = new EnumMap<>(E2eMode.class);
-        samples.forEach((m, v) -> median.put(m, SchedulerBench.median(v.stream().mapToDouble(Sample::throughputOps).toArray())));
-        Double cbase = median.get(E2eMode.CBASE);
-        Double seq = median.get(E2eMode.SEQUENTIAL);
+    /**
+     * Medians with min and max, and the ratios to CBASE and to sequential over the same ordering, and
+     * to the same mode over the local sequencer, all of the same invocation. Rows: ordering-major.
+     */
+    static List<E2eResult> summarise(E2eSettings s, Map<Key, List<Sample>> samples) {
+        Map<Key, Double> median = new HashMap<>();
+        samples.forEach((k, v) -> median.put(k, SchedulerBench.median(v.stream().mapToDouble(Sample::throughputOps).toArray())));
         List<E2eResult> out = new ArrayList<>();
-        for (E2eMode m : s.modes()) {
-            List<Sample> v = samples.get(m);
-            double[] ops = v.stream().mapToDouble(Sample::throughputOps).toArray();
-            double med = median.get(m);
-            Histogram all = new Histogram(3);
-            long retries = 0;
-            for (Sample x : v) {
-                all.add(x.latencyMicros());
-                retries += x.retries();
+        for (E2eOrdering ord : s.orderings()) {
+            Double cbase = median.get(new Key(ord, E2eMode.CBASE));
+            Double seq = median.get(new Key(ord, E2eMode.SEQUENTIAL));
+            for (E2eMode m : s.modes()) {
+                List<Sample> v = samples.get(new Key(ord, m));
+                double[] ops = v.stream().mapToDouble(Sample::throughputOps).toArray();
+                double med = median.get(new Key(ord, m));
+                Double local = median.get(new Key(E2eOrdering.LOCAL, m));
+                Histogram all = new Histogram(3);
+                long retries = 0;
+                for (Sample x : v) {
+                    all.add(x.latencyMicros());
+                    retries += x.retries();
+                }
+                out.add(new E2eResult(ord, m, m.batch(s.batch()), med, Arrays.stream(ops).min().orElse(0),
+                        Arrays.stream(ops).max().orElse(0), cbase == null ? Double.NaN : med / cbase,
+                        seq == null ? Double.NaN : med / seq,
+                        SchedulerBench.median(v.stream().mapToDouble(Sample::meanBatch).toArray()),
+                        all.getValueAtPercentile(50), all.getValueAtPercentile(99), all.getValueAtPercentile(99.9), retries,
+                        v.size(), local == null ? Double.NaN : med / local));
             }
-            out.add(new E2eResult(m, m.batch(s.batch()), med, Arrays.stream(ops).min().orElse(0),
-                    Arrays.stream(ops).max().orElse(0), cbase == null ? Double.NaN : med / cbase,
-                    seq == null ? Double.NaN : med / seq,
-                    SchedulerBench.median(v.stream().mapToDouble(Sample::meanBatch).toArray()),
-                    all.getValueAtPercentile(50), all.getValueAtPercentile(99), all.getValueAtPercentile(99.9), retries,
-                    v.size()));
         }
         return out;
     }

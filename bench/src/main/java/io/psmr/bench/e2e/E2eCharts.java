@@ -10,7 +10,7 @@ import org.knowm.xchart.CategoryChart;
 import org.knowm.xchart.CategoryChartBuilder;
 import org.knowm.xchart.style.Styler;
 
-/** {@code e2e-throughput.png}: median throughput per mode (kops/s), the core count in the title. */
+/** {@code e2e-throughput.png}: median throughput per mode (kops/s), one series per ordering, the core count in the title. */
 public final class E2eCharts {
 
     private E2eCharts() {
@@ -22,15 +22,20 @@ public final class E2eCharts {
             System.setProperty("java.awt.headless", "true");
         }
         CategoryChart chart = new CategoryChartBuilder().width(900).height(500)
-                .title("End to end: " + s.clients() + " clients -> proxy -> local sequencer -> 1 replica - "
+                .title("End to end: " + s.clients() + " clients -> proxy -> "
+                        + s.orderings().stream().map(E2eOrdering::cliName).collect(java.util.stream.Collectors.joining("/"))
+                        + " -> 1 replica - "
                         + s.cores() + " cores")
                 .xAxisTitle("mode").yAxisTitle("throughput (kops/s, median)").build();
         chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideE);
         chart.getStyler().setYAxisMin(0.0);
         chart.getStyler().setYAxisDecimalPattern("#,###.#");
-        List<String> labels = results.stream().map(r -> r.mode().cliName() + " b=" + r.batch()).toList();
-        List<Double> ys = results.stream().map(r -> r.throughputOps() / 1e3).toList();
-        chart.addSeries(s.workers() + (s.workers() == 1 ? " worker" : " workers"), labels, ys);
+        for (E2eOrdering ord : s.orderings()) {
+            List<E2eResult> rs = results.stream().filter(r -> r.ordering() == ord).toList();
+            List<String> labels = rs.stream().map(r -> r.mode().cliName() + " b=" + r.batch()).toList();
+            List<Double> ys = rs.stream().map(r -> r.throughputOps() / 1e3).toList();
+            chart.addSeries(ord.cliName() + ", " + s.workers() + (s.workers() == 1 ? " worker" : " workers"), labels, ys);
+        }
         Path f = dir.resolve("e2e-throughput.png");
         try (OutputStream png = Files.newOutputStream(f)) {
             BitmapEncoder.saveBitmap(chart, png, BitmapEncoder.BitmapFormat.PNG);

@@ -31,7 +31,7 @@ import picocli.CommandLine.Spec;
         sortOptions = false,
         usageHelpAutoWidth = true,
         description = {
-            "End-to-end benchmark: closed-loop clients -> client proxy -> local sequencer -> one replica, per mode.",
+            "End-to-end benchmark: closed-loop clients -> client proxy -> ordering -> one replica, per mode and ordering.",
             "",
             "Each run starts a fresh embedded replica (its own scheduler and in-memory Chronicle Map) and a batching "
                 + "proxy, and drives them with the clients of ./psmr load (50%% READs, 5%% MULTI_PUTs of 4 keys, the rest "
@@ -44,6 +44,10 @@ import picocli.CommandLine.Spec;
             "Modes: cbase (batches of 1, exact keys compared pairwise, monitor graph), keys (the same at --batch), "
                 + "bitmap-monitor, bitmap-indexed, rw-bitmap (indexed graph), sequential (no scheduler), keys-hashed "
                 + "(extra, only when asked). CBASE and sequential references are always added.",
+            "",
+            "Orderings: local (the in-process sequencer), ringpaxos (an embedded Ring Paxos cluster on loopback: 3 "
+                + "acceptors, the replica's learner and the proxy's proposer), both (interleaved, with the ratio "
+                + "ringpaxos/local from the same invocation).",
             "",
             "Default: every mode but keys-hashed, 3 runs of 3 s after a 1 s warm-up: about 70 s on 2 cores.",
             ""})
@@ -104,8 +108,7 @@ public final class E2eCommand implements Callable<Integer> {
     int runs;
 
     @Option(names = "--ordering", paramLabel = "ORDERING", defaultValue = "local",
-            description = "Ordering layer: only local (the in-process sequencer) until networked ordering lands "
-                    + "(default: ${DEFAULT-VALUE}).")
+            description = "Ordering layer: local, ringpaxos or both (default: ${DEFAULT-VALUE}).")
     String ordering;
 
     @Option(names = "--seed", paramLabel = "S", defaultValue = "42", description = "Clients' seed (default: ${DEFAULT-VALUE}).")
@@ -132,8 +135,10 @@ public final class E2eCommand implements Callable<Integer> {
         if (format == Format.table) {
             o.println("psmr bench e2e: " + E2eReport.machine(settings));
             long perMode = settings.warmup().toMillis() + settings.runs() * settings.duration().toMillis();
-            o.printf(Locale.ROOT, "%d modes x %d runs; about %d s%n", settings.modes().size(), 1 + settings.runs(),
-                    settings.modes().size() * (perMode + 300L * (1 + settings.runs())) / 1000 + 2);
+            int configs = settings.orderings().size() * settings.modes().size();
+            o.printf(Locale.ROOT, "%d modes x %d orderings x %d runs; about %d s%n", settings.modes().size(),
+                    settings.orderings().size(), 1 + settings.runs(),
+                    configs * (perMode + 300L * (1 + settings.runs())) / 1000 + 2);
             o.flush();
         }
         List<E2eResult> results;
@@ -161,8 +166,8 @@ public final class E2eCommand implements Callable<Integer> {
     }
 
     E2eSettings validate() {
-        require(ordering.equals("local"), "--ordering: only local exists until networked ordering lands, got '"
-                + ordering + "'");
+        List<E2eOrdering> orderings = E2eOrdering.parse(ordering);
+        require(orderings != null, "--ordering: expected local, ringpaxos or both, got '" + ordering + "'");
         List<E2eMode> m = new ArrayList<>();
         if (modes == null || modes.isEmpty()) {
             m.addAll(DEFAULT_MODES);
@@ -194,7 +199,7 @@ public final class E2eCommand implements Callable<Integer> {
         Duration d = BenchCommand.parseDuration(spec.commandLine(), "--duration", duration, Duration.ofSeconds(3));
         Duration wu = BenchCommand.parseDuration(spec.commandLine(), "--warmup", warmup, Duration.ofSeconds(1));
         require(runs >= 1 && runs <= 100, "--runs must be from 1 to 100, got " + runs);
-        return new E2eSettings(m, clients, w, batch, window, conflict, keys, bits, runs, wu, d, seed,
+        return new E2eSettings(orderings, m, clients, w, batch, window, conflict, keys, bits, runs, wu, d, seed,
                 Runtime.getRuntime().availableProcessors(), out);
     }
 

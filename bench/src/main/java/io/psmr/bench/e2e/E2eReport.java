@@ -6,6 +6,7 @@ import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 
@@ -14,7 +15,7 @@ public final class E2eReport {
 
     /** The exact header of results.csv. */
     public static final String CSV_HEADER = "mode,graph,batch,window,workers,clients,conflict_pct,throughput_ops,"
-            + "ratio_vs_cbase,ratio_vs_sequential,mean_batch,p50_us,p99_us,p999_us,runs";
+            + "ratio_vs_cbase,ratio_vs_sequential,mean_batch,p50_us,p99_us,p999_us,runs,ordering,ratio_vs_local";
 
     private E2eReport() {
     }
@@ -24,7 +25,7 @@ public final class E2eReport {
         return r.mode().bench().parallel() ? s.workers() : 1;
     }
 
-    /** results.csv: the header, then one row per mode in report order. NaN columns are empty. */
+    /** results.csv: the header, then one row per (ordering, mode) in report order. NaN columns are empty. */
     public static String csv(List<E2eResult> results, E2eSettings s) {
         StringBuilder b = new StringBuilder(CSV_HEADER).append('\n');
         for (E2eResult r : results) {
@@ -36,21 +37,23 @@ public final class E2eReport {
                     .append(num(r.ratioVsSequential(), "%.3f")).append(',')
                     .append(num(r.meanBatch(), "%.1f")).append(',')
                     .append(r.p50Micros()).append(',').append(r.p99Micros()).append(',').append(r.p999Micros()).append(',')
-                    .append(r.runs()).append('\n');
+                    .append(r.runs()).append(',').append(r.ordering().cliName()).append(',')
+                    .append(num(r.ratioVsLocal(), "%.3f")).append('\n');
         }
         return b.toString();
     }
 
     /** The table on stdout. */
     public static void table(List<E2eResult> results, E2eSettings s, PrintWriter out) {
-        out.printf(Locale.ROOT, "%-15s %5s %5s %22s %8s %8s %7s %9s %9s %9s%n", "mode", "batch", "thr",
-                "kops/s median [min-max]", "x CBASE", "x seq", "mean b", "p50 us", "p99 us", "p999 us");
+        out.printf(Locale.ROOT, "%-9s %-15s %5s %5s %22s %8s %8s %8s %7s %9s %9s %9s%n", "ordering", "mode", "batch", "thr",
+                "kops/s median [min-max]", "x CBASE", "x seq", "x local", "mean b", "p50 us", "p99 us", "p999 us");
         for (E2eResult r : results) {
             String k = String.format(Locale.ROOT, "%.1f [%.1f-%.1f]", r.throughputOps() / 1e3, r.minOps() / 1e3,
                     r.maxOps() / 1e3);
-            out.printf(Locale.ROOT, "%-15s %5d %5s %22s %8s %8s %7s %9d %9d %9d%n", r.mode().cliName(), r.batch(),
-                    r.mode().bench().parallel() ? Integer.toString(s.workers()) : "-", k, dash(r.ratioVsCbase()),
-                    dash(r.ratioVsSequential()), num(r.meanBatch(), "%.1f"), r.p50Micros(), r.p99Micros(), r.p999Micros());
+            out.printf(Locale.ROOT, "%-9s %-15s %5d %5s %22s %8s %8s %8s %7s %9d %9d %9d%n", r.ordering().cliName(),
+                    r.mode().cliName(), r.batch(), r.mode().bench().parallel() ? Integer.toString(s.workers()) : "-", k,
+                    dash(r.ratioVsCbase()), dash(r.ratioVsSequential()), dash(r.ratioVsLocal()), num(r.meanBatch(), "%.1f"),
+                    r.p50Micros(), r.p99Micros(), r.p999Micros());
         }
         long retries = results.stream().mapToLong(E2eResult::retries).sum();
         if (retries > 0) {
@@ -61,13 +64,24 @@ public final class E2eReport {
 
     /** The machine and settings, one line. */
     public static String machine(E2eSettings s) {
-        return String.format(Locale.ROOT, "%d cores, Java %s (%s), %s %s; 1 replica over the local sequencer, "
+        return String.format(Locale.ROOT, "%d cores, Java %s (%s), %s %s; 1 replica over %s, "
                         + "%d closed-loop clients, one proxy (batch <= %d, window %d), %d workers, %d%% hot-key batches, "
                         + "%d keys, m = %,d bits; %d measured runs of %d ms after a %d ms warm-up per mode",
                 s.cores(), System.getProperty("java.version"), System.getProperty("java.vm.name"),
-                System.getProperty("os.name"), System.getProperty("os.arch"), s.clients(), s.batch(), s.window(),
+                System.getProperty("os.name"), System.getProperty("os.arch"), orderings(s), s.clients(), s.batch(), s.window(),
                 s.workers(), s.conflictPct(), s.keys(), s.bitmapBits(), s.runs(), s.duration().toMillis(),
                 s.warmup().toMillis());
+    }
+
+    /** The orderings of the settings, in words. */
+    static String orderings(E2eSettings s) {
+        List<String> words = new ArrayList<>();
+        for (E2eOrdering o : s.orderings()) {
+            words.add(o == E2eOrdering.LOCAL ? "the local sequencer"
+                    : "Ring Paxos on loopback (3 acceptors, tick " + E2eBench.RING_PAXOS_TRANSPORT.tickInterval().toMillis()
+                            + " ms)");
+        }
+        return String.join(" and ", words);
     }
 
     /** summary.md: settings, the table with min and max, and how to read it. */
@@ -78,19 +92,21 @@ public final class E2eReport {
         o.println();
         o.println("Machine and settings: " + machine(s) + ".");
         o.println();
-        o.println("Closed-loop clients -> client proxy -> local sequencer -> one replica. Throughput is acknowledged "
+        o.println("Closed-loop clients -> client proxy -> ordering -> one replica. Throughput is acknowledged "
                 + "operations per second (median of the measured runs, with min and max); `x CBASE` and `x seq` are "
-                + "ratios to the CBASE and sequential medians of this invocation; `mean batch` is the proxy's mean client "
+                + "ratios to the CBASE and sequential medians of this invocation over the same ordering; `x local` is the "
+                + "ratio to the same mode over the local sequencer in this invocation; `mean batch` is the proxy's mean client "
                 + "commands per batch; latency is from submit to reply, as the client sees it, all measured runs merged. "
                 + "Clients, proxy and replica share the " + s.cores() + " cores.");
         o.println();
-        o.println("| mode | batch | workers | kops/s | min-max | x CBASE | x seq | mean batch | p50 us | p99 us | p999 us |");
-        o.println("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+        o.println("| ordering | mode | batch | workers | kops/s | min-max | x CBASE | x seq | x local | mean batch | p50 us "
+                + "| p99 us | p999 us |");
+        o.println("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
         for (E2eResult r : results) {
-            o.printf(Locale.ROOT, "| %s | %d | %d | %.1f | %.1f-%.1f | %s | %s | %s | %d | %d | %d |%n",
-                    r.mode().cliName(), r.batch(), workers(r, s), r.throughputOps() / 1e3, r.minOps() / 1e3,
-                    r.maxOps() / 1e3, dash(r.ratioVsCbase()), dash(r.ratioVsSequential()), num(r.meanBatch(), "%.1f"),
-                    r.p50Micros(), r.p99Micros(), r.p999Micros());
+            o.printf(Locale.ROOT, "| %s | %s | %d | %d | %.1f | %.1f-%.1f | %s | %s | %s | %s | %d | %d | %d |%n",
+                    r.ordering().cliName(), r.mode().cliName(), r.batch(), workers(r, s), r.throughputOps() / 1e3, r.minOps() / 1e3,
+                    r.maxOps() / 1e3, dash(r.ratioVsCbase()), dash(r.ratioVsSequential()), dash(r.ratioVsLocal()),
+                    num(r.meanBatch(), "%.1f"), r.p50Micros(), r.p99Micros(), r.p999Micros());
         }
         o.flush();
         return sw.toString();

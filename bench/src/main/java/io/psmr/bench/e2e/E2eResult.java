@@ -3,6 +3,7 @@ package io.psmr.bench.e2e;
 /**
  * The summary of one mode's measured runs.
  *
+ * @param ordering          the ordering layer
  * @param mode              the replica configuration
  * @param batch             most client commands per batch of this mode
  * @param throughputOps     median acknowledged operations per second
@@ -16,8 +17,10 @@ package io.psmr.bench.e2e;
  * @param p999Micros        99.9th percentile of the same
  * @param retries           batches the proxy proposed again, over all measured runs
  * @param runs              measured runs
+ * @param ratioVsLocal      median over the same mode's median over the local sequencer, same invocation; NaN if
+ *                          local was not run
  */
-public record E2eResult(E2eMode mode, int batch, double throughputOps, double minOps, double maxOps, double ratioVsCbase,
+public record E2eResult(E2eOrdering ordering, E2eMode mode, int batch, double throughputOps, double minOps, double maxOps, double ratioVsCbase,
                         double ratioVsSequential, double meanBatch, long p50Micros, long p99Micros, long p999Micros,
-                        long retries, int runs) {
+                        long retries, int runs, double ratioVsLocal) {
 }

@@ -7,6 +7,7 @@ import java.util.List;
 /**
  * What one {@code psmr bench e2e} invocation measures.
  *
+ * @param orderings   the ordering layers, in report order (each runs every mode)
  * @param modes       the replica configurations, in report order (CBASE and sequential included)
  * @param clients     closed-loop clients
  * @param workers     worker threads of the replica (parallel modes)
@@ -22,11 +23,12 @@ import java.util.List;
  * @param cores       available processors
  * @param outDir      the folder that receives {@code bench-e2e-<timestamp>/}
  */
-public record E2eSettings(List<E2eMode> modes, int clients, int workers, int batch, int window, int conflictPct, int keys,
+public record E2eSettings(List<E2eOrdering> orderings, List<E2eMode> modes, int clients, int workers, int batch, int window, int conflictPct, int keys,
                           int bitmapBits, int runs, Duration warmup, Duration duration, long seed, int cores, Path outDir) {
 
     /** Copies the list. */
     public E2eSettings {
+        orderings = List.copyOf(orderings);
         modes = List.copyOf(modes);
     }
 }

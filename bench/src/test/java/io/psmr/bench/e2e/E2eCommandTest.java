@@ -47,7 +47,9 @@ class E2eCommandTest {
         "--duration fast        | --duration must be a time such as 500ms or 2s",
         "--warmup 1ms           | --warmup must be from 10ms to 600s",
         "--runs 0               | --runs must be from 1 to 100",
-        "--ordering ring-paxos  | --ordering: only local exists",
+        "--ordering ring-paxos  | --ordering: expected local, ringpaxos or both, got 'ring-paxos'",
+        "--ordering LOCAL       | --ordering: expected local, ringpaxos or both, got 'LOCAL'",
+        "--ordering all         | --ordering: expected local, ringpaxos or both, got 'all'",
         "--format xml           | Invalid value for option '--format'",
         "--bogus                | Unknown option: '--bogus'",
     })
@@ -85,14 +87,16 @@ class E2eCommandTest {
         assertTrue(dir.getFileName().toString().startsWith("bench-e2e-"), dir.toString());
         List<String> lines = Files.readAllLines(dir.resolve("results.csv"));
         assertEquals("mode,graph,batch,window,workers,clients,conflict_pct,throughput_ops,ratio_vs_cbase,"
-                + "ratio_vs_sequential,mean_batch,p50_us,p99_us,p999_us,runs", lines.get(0));
+                + "ratio_vs_sequential,mean_batch,p50_us,p99_us,p999_us,runs,ordering,ratio_vs_local", lines.get(0));
         assertEquals(E2eReport.CSV_HEADER, lines.get(0));
         assertEquals(lines, r.out().lines().toList(), "--format csv prints results.csv");
 
         List<String> configs = new ArrayList<>();
         for (String line : lines.subList(1, lines.size())) {
             String[] f = line.split(",", -1);
-            assertEquals(15, f.length, "row: " + line);
+            assertEquals(17, f.length, "row: " + line);
+            assertEquals("local", f[15], "ordering: " + line);
+            assertEquals("1.000", f[16], "local is its own reference: " + line);
             configs.add(f[0] + "," + f[1] + "," + f[2]);
             assertEquals("2", f[3], "window: " + line);
             assertEquals("4", f[5], "clients: " + line);
@@ -118,7 +122,56 @@ class E2eCommandTest {
         }
         assertEquals(List.of("keys_pairwise,monitor,1", "bitmap,indexed,20", "keys_pairwise,monitor,20",
                 "sequential,none,20"), configs, "CBASE first and sequential last are added; asked modes in order");
-        assertTrue(Files.readString(dir.resolve("summary.md")).contains("| mode | batch | workers |"));
+        assertTrue(Files.readString(dir.resolve("summary.md")).contains("| ordering | mode | batch | workers |"));
         assertTrue(Files.size(dir.resolve("e2e-throughput.png")) > 1000);
+    }
+
+    @Test
+    void bothOrderingsRunInterleavedAndRingPaxosRowsCarryTheRatioToLocal(@TempDir Path tmp) throws IOException {
+        Run r = run("bench", "e2e", "--ordering", "both", "--modes", "bitmap-indexed", "--clients", "4", "--duration",
+                "300ms", "--warmup", "50ms", "--runs", "1", "--batch", "20", "--window", "2", "--conflict", "20",
+                "--keys", "500", "--bits", "102400", "--format", "csv", "--no-progress", "--out", tmp.toString());
+        assertEquals(0, r.exitCode(), "stderr:\n" + r.err());
+        List<String> lines = r.out().lines().toList();
+        assertEquals(E2eReport.CSV_HEADER, lines.get(0));
+        List<String> configs = new ArrayList<>();
+        for (String line : lines.subList(1, lines.size())) {
+            String[] f = line.split(",", -1);
+            assertEquals(17, f.length, "row: " + line);
+            configs.add(f[15] + "," + f[0] + "," + f[2]);
+            assertTrue(Long.parseLong(f[7]) > 0, "throughput must be positive: " + line);
+            assertTrue(Double.parseDouble(f[8]) > 0 && Double.parseDouble(f[9]) > 0, "ratios within the ordering: " + line);
+            double vsLocal = Double.parseDouble(f[16]);
+            if (f[15].equals("local")) {
+                assertEquals(1.0, vsLocal, 1e-9, line);
+            } else {
+                assertTrue(vsLocal >= 0, "ratio to local (speed is not asserted): " + line);
+            }
+            if (f[0].equals("keys_pairwise") && f[2].equals("1")) {
+                assertEquals("1.000", f[8], "CBASE is each ordering's own reference: " + line);
+            }
+        }
+        assertEquals(List.of("local,keys_pairwise,1", "local,bitmap,20", "local,sequential,20",
+                "ringpaxos,keys_pairwise,1", "ringpaxos,bitmap,20", "ringpaxos,sequential,20"), configs);
+    }
+
+    @Test
+    void ringPaxosAloneHasNoRatioToLocal(@TempDir Path tmp) throws IOException {
+        Run r = run("bench", "e2e", "--ordering", "ringpaxos", "--modes", "sequential", "--clients", "2", "--duration",
+                "200ms", "--warmup", "20ms", "--runs", "1", "--batch", "10", "--keys", "100", "--bits", "1024",
+                "--no-progress", "--out", tmp.toString());
+        assertEquals(0, r.exitCode(), "stderr:\n" + r.err());
+        assertTrue(r.out().contains("Ring Paxos on loopback"), r.out());
+        List<Path> dirs;
+        try (Stream<Path> s = Files.list(tmp)) {
+            dirs = s.toList();
+        }
+        List<String> lines = Files.readAllLines(dirs.get(0).resolve("results.csv"));
+        assertEquals(3, lines.size(), "CBASE and sequential: " + lines);
+        for (String line : lines.subList(1, lines.size())) {
+            String[] f = line.split(",", -1);
+            assertEquals("ringpaxos", f[15], line);
+            assertEquals("", f[16], "no local run, no ratio: " + line);
+        }
     }
 }
