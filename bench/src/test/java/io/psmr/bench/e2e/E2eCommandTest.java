@@ -3,10 +3,9 @@ package io.psmr.bench.e2e;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.psmr.bench.cli.CliRun;
 import io.psmr.bench.cli.PsmrMain;
 import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -16,23 +15,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
-import picocli.CommandLine;
 
 /** {@code psmr bench e2e}: usage errors, and a tiny run's results.csv. Asserts behaviour, never speed. */
 class E2eCommandTest {
 
-    private record Run(int exitCode, String out, String err) {
-    }
-
-    private static Run run(String... args) {
-        CommandLine cl = PsmrMain.commandLine();
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        cl.setOut(new PrintWriter(out, true));
-        cl.setErr(new PrintWriter(err, true));
-        int code = cl.execute(args);
-        return new Run(code, out.toString(), err.toString());
-    }
 
     @ParameterizedTest
     @CsvSource(delimiter = '|', value = {
@@ -55,7 +41,7 @@ class E2eCommandTest {
     })
     void badFlagsExitWithUsageErrorNamingTheFlag(String args, String message) {
         String[] argv = Stream.concat(Stream.of("bench", "e2e"), Stream.of(args.trim().split("\\s+"))).toArray(String[]::new);
-        Run r = run(argv);
+        CliRun r = CliRun.of(argv);
         assertEquals(PsmrMain.EXIT_USAGE, r.exitCode(), "exit code; stderr:\n" + r.err());
         assertTrue(r.err().contains(message.trim()), "stderr should contain '" + message.trim() + "':\n" + r.err());
         assertEquals("", r.out(), "nothing on stdout");
@@ -63,10 +49,10 @@ class E2eCommandTest {
 
     @Test
     void helpIsListedUnderBench() {
-        Run bench = run("bench", "--help");
+        CliRun bench = CliRun.of("bench", "--help");
         assertEquals(0, bench.exitCode(), bench.err());
         assertTrue(bench.out().contains("e2e"), bench.out());
-        Run e2e = run("bench", "e2e", "--help");
+        CliRun e2e = CliRun.of("bench", "e2e", "--help");
         assertEquals(0, e2e.exitCode(), e2e.err());
         assertTrue(e2e.out().contains("--clients") && e2e.out().contains("--ordering"), e2e.out());
         assertTrue(e2e.err().isEmpty(), "no picocli warnings: " + e2e.err());
@@ -74,7 +60,7 @@ class E2eCommandTest {
 
     @Test
     void aTinyRunWritesResultsCsvWithTheExactHeaderAndSaneRows(@TempDir Path tmp) throws IOException {
-        Run r = run("bench", "e2e", "--modes", "bitmap-indexed,keys", "--clients", "4", "--duration", "300ms",
+        CliRun r = CliRun.of("bench", "e2e", "--modes", "bitmap-indexed,keys", "--clients", "4", "--duration", "300ms",
                 "--warmup", "50ms", "--runs", "1", "--batch", "20", "--window", "2", "--conflict", "20",
                 "--keys", "500", "--bits", "102400", "--format", "csv", "--no-progress", "--out", tmp.toString());
         assertEquals(0, r.exitCode(), "stderr:\n" + r.err());
@@ -128,7 +114,7 @@ class E2eCommandTest {
 
     @Test
     void bothOrderingsRunInterleavedAndRingPaxosRowsCarryTheRatioToLocal(@TempDir Path tmp) throws IOException {
-        Run r = run("bench", "e2e", "--ordering", "both", "--modes", "bitmap-indexed", "--clients", "4", "--duration",
+        CliRun r = CliRun.of("bench", "e2e", "--ordering", "both", "--modes", "bitmap-indexed", "--clients", "4", "--duration",
                 "300ms", "--warmup", "50ms", "--runs", "1", "--batch", "20", "--window", "2", "--conflict", "20",
                 "--keys", "500", "--bits", "102400", "--format", "csv", "--no-progress", "--out", tmp.toString());
         assertEquals(0, r.exitCode(), "stderr:\n" + r.err());
@@ -157,7 +143,7 @@ class E2eCommandTest {
 
     @Test
     void ringPaxosAloneHasNoRatioToLocal(@TempDir Path tmp) throws IOException {
-        Run r = run("bench", "e2e", "--ordering", "ringpaxos", "--modes", "sequential", "--clients", "2", "--duration",
+        CliRun r = CliRun.of("bench", "e2e", "--ordering", "ringpaxos", "--modes", "sequential", "--clients", "2", "--duration",
                 "200ms", "--warmup", "20ms", "--runs", "1", "--batch", "10", "--keys", "100", "--bits", "1024",
                 "--no-progress", "--out", tmp.toString());
         assertEquals(0, r.exitCode(), "stderr:\n" + r.err());
