@@ -65,7 +65,7 @@ class RingPaxosEndToEndTest {
                 for (int id = 1; id <= 2; id++) {
                     replicas.add(Replica.start(rc.toBuilder().replicaId(id).build(), rp.broadcast(id), router));
                 }
-                assertEquals(0, rp.awaitCoordinator(WAIT_S, TimeUnit.SECONDS), "acceptor 0, the lowest id, coordinates");
+                assertEquals(0, rp.awaitCoordinator(0, WAIT_S, TimeUnit.SECONDS), "acceptor 0, the lowest id, coordinates");
                 AtomicInteger done = new AtomicInteger();
                 LoadResult result;
                 try (ClientProxy proxy = ClientProxy.start(pc, rp.proposing(), router)) {
@@ -81,7 +81,7 @@ class RingPaxosEndToEndTest {
                 }
                 killer.get().join(TimeUnit.SECONDS.toMillis(WAIT_S));
                 assertEquals(List.of(1, 2), rp.liveAcceptors(), context);
-                assertEquals(1, rp.awaitCoordinator(WAIT_S, TimeUnit.SECONDS), "acceptor 1, the lowest live id, took over, " + context);
+                assertEquals(1, rp.awaitCoordinator(1, WAIT_S, TimeUnit.SECONDS), "acceptor 1, the lowest live id, took over, " + context);
                 assertEquals(1, rp.coordinator(WAIT_S * 1000), context);
 
                 assertEquals(0, result.unanswered(), context);

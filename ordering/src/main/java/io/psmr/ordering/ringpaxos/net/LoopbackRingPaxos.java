@@ -8,7 +8,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.SortedSet;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -35,7 +37,9 @@ public final class LoopbackRingPaxos implements AutoCloseable {
     private final Map<Integer, RingPaxosNode> acceptors = new TreeMap<>();
     private final List<RingPaxosBroadcast> broadcasts = new ArrayList<>();
     private final Object coordinatorLock = new Object();
-    private int activeCoordinator = -1; // guarded by coordinatorLock: an acceptor last seen coordinating, or -1
+    // guarded by coordinatorLock: acceptors whose latest tick saw them coordinate. A set, not one id:
+    // during a takeover two may briefly believe it, and the one that keeps it never reports again.
+    private final SortedSet<Integer> believers = new TreeSet<>();
 
     private LoopbackRingPaxos(int acceptorCount, int learnerCount, TransportConfig transport) {
         List<Integer> acceptorIds = new ArrayList<>();
@@ -144,31 +148,46 @@ public final class LoopbackRingPaxos implements AutoCloseable {
     private void coordinatorChanged(int id, boolean is) {
         synchronized (coordinatorLock) {
             if (is) {
-                activeCoordinator = id;
-                coordinatorLock.notifyAll();
-            } else if (activeCoordinator == id) {
-                activeCoordinator = -1;
+                believers.add(id);
+            } else {
+                believers.remove(id);
             }
+            coordinatorLock.notifyAll();
         }
     }
 
     /**
-     * Waits until some live acceptor coordinates with a completed Phase 1 (seen at its tick), so that a
-     * run timed from now does not include the first election.
+     * Waits until exactly one live acceptor coordinates with a completed Phase 1 (seen at its tick),
+     * so that a run timed from now does not include an election.
      *
      * @return the coordinator's id, or -1 on timeout
      */
     public int awaitCoordinator(long timeout, TimeUnit unit) throws InterruptedException {
+        return awaitCoordinator(-1, timeout, unit);
+    }
+
+    /**
+     * Waits until acceptor {@code id} is the only live acceptor that coordinates. Under load a
+     * follower may suspect a slow coordinator and take over for a while; this waits that out.
+     *
+     * @param id the expected coordinator, or -1 for any
+     * @return the coordinator's id, or -1 on timeout
+     */
+    public int awaitCoordinator(int id, long timeout, TimeUnit unit) throws InterruptedException {
         long deadline = System.nanoTime() + unit.toNanos(timeout);
         synchronized (coordinatorLock) {
-            while (activeCoordinator < 0 || !liveAcceptors().contains(activeCoordinator)) {
+            while (true) {
+                List<Integer> live = liveAcceptors();
+                List<Integer> coordinating = believers.stream().filter(live::contains).toList();
+                if (coordinating.size() == 1 && (id < 0 || coordinating.get(0) == id)) {
+                    return coordinating.get(0);
+                }
                 long left = deadline - System.nanoTime();
                 if (left <= 0) {
                     return -1;
                 }
                 TimeUnit.NANOSECONDS.timedWait(coordinatorLock, left);
             }
-            return activeCoordinator;
         }
     }
 
