@@ -9,6 +9,7 @@ import io.psmr.kvstore.LocalReplyRouter;
 import io.psmr.kvstore.ReplyChannel;
 import io.psmr.ordering.AtomicBroadcast;
 import io.psmr.ordering.BroadcastClosedException;
+import io.psmr.ordering.OrderingClient;
 import io.psmr.ordering.OverloadedException;
 import io.psmr.scheduler.ConflictSummary;
 import io.psmr.scheduler.SummaryBuilder;
@@ -36,7 +37,7 @@ import org.slf4j.LoggerFactory;
  * The batching client proxy of the core paper's prototype (§VI): it takes commands from many
  * {@link KvClient clients}, groups them into batches, attaches each batch's conflict summary
  * (built with the scheduler's {@link SummaryBuilder} under the cluster's detection settings),
- * proposes the batch through {@link AtomicBroadcast}, and completes each command on the
+ * proposes the batch through an {@link OrderingClient} (any {@link AtomicBroadcast}), and completes each command on the
  * <b>first</b> reply from any replica (every replica answers every command, with equal results).
  *
  * <h2>Batching policy</h2>
@@ -113,7 +114,7 @@ public final class ClientProxy implements ReplyChannel, AutoCloseable {
     static final int SUMMARY_BYTES_PER_KEY = 12;
 
     private final ProxyConfig config;
-    private final AtomicBroadcast broadcast;
+    private final OrderingClient broadcast;
     private final int maxBatchBytes;
     private final long lingerNanos;
     private final long retryTimeoutNanos;
@@ -150,7 +151,7 @@ public final class ClientProxy implements ReplyChannel, AutoCloseable {
     private final LongAdder tooLarge = new LongAdder();
     private final LongAdder hotWrites = new LongAdder();
 
-    private ClientProxy(ProxyConfig config, AtomicBroadcast broadcast) {
+    private ClientProxy(ProxyConfig config, OrderingClient broadcast) {
         this.config = config;
         this.broadcast = broadcast;
         this.maxBatchBytes = config.limits().maxBatchBytes();
@@ -171,7 +172,7 @@ public final class ClientProxy implements ReplyChannel, AutoCloseable {
      * Starts a proxy whose replies the caller delivers to {@link #onReply} (for example through a
      * network transport, or a test's wrapper around a {@link LocalReplyRouter} registration).
      */
-    public static ClientProxy start(ProxyConfig config, AtomicBroadcast broadcast) {
+    public static ClientProxy start(ProxyConfig config, OrderingClient broadcast) {
         ClientProxy p = new ClientProxy(Objects.requireNonNull(config, "config"), Objects.requireNonNull(broadcast, "broadcast"));
         p.sender.start();
         return p;
@@ -183,7 +184,7 @@ public final class ClientProxy implements ReplyChannel, AutoCloseable {
      *
      * @throws IllegalStateException if another channel is registered under that id
      */
-    public static ClientProxy start(ProxyConfig config, AtomicBroadcast broadcast, LocalReplyRouter router) {
+    public static ClientProxy start(ProxyConfig config, OrderingClient broadcast, LocalReplyRouter router) {
         ClientProxy p = start(config, broadcast);
         try {
             p.registration = router.register(config.proxyId(), p);
@@ -316,7 +317,7 @@ public final class ClientProxy implements ReplyChannel, AutoCloseable {
     /**
      * Closes the proxy: stops the sender and the timer, fails every queued command (never proposed)
      * and every unanswered proposed command (outcome unknown) with {@link ProxyClosedException},
-     * and unregisters from the router if {@link #start(ProxyConfig, AtomicBroadcast, LocalReplyRouter)}
+     * and unregisters from the router if {@link #start(ProxyConfig, OrderingClient, LocalReplyRouter)}
      * registered it. Idempotent. Does not close the broadcast.
      */
     @Override

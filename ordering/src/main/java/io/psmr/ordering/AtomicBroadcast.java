@@ -43,7 +43,7 @@ import java.util.concurrent.CompletableFuture;
  * <h2>Thread safety</h2>
  * All methods may be called from any thread, concurrently.
  */
-public interface AtomicBroadcast extends AutoCloseable {
+public interface AtomicBroadcast extends OrderingClient {
 
     /** The instance of the first value ever ordered. */
     long FIRST_INSTANCE = 1;
@@ -53,6 +53,7 @@ public interface AtomicBroadcast extends AutoCloseable {
      *
      * @throws IllegalStateException if the broadcast is closed
      */
+    @Override
     void start();
 
     /**
@@ -60,10 +61,11 @@ public interface AtomicBroadcast extends AutoCloseable {
      * array once this method returns.
      *
      * @param value the value, not null, at most the implementation's maximum value size
-     * @return a future that completes with the value's instance once it is ordered, or fails as
-     *         described in the class comment
+     * @return a future that completes with the value's instance (never {@link #UNKNOWN_INSTANCE})
+     *         once it is ordered, or fails as described in the class comment
      * @throws IllegalArgumentException if {@code value} is null or larger than the maximum value size
      */
+    @Override
     CompletableFuture<Long> propose(byte[] value);
 
     /**
