@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.psmr.proxy.load.LinearizabilityChecker;
 import io.psmr.kvstore.KvOp;
 import io.psmr.kvstore.KvStatus;
 import io.psmr.kvstore.Replica;

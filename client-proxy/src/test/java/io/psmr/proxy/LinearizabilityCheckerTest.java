@@ -3,6 +3,7 @@ package io.psmr.proxy;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.psmr.proxy.load.LinearizabilityChecker;
 import io.psmr.kvstore.KvOp;
 import io.psmr.kvstore.KvStatus;
 import io.psmr.proxy.load.OpRecord;

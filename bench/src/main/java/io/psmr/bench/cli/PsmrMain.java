@@ -2,6 +2,8 @@ package io.psmr.bench.cli;
 
 import java.io.PrintWriter;
 
+import io.psmr.bench.cluster.ClusterCommand;
+import io.psmr.bench.cluster.NodeCommand;
 import io.psmr.bench.scheduler.BenchCommand;
 import io.psmr.proxy.cli.LoadCommand;
 import io.psmr.simulation.cli.SimulateCommand;
@@ -19,7 +21,8 @@ import picocli.CommandLine.Command;
         mixinStandardHelpOptions = true,
         versionProvider = PsmrVersion.class,
         description = "Parallel state machine replication: batch-and-bitmap scheduling of totally ordered commands.",
-        subcommands = {DemoCommand.class, SimulateCommand.class, BenchCommand.class, LoadCommand.class},
+        subcommands = {DemoCommand.class, SimulateCommand.class, BenchCommand.class, LoadCommand.class, ClusterCommand.class,
+            NodeCommand.class},
         synopsisSubcommandLabel = "COMMAND",
         commandListHeading = "%nCommands:%n",
         exitCodeListHeading = "%nExit codes:%n",

@@ -1,5 +1,6 @@
 package io.psmr.bench.micro;
 
+import io.psmr.bench.cli.JvmFlags;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
@@ -96,12 +97,7 @@ public final class MicroCommand implements Callable<Integer> {
                 .measurementTime(TimeValue.milliseconds(timeMillis))
                 .verbosity(VerboseMode.NORMAL)
                 // The benchmarks do not open Chronicle Map, but the kvstore classes they load may.
-                .jvmArgsAppend("--add-opens=java.base/java.lang=ALL-UNNAMED",
-                        "--add-opens=java.base/java.lang.reflect=ALL-UNNAMED",
-                        "--add-exports=java.base/sun.nio.ch=ALL-UNNAMED",
-                        "--add-exports=java.base/jdk.internal.ref=ALL-UNNAMED",
-                        "--add-exports=jdk.compiler/com.sun.tools.javac.file=ALL-UNNAMED",
-                        "-Dchronicle.analytics.disable=true");
+                .jvmArgsAppend(JvmFlags.CHRONICLE.toArray(String[]::new));
         Collection<RunResult> results = new Runner(opts.build()).run();
         List<String> rows = rows(results);
         PrintWriter o = spec.commandLine().getOut();

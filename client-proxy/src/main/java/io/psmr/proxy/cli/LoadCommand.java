@@ -1,5 +1,8 @@
 package io.psmr.proxy.cli;
 
+import io.psmr.proxy.cluster.ClusterDescriptor;
+import io.psmr.proxy.cluster.ClusterDirectory;
+import io.psmr.proxy.cluster.ClusterLoad;
 import io.psmr.proxy.load.HistorySink;
 import io.psmr.proxy.load.JsonLinesHistory;
 import io.psmr.proxy.load.LoadMode;
@@ -24,7 +27,8 @@ import picocli.CommandLine.Spec;
  * {@code psmr load}: drives an embedded replicated key-value store (N replicas over the local
  * sequencer, each with its own scheduler and Chronicle Map) with closed-loop clients through one
  * batching {@link io.psmr.proxy.ClientProxy}, and prints throughput, latency percentiles, the
- * acknowledged operations and every replica's digest.
+ * acknowledged operations and every replica's digest. With {@code --cluster DIR} it drives a
+ * cluster of separate processes instead ({@link ClusterLoad}).
  *
  * <p>Usable on its own, {@code new CommandLine(new LoadCommand()).execute(args)}, and as a
  * subcommand of {@code psmr}. Exit codes: 0 done and the digests agree; 1 the digests differ or the
@@ -35,7 +39,7 @@ import picocli.CommandLine.Spec;
         sortOptions = false,
         usageHelpAutoWidth = true,
         description = {
-            "Drive an embedded replicated key-value store with closed-loop clients.",
+            "Drive an embedded replicated key-value store, or with --cluster a cluster of processes, with closed-loop clients.",
             "Reports throughput, latency (p50, p99, p999), acknowledged operations and each replica's state digest.",
             "Exits 1 if the replicas' digests differ. Docs: docs/kvstore.md (Running ./psmr load), docs/client-proxy.md."})
 public final class LoadCommand implements Callable<Integer> {
@@ -50,10 +54,18 @@ public final class LoadCommand implements Callable<Integer> {
     /** Output formats. */
     enum Format { text, json }
 
+    /** How long the cluster's replicas may take to settle at one instance once the clients stop. */
+    private static final Duration SETTLE = Duration.ofSeconds(120);
+
     private static final Pattern DURATION = Pattern.compile("(\\d+(?:\\.\\d+)?)(ms|s|m|h)?");
 
     @Spec
     CommandSpec spec;
+
+    @Option(names = "--cluster", paramLabel = "DIR",
+            description = "Drive the process cluster in DIR (started with ./psmr cluster start) instead of an embedded one; "
+                    + "replicas, mode and workers are the cluster's, and replies come over TCP.")
+    Path cluster;
 
     @Option(names = "--replicas", paramLabel = "N", defaultValue = "3",
             description = "Replicas, 1 to " + MAX_REPLICAS + " (default: ${DEFAULT-VALUE}).")
@@ -141,10 +153,10 @@ public final class LoadCommand implements Callable<Integer> {
         LoadReport report;
         if (history != null) {
             try (JsonLinesHistory h = new JsonLinesHistory(history)) {
-                report = LoadRun.run(options, h, null);
+                report = run(options, h);
             }
         } else {
-            report = LoadRun.run(options, HistorySink.NONE, null);
+            report = run(options, HistorySink.NONE);
         }
         if (json) {
             out.println(report.toJson());
@@ -161,8 +173,27 @@ public final class LoadCommand implements Callable<Integer> {
         return 0;
     }
 
+    private LoadReport run(LoadOptions options, HistorySink h) throws Exception {
+        return cluster != null ? ClusterLoad.run(new ClusterDirectory(cluster), options, h, null, SETTLE) : LoadRun.run(options, h, null);
+    }
+
     /** Checks every flag; a bad one is a usage error naming it. */
     LoadOptions validate() {
+        if (cluster != null) {
+            for (String fixed : new String[] {"--replicas", "--mode", "--workers"}) {
+                require(!spec.commandLine().getParseResult().hasMatchedOption(fixed),
+                        fixed + " cannot be combined with --cluster: the cluster fixed it when it started (see cluster.json)");
+            }
+            ClusterDescriptor c;
+            try {
+                c = new ClusterDirectory(cluster).read();
+            } catch (IllegalArgumentException e) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--cluster: " + e.getMessage());
+            }
+            replicas = c.replicas().size();
+            mode = c.settings().mode();
+            workers = c.settings().workers();
+        }
         require(replicas >= 1 && replicas <= MAX_REPLICAS, "--replicas must be from 1 to " + MAX_REPLICAS + ", got " + replicas);
         require(clients >= 1 && clients <= MAX_CLIENTS, "--clients must be from 1 to " + MAX_CLIENTS + ", got " + clients);
         Duration d = duration("--duration", duration, false);

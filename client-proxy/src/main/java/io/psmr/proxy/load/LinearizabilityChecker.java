@@ -1,8 +1,7 @@
-package io.psmr.proxy;
+package io.psmr.proxy.load;
 
 import io.psmr.kvstore.KvOp;
 import io.psmr.kvstore.KvStatus;
-import io.psmr.proxy.load.OpRecord;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.Comparator;
@@ -34,14 +33,14 @@ import java.util.Set;
  * <p>Ties in time are resolved in favour of concurrency (an invocation at the same nanosecond as a
  * return is treated as overlapping it), so the checker never rejects because of clock granularity.
  */
-final class LinearizabilityChecker {
+public final class LinearizabilityChecker {
 
     /** One operation on one key. {@code complete} is {@link Long#MAX_VALUE} for an unanswered operation. */
-    record KeyOp(String label, KvOp op, String input, long invoke, long complete, KvStatus status, String output) {
+    public record KeyOp(String label, KvOp op, String input, long invoke, long complete, KvStatus status, String output) {
     }
 
     /** The verdict on a history. */
-    record Verdict(boolean linearizable, int keys, int operations, List<String> violations) {
+    public record Verdict(boolean linearizable, int keys, int operations, List<String> violations) {
     }
 
     private LinearizabilityChecker() {
@@ -54,7 +53,7 @@ final class LinearizabilityChecker {
      *                   value); a READ of it is appended to every key's history after the last
      *                   completion, so an acknowledged write that is lost makes the check fail
      */
-    static Verdict check(List<OpRecord> history, Map<String, String> finalState) {
+    public static Verdict check(List<OpRecord> history, Map<String, String> finalState) {
         Map<String, List<KeyOp>> byKey = new LinkedHashMap<>();
         long end = Long.MIN_VALUE;
         for (OpRecord r : history) {
@@ -201,7 +200,7 @@ final class LinearizabilityChecker {
     }
 
     /** Whether the operations on one key are linearizable, starting from an absent key. */
-    static boolean checkKey(List<KeyOp> ops) {
+    public static boolean checkKey(List<KeyOp> ops) {
         List<Entry> events = new ArrayList<>(2 * ops.size());
         for (int i = 0; i < ops.size(); i++) {
             KeyOp o = ops.get(i);

@@ -1,0 +1,256 @@
+package io.psmr.bench.cluster;
+
+import io.psmr.proxy.cluster.ClusterDescriptor;
+import io.psmr.proxy.cluster.ClusterNode;
+import io.psmr.proxy.cluster.ClusterSettings;
+import io.psmr.proxy.cluster.NodeRole;
+import io.psmr.proxy.cluster.NodeStatus;
+import io.psmr.proxy.load.LoadMode;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code psmr cluster start|status|kill|restart|stop}: a Ring Paxos cluster of separate processes
+ * on 127.0.0.1, described by {@code DIR/cluster.json}. Drive it with {@code ./psmr load --cluster DIR}.
+ */
+@Command(name = "cluster",
+        mixinStandardHelpOptions = true,
+        synopsisSubcommandLabel = "COMMAND",
+        commandListHeading = "%nCommands:%n",
+        description = {
+            "Run a replicated key-value store as separate processes on 127.0.0.1: Ring Paxos acceptors and replicas.",
+            "Drive it with ./psmr load --cluster DIR. Docs: docs/ringpaxos.md (Running a cluster)."},
+        subcommands = {ClusterCommand.Start.class, ClusterCommand.Status.class, ClusterCommand.Kill.class,
+            ClusterCommand.Restart.class, ClusterCommand.Stop.class})
+public final class ClusterCommand implements Callable<Integer> {
+
+    @Spec
+    CommandSpec spec;
+
+    @Override
+    public Integer call() {
+        throw new CommandLine.ParameterException(spec.commandLine(), "missing command: start, status, kill, restart or stop");
+    }
+
+    /** {@code --dir}, shared by every subcommand. */
+    static final class DirOption {
+        @Option(names = "--dir", paramLabel = "DIR", required = true, description = "The cluster directory (holds cluster.json).")
+        Path dir;
+    }
+
+    /** {@code cluster start}. */
+    @Command(name = "start", mixinStandardHelpOptions = true, sortOptions = false,
+            description = "Start a cluster: each acceptor and replica in its own JVM; returns once it serves.")
+    static final class Start implements Callable<Integer> {
+        @Spec
+        CommandSpec spec;
+
+        @CommandLine.Mixin
+        DirOption dir;
+
+        @Option(names = "--ordering", paramLabel = "ORDERING", defaultValue = "ringpaxos",
+                description = "The ordering layer; only ringpaxos runs as processes (default: ${DEFAULT-VALUE}).")
+        String ordering;
+
+        @Option(names = "--acceptors", paramLabel = "N", defaultValue = "3",
+                description = "Ring Paxos acceptors, 2f+1 tolerate f crashes, 1 to 15 (default: ${DEFAULT-VALUE}).")
+        int acceptors;
+
+        @Option(names = "--replicas", paramLabel = "N", defaultValue = "2", description = "Replicas, 1 to 16 (default: ${DEFAULT-VALUE}).")
+        int replicas;
+
+        @Option(names = "--mode", paramLabel = "MODE", defaultValue = "bitmap",
+                description = "Conflict detection of the replicas (and of every proxy): bitmap, rw-bitmap, keys, cbase or sequential (default: ${DEFAULT-VALUE}).")
+        String mode;
+
+        @Option(names = "--workers", paramLabel = "N", defaultValue = "2", description = "Worker threads per replica, 1 to 1024 (default: ${DEFAULT-VALUE}).")
+        int workers;
+
+        @Option(names = "--max-keys", paramLabel = "N", defaultValue = "100000",
+                description = "Keys each replica's store is sized for, 1 to 10^9 (default: ${DEFAULT-VALUE}).")
+        long maxKeys;
+
+        @Option(names = "--value-size", paramLabel = "BYTES", defaultValue = "64",
+                description = "Value size the store is sized for, 1 to 16384 (default: ${DEFAULT-VALUE}).")
+        int valueSize;
+
+        @Option(names = "--tick-ms", paramLabel = "MS", defaultValue = "10",
+                description = "Ring Paxos tick in milliseconds, 1 to 1000; a coordinator is suspected after 10 ticks (default: ${DEFAULT-VALUE}).")
+        int tickMillis;
+
+        @Option(names = "--timeout", paramLabel = "SECONDS", defaultValue = "60",
+                description = "How long the cluster may take to serve, 1 to 600 s (default: ${DEFAULT-VALUE}).")
+        int timeoutSeconds;
+
+        @Override
+        public Integer call() throws Exception {
+            CommandLine cl = spec.commandLine();
+            require(cl, "ringpaxos".equals(ordering), "--ordering must be ringpaxos (the only ordering that runs as processes), got '" + ordering + "'");
+            require(cl, acceptors >= 1 && acceptors <= 15, "--acceptors must be from 1 to 15, got " + acceptors);
+            require(cl, replicas >= 1 && replicas <= 16, "--replicas must be from 1 to 16, got " + replicas);
+            require(cl, LoadMode.fromLabel(mode) != null, "--mode must be bitmap, rw-bitmap, keys, cbase or sequential, got '" + mode + "'");
+            require(cl, workers >= 1 && workers <= 1024, "--workers must be from 1 to 1024, got " + workers);
+            require(cl, maxKeys >= 1 && maxKeys <= 1_000_000_000L, "--max-keys must be from 1 to 1000000000, got " + maxKeys);
+            require(cl, valueSize >= 1 && valueSize <= 16384, "--value-size must be from 1 to 16384, got " + valueSize);
+            require(cl, tickMillis >= 1 && tickMillis <= 1000, "--tick-ms must be from 1 to 1000, got " + tickMillis);
+            require(cl, timeoutSeconds >= 1 && timeoutSeconds <= 600, "--timeout must be from 1 to 600, got " + timeoutSeconds);
+            ClusterSettings settings = new ClusterSettings(LoadMode.fromLabel(mode).label(), workers, maxKeys, valueSize, tickMillis);
+            ClusterLauncher launcher = new ClusterLauncher(dir.dir);
+            launcher.start(acceptors, replicas, settings, Duration.ofSeconds(timeoutSeconds));
+            PrintWriter out = cl.getOut();
+            out.println("cluster serving in " + launcher.directory().path() + " (" + launcher.directory().path()
+                    .resolve(ClusterDescriptor.FILE) + ")");
+            printStatus(out, launcher);
+            out.flush();
+            return 0;
+        }
+    }
+
+    /** {@code cluster status}. */
+    @Command(name = "status", mixinStandardHelpOptions = true,
+            description = "Show every node (process, ports, state) and which acceptor coordinates.")
+    static final class Status implements Callable<Integer> {
+        @Spec
+        CommandSpec spec;
+
+        @CommandLine.Mixin
+        DirOption dir;
+
+        @Override
+        public Integer call() {
+            ClusterLauncher launcher = launcher(spec, dir.dir);
+            printStatus(spec.commandLine().getOut(), launcher);
+            spec.commandLine().getOut().flush();
+            return 0;
+        }
+    }
+
+    /** {@code cluster kill}. */
+    @Command(name = "kill", mixinStandardHelpOptions = true,
+            description = "Kill one node's process with SIGKILL, as a crash.")
+    static final class Kill implements Callable<Integer> {
+        @Spec
+        CommandSpec spec;
+
+        @CommandLine.Mixin
+        DirOption dir;
+
+        @Option(names = "--node", paramLabel = "NAME", required = true,
+                description = "The node, such as acceptor-0 or replica-1, or 'coordinator' for the acceptor that coordinates.")
+        String node;
+
+        @Override
+        public Integer call() throws Exception {
+            ClusterLauncher launcher = launcher(spec, dir.dir);
+            String killed;
+            try {
+                killed = launcher.kill(node);
+            } catch (IllegalArgumentException e) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--node: " + e.getMessage());
+            }
+            spec.commandLine().getOut().println("killed " + killed);
+            spec.commandLine().getOut().flush();
+            return 0;
+        }
+    }
+
+    /** {@code cluster restart}. */
+    @Command(name = "restart", mixinStandardHelpOptions = true,
+            description = "Restart an acceptor from its durable log on its port (killing it first if it runs).")
+    static final class Restart implements Callable<Integer> {
+        @Spec
+        CommandSpec spec;
+
+        @CommandLine.Mixin
+        DirOption dir;
+
+        @Option(names = "--node", paramLabel = "NAME", required = true, description = "The acceptor, such as acceptor-0.")
+        String node;
+
+        @Option(names = "--timeout", paramLabel = "SECONDS", defaultValue = "60",
+                description = "How long it may take to serve again, 1 to 600 s (default: ${DEFAULT-VALUE}).")
+        int timeoutSeconds;
+
+        @Override
+        public Integer call() throws Exception {
+            require(spec.commandLine(), timeoutSeconds >= 1 && timeoutSeconds <= 600, "--timeout must be from 1 to 600, got " + timeoutSeconds);
+            ClusterLauncher launcher = launcher(spec, dir.dir);
+            try {
+                launcher.restart(node, Duration.ofSeconds(timeoutSeconds));
+            } catch (IllegalArgumentException e) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--node: " + e.getMessage());
+            }
+            spec.commandLine().getOut().println("restarted " + node);
+            spec.commandLine().getOut().flush();
+            return 0;
+        }
+    }
+
+    /** {@code cluster stop}. */
+    @Command(name = "stop", mixinStandardHelpOptions = true,
+            description = "Stop every node (SIGTERM, then SIGKILL after 10 s). The directory keeps the logs.")
+    static final class Stop implements Callable<Integer> {
+        @Spec
+        CommandSpec spec;
+
+        @CommandLine.Mixin
+        DirOption dir;
+
+        @Override
+        public Integer call() throws Exception {
+            ClusterLauncher launcher = launcher(spec, dir.dir);
+            List<String> stopped = launcher.stop(Duration.ofSeconds(10));
+            spec.commandLine().getOut().println("stopped " + stopped.size() + " nodes" + (stopped.isEmpty() ? "" : ": " + String.join(", ", stopped)));
+            spec.commandLine().getOut().flush();
+            return 0;
+        }
+    }
+
+    private static ClusterLauncher launcher(CommandSpec spec, Path dir) {
+        ClusterLauncher launcher = new ClusterLauncher(dir);
+        try {
+            launcher.directory().read();
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--dir: " + e.getMessage());
+        }
+        return launcher;
+    }
+
+    private static void require(CommandLine cl, boolean ok, String problem) {
+        if (!ok) {
+            throw new CommandLine.ParameterException(cl, problem);
+        }
+    }
+
+    static void printStatus(PrintWriter out, ClusterLauncher launcher) {
+        List<ClusterLauncher.NodeView> views = launcher.status();
+        out.printf(Locale.ROOT, "%-12s %-9s %-8s %-6s %-6s %-9s %-12s %s%n", "node", "role", "pid", "port", "reply", "state",
+                "instance", "digest");
+        for (ClusterLauncher.NodeView v : views) {
+            ClusterNode n = v.node();
+            NodeStatus s = v.status();
+            String state = !v.alive() ? (n.pid() == null ? "stopped" : "dead")
+                    : s == null ? "starting" : s.failure() != null ? "failed" : n.role() == NodeRole.ACCEPTOR && s.coordinator()
+                    ? "coord" : "serving";
+            out.printf(Locale.ROOT, "%-12s %-9s %-8s %-6d %-6s %-9s %-12s %s%n", n.name(), n.role().label(),
+                    n.pid() == null ? "-" : n.pid(), n.port(), n.role() == NodeRole.REPLICA ? Integer.toString(n.replyPort()) : "-",
+                    state, n.role() == NodeRole.REPLICA && s != null ? Long.toString(s.instance()) : "-",
+                    s != null && s.digest() != null ? String.format(Locale.ROOT, "%016x", s.digest()) : "-");
+            if (s != null && s.failure() != null) {
+                out.println("  " + n.name() + " failed: " + s.failure());
+            }
+        }
+        Optional<String> c = launcher.coordinator();
+        out.println("coordinator: " + c.orElse("none (an election may be under way)"));
+    }
+}

@@ -1,0 +1,390 @@
+package io.psmr.bench.cluster;
+
+import io.psmr.bench.cli.JvmFlags;
+import io.psmr.bench.cli.PsmrMain;
+import io.psmr.proxy.cluster.ClusterDescriptor;
+import io.psmr.proxy.cluster.ClusterDirectory;
+import io.psmr.proxy.cluster.ClusterNode;
+import io.psmr.proxy.cluster.ClusterSettings;
+import io.psmr.proxy.cluster.NodeRole;
+import io.psmr.proxy.cluster.NodeStatus;
+import io.psmr.proxy.cluster.ProposerSlot;
+import java.io.File;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+import java.util.stream.Stream;
+
+/**
+ * Starts, kills, restarts and stops the processes of a cluster, and reads their status: what
+ * {@code ./psmr cluster} does. Each node is a JVM running {@code psmr node --dir DIR --name NAME}
+ * on this machine's Java and class path, in a session of its own (so a Ctrl-C at the terminal that
+ * ran {@code cluster start} does not reach it), with its output in {@code DIR/logs/NAME.log}.
+ *
+ * <p>Not thread-safe; every method may block for up to its timeout. Concurrent launchers on one
+ * directory are serialised only where they update {@code cluster.json}.
+ */
+public final class ClusterLauncher {
+
+    /** Proposer slots a new cluster offers to load processes. */
+    public static final int PROPOSER_SLOTS = 8;
+    private static final long POLL_MILLIS = 50;
+
+    private final ClusterDirectory dir;
+
+    /** A launcher for the cluster in {@code dir}. */
+    public ClusterLauncher(Path dir) {
+        this.dir = new ClusterDirectory(dir);
+    }
+
+    /** The cluster directory. */
+    public ClusterDirectory directory() {
+        return dir;
+    }
+
+    /**
+     * Creates a cluster in the directory and starts every node; returns once every node serves and
+     * an acceptor coordinates.
+     *
+     * @throws IllegalStateException if a cluster runs there already, the directory holds other
+     *                               files, or the cluster does not come up in time (its nodes are then killed)
+     */
+    public ClusterDescriptor start(int acceptors, int replicas, ClusterSettings settings, Duration timeout)
+            throws InterruptedException {
+        prepareDirectory();
+        List<Integer> ports = freePorts(acceptors + 2 * replicas + PROPOSER_SLOTS);
+        int p = 0;
+        List<ClusterNode> nodes = new ArrayList<>();
+        for (int i = 0; i < acceptors; i++) {
+            nodes.add(new ClusterNode("acceptor-" + i, NodeRole.ACCEPTOR, i, 0, ports.get(p++), 0, null));
+        }
+        for (int r = 1; r <= replicas; r++) {
+            nodes.add(new ClusterNode("replica-" + r, NodeRole.REPLICA, ClusterDescriptor.LEARNER_BASE + r - 1, r,
+                    ports.get(p++), ports.get(p++), null));
+        }
+        List<ProposerSlot> slots = new ArrayList<>();
+        for (int i = 0; i < PROPOSER_SLOTS; i++) {
+            slots.add(new ProposerSlot(ClusterDescriptor.PROPOSER_BASE + i, ports.get(p++)));
+        }
+        ClusterDescriptor cluster = new ClusterDescriptor(ClusterDescriptor.VERSION, "ringpaxos", "127.0.0.1", settings,
+                nodes, slots);
+        dir.create(cluster);
+        try {
+            for (ClusterNode n : nodes) {
+                launch(n);
+            }
+            long deadline = System.nanoTime() + timeout.toNanos();
+            for (ClusterNode n : nodes) {
+                awaitServing(n.name(), deadline);
+            }
+            awaitCoordinator(deadline);
+        } catch (RuntimeException | InterruptedException e) {
+            killAll();
+            throw e;
+        }
+        return dir.read();
+    }
+
+    /**
+     * Kills node {@code name} (SIGKILL: no clean-up, as a crash), or the acceptor that coordinates
+     * if {@code name} is {@code coordinator}.
+     *
+     * @return the name of the node killed
+     * @throws IllegalArgumentException if there is no such node, or it is not running
+     */
+    public String kill(String name) throws InterruptedException {
+        ClusterDescriptor cluster = dir.read();
+        String target = "coordinator".equals(name) ? coordinator(cluster).orElseThrow(() ->
+                new IllegalArgumentException("no live acceptor coordinates right now (see ./psmr cluster status)")) : name;
+        ClusterNode node = node(cluster, target);
+        ProcessHandle ph = live(node).orElseThrow(() -> new IllegalArgumentException("node " + target + " is not running"));
+        ph.destroyForcibly();
+        awaitExit(ph, Duration.ofSeconds(10));
+        dir.update(c -> c.withPid(target, null));
+        return target;
+    }
+
+    /**
+     * Restarts node {@code name} from its durable state on its port (killing it first if it runs);
+     * returns once it serves. Only acceptors can be restarted: a replica's store lives in memory and
+     * psmr has no state transfer yet, so a restarted replica could not catch up.
+     *
+     * @throws IllegalArgumentException for a replica or an unknown node
+     */
+    public void restart(String name, Duration timeout) throws InterruptedException {
+        ClusterDescriptor cluster = dir.read();
+        ClusterNode node = node(cluster, name);
+        if (node.role() == NodeRole.REPLICA) {
+            throw new IllegalArgumentException("cannot restart replica " + name + ": its store lived in memory and psmr has "
+                    + "no state transfer yet, so it could not catch up (see docs/ringpaxos.md)");
+        }
+        Optional<ProcessHandle> running = live(node);
+        if (running.isPresent()) {
+            running.get().destroyForcibly();
+            awaitExit(running.get(), Duration.ofSeconds(10));
+        }
+        launch(dir.read().node(name).orElseThrow());
+        awaitServing(name, System.nanoTime() + timeout.toNanos());
+    }
+
+    /** Stops every running node (SIGTERM, then SIGKILL after {@code grace}); returns the names stopped. */
+    public List<String> stop(Duration grace) throws InterruptedException {
+        ClusterDescriptor cluster = dir.read();
+        List<String> stopped = new ArrayList<>();
+        List<ProcessHandle> handles = new ArrayList<>();
+        for (ClusterNode n : cluster.nodes()) {
+            Optional<ProcessHandle> ph = live(n);
+            if (ph.isPresent()) {
+                ph.get().destroy();
+                handles.add(ph.get());
+                stopped.add(n.name());
+            }
+        }
+        for (ProcessHandle ph : handles) {
+            if (!awaitExit(ph, grace)) {
+                ph.destroyForcibly();
+                awaitExit(ph, Duration.ofSeconds(10));
+            }
+        }
+        dir.update(c -> {
+            ClusterDescriptor d = c;
+            for (ClusterNode n : c.nodes()) {
+                d = d.withPid(n.name(), null);
+            }
+            return d;
+        });
+        return stopped;
+    }
+
+    /** Every node with what its process and status file say now. */
+    public List<NodeView> status() {
+        ClusterDescriptor cluster = dir.read();
+        List<NodeView> views = new ArrayList<>();
+        for (ClusterNode n : cluster.nodes()) {
+            boolean alive = live(n).isPresent();
+            Optional<NodeStatus> s = NodeStatus.read(dir.statusFile(n.name()))
+                    .filter(st -> n.pid() != null && st.pid() == n.pid());
+            views.add(new NodeView(n, alive, alive ? s.orElse(null) : null));
+        }
+        return views;
+    }
+
+    /** The live acceptor that coordinates (the lowest id if, briefly, two believe it), if any. */
+    public Optional<String> coordinator() {
+        return coordinator(dir.read());
+    }
+
+    private Optional<String> coordinator(ClusterDescriptor cluster) {
+        for (ClusterNode n : cluster.acceptors()) {
+            if (live(n).isPresent()) {
+                Optional<NodeStatus> s = NodeStatus.read(dir.statusFile(n.name()));
+                if (s.isPresent() && s.get().pid() == n.pid() && s.get().coordinator()) {
+                    return Optional.of(n.name());
+                }
+            }
+        }
+        return Optional.empty();
+    }
+
+    /** Waits until a live acceptor coordinates; returns its name. */
+    public String awaitCoordinator(Duration timeout) throws InterruptedException {
+        return awaitCoordinator(System.nanoTime() + timeout.toNanos());
+    }
+
+    private String awaitCoordinator(long deadline) throws InterruptedException {
+        while (true) {
+            Optional<String> c = coordinator();
+            if (c.isPresent()) {
+                return c.get();
+            }
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("no acceptor coordinates (see the logs in " + dir.path().resolve("logs") + ")");
+            }
+            Thread.sleep(POLL_MILLIS); // polling files other processes write
+        }
+    }
+
+    // ---------------------------------------------------------------- processes
+
+    private void launch(ClusterNode node) {
+        try {
+            Files.createDirectories(dir.logFile(node.name()).getParent());
+            Files.deleteIfExists(dir.statusFile(node.name()));
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot prepare " + dir.path(), e);
+        }
+        List<String> cmd = new ArrayList<>();
+        if (new File("/usr/bin/setsid").canExecute()) {
+            cmd.add("/usr/bin/setsid"); // its own session: a terminal's Ctrl-C stays with the launcher
+        }
+        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        cmd.addAll(JvmFlags.CHRONICLE);
+        cmd.add(node.role() == NodeRole.ACCEPTOR ? "-Xmx256m" : "-Xmx1g");
+        cmd.add("-XX:+UseSerialGC"); // a node per core or more on small machines: no parallel GC threads
+        cmd.add("-cp");
+        cmd.add(System.getProperty("java.class.path"));
+        cmd.add(PsmrMain.class.getName());
+        cmd.addAll(List.of("node", "--dir", dir.path().toString(), "--name", node.name()));
+        ProcessBuilder pb = new ProcessBuilder(cmd)
+                .redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.logFile(node.name()).toFile()))
+                .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
+        Process process;
+        try {
+            process = pb.start();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot start node " + node.name() + ": " + e.getMessage(), e);
+        }
+        dir.update(c -> c.withPid(node.name(), process.pid()));
+    }
+
+    private void awaitServing(String name, long deadline) throws InterruptedException {
+        ClusterNode node = node(dir.read(), name);
+        while (true) {
+            Optional<NodeStatus> s = NodeStatus.read(dir.statusFile(name));
+            if (s.isPresent() && s.get().pid() == node.pid() && s.get().serving()) {
+                return;
+            }
+            if (live(node).isEmpty()) {
+                throw new IllegalStateException("node " + name + " exited while starting; last lines of its log:\n"
+                        + tail(dir.logFile(name), 15));
+            }
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("node " + name + " did not start serving in time; last lines of its log:\n"
+                        + tail(dir.logFile(name), 15));
+            }
+            Thread.sleep(POLL_MILLIS); // polling a file another process writes
+        }
+    }
+
+    private void killAll() {
+        try {
+            for (ClusterNode n : dir.read().nodes()) {
+                live(n).ifPresent(ProcessHandle::destroyForcibly);
+            }
+        } catch (RuntimeException e) {
+            // best effort while failing: the original error matters more
+        }
+    }
+
+    private static boolean awaitExit(ProcessHandle ph, Duration timeout) throws InterruptedException {
+        try {
+            ph.onExit().get(timeout.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+            return true;
+        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+            return !ph.isAlive();
+        }
+    }
+
+    private static Optional<ProcessHandle> live(ClusterNode node) {
+        return node.pid() == null ? Optional.empty() : ProcessHandle.of(node.pid()).filter(ProcessHandle::isAlive);
+    }
+
+    private static ClusterNode node(ClusterDescriptor cluster, String name) {
+        return cluster.node(name).orElseThrow(() -> new IllegalArgumentException("no node '" + name + "' in the cluster; nodes: "
+                + cluster.nodes().stream().map(ClusterNode::name).toList()));
+    }
+
+    // ---------------------------------------------------------------- directory and ports
+
+    /** An empty or new directory, or one whose cluster is stopped (its old state is removed first). */
+    private void prepareDirectory() {
+        Path d = dir.path();
+        if (!Files.exists(d)) {
+            return;
+        }
+        if (!Files.isDirectory(d)) {
+            throw new IllegalArgumentException(d + " exists and is not a directory");
+        }
+        if (dir.exists()) {
+            ClusterDescriptor old;
+            try {
+                old = dir.read();
+            } catch (IllegalArgumentException e) {
+                throw new IllegalStateException(d + " holds a cluster.json this psmr cannot read; remove the directory first: "
+                        + e.getMessage());
+            }
+            List<String> running = old.nodes().stream().filter(n -> live(n).isPresent()).map(ClusterNode::name).toList();
+            if (!running.isEmpty()) {
+                throw new IllegalStateException("a cluster is already running in " + d + " (nodes " + running
+                        + "); stop it first with ./psmr cluster stop --dir " + d);
+            }
+            for (String sub : List.of("data", "status", "logs", "proposers", "sessions", "cluster.lock", ClusterDescriptor.FILE)) {
+                deleteTree(d.resolve(sub));
+            }
+        }
+        try (Stream<Path> rest = Files.list(d)) {
+            List<Path> other = rest.toList();
+            if (!other.isEmpty()) {
+                throw new IllegalStateException(d + " is not empty and holds no stopped cluster (it has " + other.get(0).getFileName()
+                        + "); choose a new or empty directory");
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot list " + d, e);
+        }
+    }
+
+    private static void deleteTree(Path p) {
+        if (!Files.exists(p)) {
+            return;
+        }
+        try (Stream<Path> walk = Files.walk(p)) {
+            for (Path q : walk.sorted(Comparator.reverseOrder()).toList()) {
+                Files.delete(q);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot remove " + p, e);
+        }
+    }
+
+    /** {@code n} distinct free ports on 127.0.0.1, held open together so that none repeats. */
+    static List<Integer> freePorts(int n) {
+        List<ServerSocket> sockets = new ArrayList<>();
+        try {
+            for (int i = 0; i < n; i++) {
+                ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
+                s.setReuseAddress(true);
+                sockets.add(s);
+            }
+            return sockets.stream().map(ServerSocket::getLocalPort).toList();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot find " + n + " free ports on 127.0.0.1", e);
+        } finally {
+            for (ServerSocket s : sockets) {
+                try {
+                    s.close();
+                } catch (IOException ignored) {
+                    // nothing to do
+                }
+            }
+        }
+    }
+
+    private static String tail(Path file, int lines) {
+        try {
+            List<String> all = Files.readAllLines(file, StandardCharsets.UTF_8);
+            return String.join("\n", all.subList(Math.max(0, all.size() - lines), all.size()));
+        } catch (IOException e) {
+            return "(no log: " + e.getMessage() + ")";
+        }
+    }
+
+    /**
+     * A node as {@code cluster status} shows it.
+     *
+     * @param node   what cluster.json says
+     * @param alive  whether its process runs
+     * @param status its status file, if it runs and wrote one
+     */
+    public record NodeView(ClusterNode node, boolean alive, NodeStatus status) {
+    }
+}

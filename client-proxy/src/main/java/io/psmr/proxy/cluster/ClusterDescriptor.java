@@ -1,0 +1,190 @@
+package io.psmr.proxy.cluster;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import io.psmr.ordering.ringpaxos.RingPaxosConfig;
+import io.psmr.ordering.ringpaxos.net.TransportConfig;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * {@code DIR/cluster.json}: everything a process of a cluster needs to find the others. Written
+ * by {@code ./psmr cluster start}, updated (pids) by {@code kill}, {@code restart} and {@code stop},
+ * read by every node process at its start and by {@code ./psmr load --cluster DIR}.
+ *
+ * <p>Ports are fixed for the life of the cluster: a restarted node binds the port it had, so the
+ * others' static peer tables stay right. Ring Paxos ids: acceptors 0..a−1, replicas' learners
+ * {@value #LEARNER_BASE}.., proposer slots {@value #PROPOSER_BASE}...
+ *
+ * <p>Immutable. Reading and writing go through {@link ClusterDirectory}, which serialises updates.
+ *
+ * @param version   the file format, {@value #VERSION}
+ * @param ordering  the ordering layer, {@code ringpaxos}
+ * @param host      the address every node binds and dials (127.0.0.1)
+ * @param settings  what every process must agree on
+ * @param nodes     acceptors, then replicas
+ * @param proposers the proposer slots load processes claim
+ */
+public record ClusterDescriptor(int version, String ordering, String host, ClusterSettings settings,
+                                List<ClusterNode> nodes, List<ProposerSlot> proposers) {
+
+    /** The format version this code reads and writes. */
+    public static final int VERSION = 1;
+    /** The Ring Paxos id of the first replica's learner. */
+    public static final int LEARNER_BASE = 100;
+    /** The Ring Paxos id of the first proposer slot. */
+    public static final int PROPOSER_BASE = 200;
+    /** The file name inside the cluster directory. */
+    public static final String FILE = "cluster.json";
+
+    private static final ObjectMapper JSON = new ObjectMapper()
+            .enable(SerializationFeature.INDENT_OUTPUT)
+            .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
+            .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
+
+    /** Checks consistency: unique names, ids and ports, at least one acceptor and one replica. */
+    public ClusterDescriptor {
+        if (version != VERSION) {
+            throw new IllegalArgumentException("cluster.json has format version " + version + "; this psmr reads version " + VERSION);
+        }
+        if (!"ringpaxos".equals(ordering)) {
+            throw new IllegalArgumentException("cluster.json: ordering must be ringpaxos, got '" + ordering + "'");
+        }
+        Objects.requireNonNull(host, "host");
+        Objects.requireNonNull(settings, "settings");
+        nodes = List.copyOf(Objects.requireNonNull(nodes, "nodes"));
+        proposers = List.copyOf(Objects.requireNonNull(proposers, "proposers"));
+        Set<String> names = new HashSet<>();
+        Set<Integer> ids = new HashSet<>();
+        Set<Integer> ports = new HashSet<>();
+        for (ClusterNode n : nodes) {
+            require(names.add(n.name()), "node name " + n.name() + " appears twice");
+            require(ids.add(n.paxosId()), "Ring Paxos id " + n.paxosId() + " appears twice");
+            require(ports.add(n.port()), "port " + n.port() + " appears twice");
+            if (n.role() == NodeRole.REPLICA) {
+                require(ports.add(n.replyPort()), "port " + n.replyPort() + " appears twice");
+            }
+        }
+        for (ProposerSlot p : proposers) {
+            require(ids.add(p.paxosId()), "Ring Paxos id " + p.paxosId() + " appears twice");
+            require(ports.add(p.port()), "port " + p.port() + " appears twice");
+        }
+        require(nodes.stream().anyMatch(n -> n.role() == NodeRole.ACCEPTOR), "no acceptor");
+        require(nodes.stream().anyMatch(n -> n.role() == NodeRole.REPLICA), "no replica");
+        require(!proposers.isEmpty(), "no proposer slot");
+    }
+
+    private static void require(boolean ok, String problem) {
+        if (!ok) {
+            throw new IllegalArgumentException("cluster.json: " + problem);
+        }
+    }
+
+    /** The node called {@code name}. */
+    public Optional<ClusterNode> node(String name) {
+        return nodes.stream().filter(n -> n.name().equals(name)).findFirst();
+    }
+
+    /** The acceptors, by id. */
+    public List<ClusterNode> acceptors() {
+        return nodes.stream().filter(n -> n.role() == NodeRole.ACCEPTOR).toList();
+    }
+
+    /** The replicas, by replica id. */
+    public List<ClusterNode> replicas() {
+        return nodes.stream().filter(n -> n.role() == NodeRole.REPLICA).toList();
+    }
+
+    /** This cluster with node {@code name}'s pid replaced. */
+    public ClusterDescriptor withPid(String name, Long pid) {
+        List<ClusterNode> updated = new ArrayList<>(nodes.size());
+        for (ClusterNode n : nodes) {
+            updated.add(n.name().equals(name) ? n.withPid(pid) : n);
+        }
+        return new ClusterDescriptor(version, ordering, host, settings, updated, proposers);
+    }
+
+    /** The Ring Paxos membership: acceptors, learners (one per replica), proposer slots; default timeouts. */
+    public RingPaxosConfig ringPaxosConfig() {
+        return RingPaxosConfig.of(acceptors().stream().map(ClusterNode::paxosId).toList(),
+                replicas().stream().map(ClusterNode::paxosId).toList(),
+                proposers.stream().map(ProposerSlot::paxosId).toList());
+    }
+
+    /** Every node's transport settings: the defaults with the cluster's tick. */
+    public TransportConfig transportConfig() {
+        return TransportConfig.defaults().withTickInterval(settings.tick());
+    }
+
+    /** Every Ring Paxos node's address by id (acceptors, learners, proposer slots). */
+    public Map<Integer, InetSocketAddress> peers() {
+        Map<Integer, InetSocketAddress> peers = new LinkedHashMap<>();
+        for (ClusterNode n : nodes) {
+            peers.put(n.paxosId(), new InetSocketAddress(host, n.port()));
+        }
+        for (ProposerSlot p : proposers) {
+            peers.put(p.paxosId(), new InetSocketAddress(host, p.port()));
+        }
+        return peers;
+    }
+
+    /** Where each replica serves replies, by replica id order. */
+    public List<InetSocketAddress> replyAddresses() {
+        return replicas().stream().map(n -> new InetSocketAddress(host, n.replyPort())).toList();
+    }
+
+    /** This descriptor as JSON. */
+    public String toJson() {
+        try {
+            return JSON.writeValueAsString(this);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("cannot write cluster.json", e);
+        }
+    }
+
+    /**
+     * Reads {@code dir/cluster.json}.
+     *
+     * @throws IllegalArgumentException naming the file and the problem if it is missing or invalid
+     */
+    public static ClusterDescriptor read(Path dir) {
+        Path file = dir.resolve(FILE);
+        try {
+            return JSON.readValue(Files.readString(file), ClusterDescriptor.class);
+        } catch (NoSuchFileException e) {
+            throw new IllegalArgumentException("no cluster in " + dir + ": " + file + " does not exist (run ./psmr cluster start first)");
+        } catch (JsonProcessingException e) {
+            Throwable cause = e.getCause() instanceof IllegalArgumentException iae ? iae : e;
+            throw new IllegalArgumentException(file + " is not a valid cluster file: " + cause.getMessage(), e);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read " + file, e);
+        }
+    }
+
+    /** Writes {@code dir/cluster.json} atomically (a temporary file renamed over it). */
+    public void write(Path dir) {
+        Path file = dir.resolve(FILE);
+        Path tmp = dir.resolve(FILE + ".tmp");
+        try {
+            Files.writeString(tmp, toJson() + "\n");
+            Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write " + file, e);
+        }
+    }
+}

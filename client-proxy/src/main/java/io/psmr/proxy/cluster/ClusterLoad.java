@@ -1,0 +1,142 @@
+package io.psmr.proxy.cluster;
+
+import io.psmr.kvstore.ReplicaConfig;
+import io.psmr.ordering.ringpaxos.net.RingPaxosProposerClient;
+import io.psmr.proxy.ClientProxy;
+import io.psmr.proxy.ProxyConfig;
+import io.psmr.proxy.ProxyStats;
+import io.psmr.proxy.load.HistorySink;
+import io.psmr.proxy.load.LoadGenerator;
+import io.psmr.proxy.load.LoadOptions;
+import io.psmr.proxy.load.LoadReport;
+import io.psmr.proxy.load.LoadResult;
+import io.psmr.proxy.load.LoadRun;
+import io.psmr.proxy.net.ReplyConnector;
+import io.psmr.proxy.net.ReplyConnectorConfig;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * {@code ./psmr load --cluster DIR}: the load generator and one client proxy in this process,
+ * against a cluster of separate processes. The proxy proposes through a Ring Paxos proposer on a
+ * {@linkplain ClusterSession claimed slot} and receives replies from every replica over TCP
+ * ({@link ReplyConnector}). After the clients stop, it waits until every live replica reports an
+ * idle digest at the same instance, and reports those digests. Call from one thread.
+ */
+public final class ClusterLoad {
+
+    /** Proposals the proposer keeps queued or in flight; the proxy's window is far below. */
+    static final int MAX_PENDING_PROPOSALS = 1024;
+    /** How long to wait for the proxy to reach every replica's reply server before the load starts. */
+    static final long CONNECT_SECONDS = 30;
+
+    /** What the caller may do with the proxy after the load, before it closes (tests read keys back). */
+    @FunctionalInterface
+    public interface AfterLoad {
+        /** Called on the calling thread with the still-open proxy. */
+        void accept(ClientProxy proxy) throws Exception;
+    }
+
+    private ClusterLoad() {
+    }
+
+    /**
+     * Runs the load against the cluster in {@code dir}.
+     *
+     * @param options  the run; its mode and workers must be the cluster's (see {@link #options})
+     * @param history  receives every client operation
+     * @param after    called with the proxy after the clients stop; may be null
+     * @param settle   how long the replicas may take to report equal idle digests once the clients stop
+     * @throws IllegalStateException if the replicas cannot be reached or do not settle in time
+     */
+    public static LoadReport run(ClusterDirectory dir, LoadOptions options, HistorySink history, AfterLoad after,
+                                 Duration settle) throws Exception {
+        ClusterDescriptor cluster = dir.read();
+        ReplicaConfig rc = cluster.settings().replicaConfig(1);
+        LoadResult result;
+        ProxyStats stats;
+        long loadEnd;
+        try (ClusterSession session = ClusterSession.open(dir, cluster)) {
+            ProxyConfig pc = LoadRun.proxyConfig(options, rc).toBuilder().proxyId(session.proxyId()).build();
+            InetSocketAddress bind = new InetSocketAddress(cluster.host(), session.slot().port());
+            try (RingPaxosProposerClient proposer = RingPaxosProposerClient.start(cluster.ringPaxosConfig(),
+                    session.slot().paxosId(), session.firstProposalSeq(), cluster.transportConfig(), bind, cluster.peers(),
+                    MAX_PENDING_PROPOSALS)) {
+                proposer.start();
+                try (ClientProxy proxy = ClientProxy.start(pc, proposer);
+                     ReplyConnector replies = ReplyConnector.start(pc.proxyId(), cluster.replyAddresses(), proxy,
+                             ReplyConnectorConfig.defaults())) {
+                    int live = liveReplicas(dir, cluster).size();
+                    if (!replies.awaitConnected(Math.max(1, live), CONNECT_SECONDS, TimeUnit.SECONDS)) {
+                        throw new IllegalStateException("could not reach the reply servers of " + live
+                                + " live replicas within " + CONNECT_SECONDS + " s (connected to " + replies.connectedCount() + ")");
+                    }
+                    result = LoadGenerator.run(proxy, options.workload(), history);
+                    stats = proxy.stats();
+                    if (after != null) {
+                        after.accept(proxy);
+                    }
+                    loadEnd = System.currentTimeMillis();
+                }
+            }
+        }
+        List<Long> digests = awaitSettled(dir, cluster, loadEnd, settle);
+        LoadOptions reported = new LoadOptions(cluster.replicas().size(), cluster.settings().loadMode(),
+                cluster.settings().workers(), options.batch(), options.window(), options.linger(), options.conflictPercent(),
+                options.retryTimeout(), options.workload());
+        return new LoadReport(reported, rc, result, stats, digests, Runtime.getRuntime().availableProcessors());
+    }
+
+    /** The replicas whose process is alive. */
+    static List<ClusterNode> liveReplicas(ClusterDirectory dir, ClusterDescriptor cluster) {
+        List<ClusterNode> live = new ArrayList<>();
+        for (ClusterNode n : cluster.replicas()) {
+            if (n.pid() != null && ProcessHandle.of(n.pid()).map(ProcessHandle::isAlive).orElse(false)) {
+                live.add(n);
+            }
+        }
+        return live;
+    }
+
+    /**
+     * Waits until every live replica has reported, after {@code sinceMillis}, an idle digest at one
+     * common instance, and that instance held for two polls in a row; returns those digests in replica order.
+     */
+    public static List<Long> awaitSettled(ClusterDirectory dir, ClusterDescriptor cluster, long sinceMillis, Duration timeout)
+            throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        long previous = -1;
+        String last = "no status yet";
+        while (true) {
+            List<ClusterNode> live = liveReplicas(dir, cluster);
+            List<Long> digests = new ArrayList<>();
+            long instance = -1;
+            boolean settled = !live.isEmpty();
+            StringBuilder seen = new StringBuilder();
+            for (ClusterNode n : live) {
+                NodeStatus s = NodeStatus.read(dir.statusFile(n.name())).orElse(null);
+                seen.append(n.name()).append('=').append(s == null ? "none" : s.instance() + (s.digest() == null ? " busy" : " idle")).append(' ');
+                if (s == null || s.pid() != n.pid() || s.updated() < sinceMillis || s.digest() == null
+                        || (instance >= 0 && s.instance() != instance)) {
+                    settled = false;
+                    continue;
+                }
+                instance = s.instance();
+                digests.add(s.digest());
+            }
+            last = seen.toString().trim();
+            if (settled && instance == previous) {
+                return digests;
+            }
+            previous = settled ? instance : -1;
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("the replicas did not settle at one instance within " + timeout.toSeconds()
+                        + " s of the clients stopping (last seen: " + last + ")");
+            }
+            Thread.sleep(200); // polling files another process writes; there is nothing to wait on
+        }
+    }
+}

@@ -1,0 +1,106 @@
+package io.psmr.proxy.cluster;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.psmr.ordering.ringpaxos.RingPaxosConfig;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code cluster.json}: round trip, derived Ring Paxos membership, refusals naming the problem, sessions and slots. */
+class ClusterDescriptorTest {
+
+    @TempDir
+    Path dir;
+
+    static ClusterDescriptor sample() {
+        return new ClusterDescriptor(ClusterDescriptor.VERSION, "ringpaxos", "127.0.0.1",
+                new ClusterSettings("bitmap", 2, 1000, 16, 10),
+                List.of(new ClusterNode("acceptor-0", NodeRole.ACCEPTOR, 0, 0, 41000, 0, 123L),
+                        new ClusterNode("acceptor-1", NodeRole.ACCEPTOR, 1, 0, 41001, 0, null),
+                        new ClusterNode("acceptor-2", NodeRole.ACCEPTOR, 2, 0, 41002, 0, null),
+                        new ClusterNode("replica-1", NodeRole.REPLICA, 100, 1, 41003, 41004, 456L)),
+                List.of(new ProposerSlot(200, 41005), new ProposerSlot(201, 41006)));
+    }
+
+    @Test
+    void roundTripsThroughTheFileAndDerivesTheMembership() {
+        ClusterDirectory cd = new ClusterDirectory(dir);
+        ClusterDescriptor c = sample();
+        cd.create(c);
+        assertEquals(c, cd.read());
+        RingPaxosConfig rp = c.ringPaxosConfig();
+        assertEquals(List.of(0, 1, 2), rp.acceptors());
+        assertEquals(List.of(100), rp.learners());
+        assertEquals(List.of(200, 201), rp.proposers());
+        assertEquals(41004, c.replyAddresses().get(0).getPort());
+        assertEquals(41006, c.peers().get(201).getPort());
+        assertEquals(6, c.peers().size());
+        ClusterDescriptor updated = cd.update(d -> d.withPid("acceptor-1", 789L));
+        assertEquals(789L, cd.read().node("acceptor-1").orElseThrow().pid());
+        assertEquals(updated, cd.read());
+        assertEquals(1, cd.read().settings().replicaConfig(1).replicaId());
+    }
+
+    @Test
+    void refusesBadFilesNamingTheProblem() throws Exception {
+        ClusterDirectory cd = new ClusterDirectory(dir);
+        IllegalArgumentException missing = assertThrows(IllegalArgumentException.class, cd::read);
+        assertTrue(missing.getMessage().contains("does not exist"), missing.getMessage());
+
+        String json = sample().toJson();
+        Files.writeString(dir.resolve("cluster.json"), json.replace("\"bitmap\"", "\"fast\""));
+        IllegalArgumentException mode = assertThrows(IllegalArgumentException.class, cd::read);
+        assertTrue(mode.getMessage().contains("settings.mode must be bitmap"), mode.getMessage());
+
+        Files.writeString(dir.resolve("cluster.json"), json.replace("41002", "41001"));
+        IllegalArgumentException port = assertThrows(IllegalArgumentException.class, cd::read);
+        assertTrue(port.getMessage().contains("port 41001 appears twice"), port.getMessage());
+
+        Files.writeString(dir.resolve("cluster.json"), json.replace("\"version\" : 1", "\"version\" : 9"));
+        IllegalArgumentException version = assertThrows(IllegalArgumentException.class, cd::read);
+        assertTrue(version.getMessage().contains("format version 9"), version.getMessage());
+
+        Files.writeString(dir.resolve("cluster.json"), "{ not json");
+        IllegalArgumentException garbage = assertThrows(IllegalArgumentException.class, cd::read);
+        assertTrue(garbage.getMessage().contains("is not a valid cluster file"), garbage.getMessage());
+
+        Files.writeString(dir.resolve("cluster.json"), json.replace("\"replica\"", "\"witness\""));
+        IllegalArgumentException role = assertThrows(IllegalArgumentException.class, cd::read);
+        assertTrue(role.getMessage().contains("witness"), role.getMessage());
+    }
+
+    @Test
+    void sessionsAreNewAndSlotsExclusive() {
+        ClusterDirectory cd = new ClusterDirectory(dir);
+        ClusterDescriptor c = sample();
+        cd.create(c);
+        try (ClusterSession a = ClusterSession.open(cd, c); ClusterSession b = ClusterSession.open(cd, c)) {
+            assertNotEquals(a.slot(), b.slot());
+            assertEquals(a.session() + 1, b.session());
+            assertTrue(b.firstProposalSeq() > a.firstProposalSeq() + Integer.MAX_VALUE);
+            assertEquals(b.session(), b.proxyId());
+            IllegalStateException full = assertThrows(IllegalStateException.class, () -> ClusterSession.open(cd, c));
+            assertTrue(full.getMessage().contains("all 2 proposer slots"), full.getMessage());
+        }
+        try (ClusterSession again = ClusterSession.open(cd, c)) {
+            assertEquals(200, again.slot().paxosId()); // released on close
+            assertEquals(4, again.session()); // the refused open also took a number: numbers are never reused
+        }
+    }
+
+    @Test
+    void statusFilesRoundTripAndAMissingOneIsEmpty() {
+        Path f = new ClusterDirectory(dir).statusFile("replica-1");
+        assertTrue(NodeStatus.read(f).isEmpty());
+        NodeStatus s = new NodeStatus("replica-1", ProcessHandle.current().pid(), true, false, 42, 7L, null, 1L);
+        s.write(f);
+        assertEquals(s, NodeStatus.read(f).orElseThrow());
+        assertTrue(s.alive());
+    }
+}
