@@ -3,6 +3,7 @@ package io.psmr.proxy.net;
 import static io.psmr.proxy.net.Conditions.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.psmr.kvstore.KvReply;
@@ -17,6 +18,7 @@ import java.io.DataOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -180,6 +182,15 @@ class ReplyTransportTest {
             }
         } finally {
             first.close();
+        }
+    }
+
+    @Test
+    void aTakenPortIsRefusedWithItsAddress() {
+        try (ReplyServer s = ReplyServer.start(ANY_PORT, ReplyServerConfig.defaults())) {
+            UncheckedIOException e = assertThrows(UncheckedIOException.class,
+                    () -> ReplyServer.start(s.localAddress(), ReplyServerConfig.defaults()));
+            assertTrue(e.getMessage().contains(String.valueOf(s.localAddress().getPort())), e.getMessage());
         }
     }
 

@@ -5,6 +5,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
@@ -27,6 +28,7 @@ import io.psmr.kvstore.KvCodec;
 import io.psmr.kvstore.KvReply;
 import io.psmr.kvstore.ReplyRouter;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -106,8 +108,9 @@ public final class ReplyServer implements ReplyRouter, AutoCloseable {
                 NioIoHandler.newFactory());
         this.loop = group.next();
         WriteBufferWaterMark mark = new WriteBufferWaterMark(config.writeHighWaterBytes() / 2, config.writeHighWaterBytes());
+        ChannelFuture bound;
         try {
-            this.server = new ServerBootstrap().group(loop, loop).channel(NioServerSocketChannel.class)
+            bound = new ServerBootstrap().group(loop, loop).channel(NioServerSocketChannel.class)
                     // A restarted replica process must be able to bind its port again at once, even while
                     // connections of the previous process linger in TIME_WAIT.
                     .option(ChannelOption.SO_REUSEADDR, true)
@@ -119,11 +122,19 @@ public final class ReplyServer implements ReplyRouter, AutoCloseable {
                             accept(ch);
                         }
                     })
-                    .bind(bind).syncUninterruptibly().channel();
+                    .bind(bind).awaitUninterruptibly();
         } catch (RuntimeException e) {
             group.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
             throw e;
         }
+        if (!bound.isSuccess()) {
+            // Netty would rethrow the checked BindException undeclared; name the address instead.
+            group.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
+            Throwable cause = bound.cause();
+            String message = "reply server cannot listen on " + bind + ": " + cause;
+            throw cause instanceof IOException io ? new UncheckedIOException(message, io) : new IllegalStateException(message, cause);
+        }
+        this.server = bound.channel();
         this.localAddress = (InetSocketAddress) server.localAddress();
         LOG.debug("reply server listening on {}", localAddress);
     }
@@ -131,7 +142,7 @@ public final class ReplyServer implements ReplyRouter, AutoCloseable {
     /**
      * Binds {@code bind} (port 0 picks a free port, see {@link #localAddress()}) and starts serving.
      *
-     * @throws RuntimeException (Netty's wrapping of a {@link java.net.BindException}) if the port is taken
+     * @throws UncheckedIOException naming the address, if it cannot be bound (for example the port is taken)
      */
     public static ReplyServer start(InetSocketAddress bind, ReplyServerConfig config) {
         return new ReplyServer(Objects.requireNonNull(bind, "bind"), Objects.requireNonNull(config, "config"));
