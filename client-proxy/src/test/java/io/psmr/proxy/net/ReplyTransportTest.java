@@ -28,6 +28,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -329,6 +330,46 @@ class ReplyTransportTest {
             // The other proxy is unaffected.
             s.route(reply(1, 77));
             assertEquals(reply(1, 77), inbox.take());
+        }
+    }
+
+    @Test
+    void aBlockedChannelCostsDropsAndEverythingRoutedArrivesOnceItResumes() throws Exception {
+        CountDownLatch release = new CountDownLatch(1);
+        AtomicLong got = new AtomicLong();
+        ReplyChannel blocked = reply -> {
+            // Against ReplyChannel's contract on purpose: it stops the connector's thread, so the proxy stops reading.
+            try {
+                release.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            got.incrementAndGet();
+        };
+        try (ReplyServer s = ReplyServer.start(ANY_PORT, ReplyServerConfig.defaults().withWriteHighWaterBytes(16 << 10));
+             ReplyConnector c = ReplyConnector.start(6, List.of(s.localAddress()), blocked, FAST)) {
+            assertTrue(c.awaitConnected(1, 10, TimeUnit.SECONDS));
+            KvReply big = new KvReply(1, 6, 1, 0, 1, KvResult.ok(new byte[512]));
+            // Two routing threads at once, as a replica's workers do, until the server has dropped some.
+            Thread[] routers = new Thread[2];
+            for (int t = 0; t < routers.length; t++) {
+                routers[t] = new Thread(() -> {
+                    for (int i = 0; i < 200_000 && s.dropped() < 1000; i++) {
+                        s.route(big);
+                    }
+                });
+                routers[t].start();
+            }
+            for (Thread t : routers) {
+                t.join(20_000);
+                assertTrue(!t.isAlive(), "route blocked");
+            }
+            assertTrue(s.dropped() >= 1000, "dropped " + s.dropped());
+            long routed = s.routed();
+            release.countDown();
+            // Nothing handed to a live connection is lost: every routed reply reaches the channel.
+            await(() -> got.get() == routed, 10, () -> "all " + routed + " routed replies, got " + got.get());
+            assertEquals(routed, c.received());
         }
     }
 
