@@ -88,8 +88,8 @@ import org.slf4j.LoggerFactory;
  *   <li>{@link #submit}, {@link #newClient}, {@link #stats} and {@link #close} may be called from any
  *       thread, concurrently. {@code submit} blocks only under {@link OverflowPolicy#BLOCK} while the
  *       queue is full.</li>
- *   <li>{@link #onReply} is called by replicas' worker and delivery threads, concurrently; it never
- *       blocks.</li>
+ *   <li>{@link #onReply} is called by replicas' worker and delivery threads, or by a
+ *       {@link io.psmr.proxy.net.ReplyConnector}'s event-loop thread, concurrently; it never blocks.</li>
  *   <li>The proxy owns two daemon threads: the sender ({@code psmr-proxy-<id>-sender}), which builds,
  *       encodes and proposes batches (and may block in {@code propose} under the broadcast's flow
  *       control), and a timer ({@code psmr-proxy-<id>-timer}) for retry timeouts.</li>
@@ -169,8 +169,9 @@ public final class ClientProxy implements ReplyChannel, AutoCloseable {
     }
 
     /**
-     * Starts a proxy whose replies the caller delivers to {@link #onReply} (for example through a
-     * network transport, or a test's wrapper around a {@link LocalReplyRouter} registration).
+     * Starts a proxy whose replies the caller delivers to {@link #onReply}: typically a
+     * {@link io.psmr.proxy.net.ReplyConnector} started with this proxy as its channel, when the replicas
+     * run in other processes, or a test's wrapper around a {@link LocalReplyRouter} registration.
      */
     public static ClientProxy start(ProxyConfig config, OrderingClient broadcast) {
         ClientProxy p = new ClientProxy(Objects.requireNonNull(config, "config"), Objects.requireNonNull(broadcast, "broadcast"));

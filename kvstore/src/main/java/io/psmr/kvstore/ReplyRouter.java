@@ -2,8 +2,9 @@ package io.psmr.kvstore;
 
 /**
  * Where a replica sends its replies: routes each {@link KvReply} to the proxy named by its
- * {@link KvReply#proxyId()}. {@link LocalReplyRouter} does it in process; a network transport
- * implements it by sending {@link KvCodec#encodeReply} bytes to the proxy's connection.
+ * {@link KvReply#proxyId()}. {@link LocalReplyRouter} does it in process;
+ * {@link io.psmr.kvstore.net.ReplyServer} sends {@link KvCodec#encodeReply} bytes to the proxy's TCP
+ * connection.
  *
  * <p><b>Threads.</b> Called from a replica's worker threads and its delivery thread, concurrently;
  * must be thread-safe and must not block for long. A reply to an unknown proxy is dropped (and
