@@ -5,6 +5,10 @@ import static io.psmr.ordering.ringpaxos.net.AcceptorCluster.WAIT_S;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.psmr.ordering.OrderingClient;
+import io.psmr.ordering.ringpaxos.AcceptorNode;
+import io.psmr.ordering.ringpaxos.AcceptorStorage;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -13,7 +17,10 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -55,6 +62,36 @@ class RingPaxosAcceptorRestartTest {
             List<String> delivered = cluster.awaitDelivered(acknowledged.size());
             assertEquals(acknowledged.size(), new HashSet<>(delivered).size(), "a value was delivered twice");
             assertEquals(Set.copyOf(acknowledged), Set.copyOf(delivered), "every acknowledged value, and nothing else");
+        }
+    }
+
+    @Test
+    void aNodeThatCannotMakeItsStateDurableStopsBeforeSending() throws Exception {
+        AtomicInteger attempts = new AtomicInteger();
+        RingPaxosNode node = RingPaxosNode.start(new AcceptorNode(AcceptorCluster.CONFIG, 0,
+                        new AcceptorStorage(AcceptorCluster.CONFIG.logCapacity())), AcceptorCluster.CONFIG,
+                AcceptorCluster.TRANSPORT, new InetSocketAddress("127.0.0.1", 0), new ConcurrentHashMap<>(),
+                new RingPaxosNode.Listener() {
+                    @Override
+                    public void beforeSend() {
+                        attempts.incrementAndGet();
+                        throw new UncheckedIOException(new IOException("disk full (test)"));
+                    }
+                });
+        try {
+            // Its first heartbeat needs a send: the failed write stops the node instead.
+            AcceptorCluster.await(() -> {
+                try {
+                    node.execute(() -> { });
+                    return false;
+                } catch (RejectedExecutionException closed) {
+                    return true;
+                }
+            }, "the node to stop");
+            assertEquals(1, attempts.get(), "nothing more is tried after the failure");
+            assertEquals(0, node.droppedMessages(), "no message reached the sending path");
+        } finally {
+            node.close();
         }
     }
 
