@@ -131,7 +131,8 @@ public final class FileAcceptorLog implements AcceptorJournal, AutoCloseable {
             channel.close();
             throw e;
         }
-        this.lastCompactedBytes = size;
+        // Not the restored file's size: a large uncompacted log is compacted at the first flush above compactBytes.
+        this.lastCompactedBytes = 0;
         storage.journalTo(this);
     }
 
