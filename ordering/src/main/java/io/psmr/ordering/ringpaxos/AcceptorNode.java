@@ -14,8 +14,11 @@ import java.util.Map;
  * tells every acceptor, every learner and the proposer. It also answers learners' fetches, trims
  * its log once every learner has delivered, and sends heartbeats.
  *
- * <p>Crash and restart: build a new {@code AcceptorNode} on the same storage. The coordinator role,
- * the failure detector and the learners' reports are volatile and are rebuilt from messages.
+ * <p>Crash and restart: build a new {@code AcceptorNode} on the same storage, or on storage restored
+ * from its journal (see {@link AcceptorJournal}). The coordinator role, the failure detector and the
+ * learners' reports are volatile and are rebuilt from messages: a restarted acceptor votes only at or
+ * above its restored promise, and coordinates only after a fresh Phase 1 under a ballot above every
+ * round it has promised.
  */
 public final class AcceptorNode implements ProtocolNode {
 

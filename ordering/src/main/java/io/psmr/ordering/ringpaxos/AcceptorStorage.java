@@ -3,6 +3,7 @@ package io.psmr.ordering.ringpaxos;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.TreeMap;
 
 /**
@@ -12,7 +13,15 @@ import java.util.TreeMap;
  * durable before sending the messages of a {@link Ready} (the simulation keeps the object across a
  * restart, which models exactly that).
  *
+ * <p><b>Durability.</b> The storage itself does no I/O. It reports every change to an
+ * {@link AcceptorJournal} ({@link #journalTo}); a host writes the changes somewhere durable (for
+ * example {@code io.psmr.ordering.ringpaxos.storage.FileAcceptorLog}) before it sends the messages
+ * that follow them, and after a restart replays them through {@link #restorer()}.
+ * {@link #writeTo} emits the current state as such changes, for compacting a journal.
+ *
  * <p>Bounded: it holds instances only in {@code (trimmedTo, trimmedTo + capacity]}.
+ *
+ * <p>Not thread-safe: the node's thread only.
  */
 public final class AcceptorStorage {
 
@@ -28,6 +37,7 @@ public final class AcceptorStorage {
     private Ballot promised = Ballot.ZERO;
     private long trimmedTo;
     private long highestDecided;
+    private AcceptorJournal journal = AcceptorJournal.NONE;
 
     /**
      * Creates empty storage.
@@ -66,9 +76,90 @@ public final class AcceptorStorage {
         return capacity;
     }
 
+    /**
+     * Reports every later change to {@code journal} (replacing any journal set before).
+     *
+     * @param journal where changes go, {@link AcceptorJournal#NONE} for none
+     */
+    public void journalTo(AcceptorJournal journal) {
+        this.journal = Objects.requireNonNull(journal, "journal");
+    }
+
+    /**
+     * A journal that applies the changes it is given to this storage: how a host restores storage
+     * from its durable record after a restart, before any node is built on it. Changes are applied
+     * as the protocol made them, not reported to this storage's own journal.
+     *
+     * @throws IllegalArgumentException from a call whose vote lies outside the bounded log (the
+     *                                  record was written with a larger capacity, or is corrupt)
+     */
+    public AcceptorJournal restorer() {
+        return new AcceptorJournal() {
+            @Override
+            public void promised(Ballot ballot) {
+                apply(() -> promise(ballot));
+            }
+
+            @Override
+            public void voted(long instance, Ballot ballot, Value value) {
+                if (!inRange(instance)) {
+                    throw new IllegalArgumentException("vote at instance " + instance + " outside the log ("
+                            + trimmedTo + ", " + (trimmedTo + capacity) + "]: written with a larger capacity?");
+                }
+                apply(() -> vote(instance, ballot, value));
+            }
+
+            @Override
+            public void decided(long instance, Value value) {
+                apply(() -> decide(instance, value));
+            }
+
+            @Override
+            public void trimmed(long upTo) {
+                apply(() -> trimTo(upTo));
+            }
+        };
+    }
+
+    private void apply(Runnable change) {
+        AcceptorJournal saved = journal;
+        journal = AcceptorJournal.NONE;
+        try {
+            change.run();
+        } finally {
+            journal = saved;
+        }
+    }
+
+    /**
+     * Emits the current state as changes which, replayed onto empty storage of the same capacity,
+     * rebuild it: the trim point, the promise, then each held instance's vote and decision in
+     * instance order. At most {@code 2 + 2 × capacity} calls.
+     */
+    public void writeTo(AcceptorJournal out) {
+        if (trimmedTo > 0) {
+            out.trimmed(trimmedTo);
+        }
+        if (!promised.equals(Ballot.ZERO)) {
+            out.promised(promised);
+        }
+        for (Map.Entry<Long, Slot> e : slots.entrySet()) {
+            Slot s = e.getValue();
+            if (!s.votedBallot.equals(Ballot.ZERO)) {
+                out.voted(e.getKey(), s.votedBallot, s.value);
+            }
+            if (s.decided) {
+                out.decided(e.getKey(), s.value);
+            }
+        }
+    }
+
     /** Raises the promise to {@code ballot} if it is higher. */
     void promise(Ballot ballot) {
-        promised = Ballot.max(promised, ballot);
+        if (ballot.isAbove(promised)) {
+            promised = ballot;
+            journal.promised(ballot);
+        }
     }
 
     /**
@@ -77,12 +168,13 @@ public final class AcceptorStorage {
      * later vote there is for that same value anyway.
      */
     void vote(long instance, Ballot ballot, Value value) {
-        promise(ballot);
+        promised = Ballot.max(promised, ballot); // the vote's record implies the promise
         Slot slot = slots.computeIfAbsent(instance, i -> new Slot());
         if (!slot.decided) {
             slot.value = value;
         }
         slot.votedBallot = Ballot.max(slot.votedBallot, ballot);
+        journal.voted(instance, ballot, value);
     }
 
     /** Records that {@code value} is decided at {@code instance} (ignored out of range). */
@@ -91,9 +183,14 @@ public final class AcceptorStorage {
             return;
         }
         Slot slot = slots.computeIfAbsent(instance, i -> new Slot());
+        // Decisions are re-sent (to every acceptor, on fetches): record only what is new.
+        boolean known = slot.decided && value.equals(slot.value);
         slot.value = value;
         slot.decided = true;
         highestDecided = Math.max(highestDecided, instance);
+        if (!known) {
+            journal.decided(instance, value);
+        }
     }
 
     /** Whether {@code instance} is known decided (instances at or below the trim point are). */
@@ -143,6 +240,7 @@ public final class AcceptorStorage {
         }
         slots.headMap(instance, true).clear();
         trimmedTo = instance;
+        journal.trimmed(instance);
     }
 
     /** How many instances are held; never above {@link #capacity()}. */

@@ -14,6 +14,15 @@ import java.util.Map;
  * delivered {@code h}, every {@code s ≤ h − w} was already delivered; only the last {@code w}
  * sequence numbers below the highest need a bit each. The state is one long and one 64-bit mask
  * per proposer, and proposers are fixed by the configuration.
+ *
+ * <p><b>Restarted proposers.</b> The argument above holds within one incarnation of a proposer. A
+ * proposer process that restarts with the same id starts above every number it used before (its
+ * {@code firstSeq}, see {@link Proposer}); were it to reuse a number at or below
+ * {@code highest − w}, every learner would drop that new value as a duplicate although its proposer
+ * sees it decided. A dead incarnation's proposals that are decided late are delivered once if they
+ * fall within the window below the highest number delivered, and dropped otherwise; either way at
+ * most once, and identically at every learner, since the verdict depends only on the decided
+ * sequence. They were never acknowledged, so dropping them loses nothing anyone was promised.
  */
 final class ProposalDeduplicator {
 

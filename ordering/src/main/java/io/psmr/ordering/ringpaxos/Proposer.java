@@ -11,6 +11,19 @@ import java.util.TreeMap;
  * bound on memory, this is what lets learners deduplicate retries in constant space (see
  * {@link ProposalDeduplicator}).
  *
+ * <p><b>Restart and {@code firstSeq}.</b> Learners deduplicate per proposer id with a window of
+ * sequence numbers ({@link ProposalDeduplicator}), and the proposer's state (its next number, its
+ * pending proposals) is volatile. A proposer process that restarts with the same id must therefore
+ * start <em>above</em> every sequence number any earlier incarnation used ({@code firstSeq}, kept by
+ * the host, for example in a counter file): a number it reused could be dropped by every learner as
+ * a duplicate while its decision is still acknowledged here, so an acknowledged value would never
+ * be delivered. A gap between incarnations costs nothing. What the dead incarnation left undecided
+ * may still be decided later (a coordinator may hold it in its queue, an acceptor may have voted
+ * for it): a learner then delivers it once if it is within the window of that proposer's highest
+ * delivered number, or drops it as a duplicate otherwise. Both are safe: nobody was told it was
+ * ordered, and every learner decides the same way because it sees the same decisions in the same
+ * order.
+ *
  * <p><b>Where to send.</b> To the coordinator named by the last decision's ballot; after each
  * unanswered retry period, to the next acceptor in turn, which forwards it to the coordinator it
  * believes in.
@@ -32,22 +45,43 @@ public final class Proposer implements ProtocolNode {
     private final Outbox outbox = new Outbox();
     private final TreeMap<Long, Pending> pending = new TreeMap<>();
     private long now;
-    private long nextSeq = 1;
+    private long nextSeq;
     private int target;
 
     /**
-     * Creates a proposer.
+     * Creates a proposer whose first sequence number is 1: a proposer id's first incarnation.
      *
      * @param config the cluster
      * @param id     this proposer's id, one of {@link RingPaxosConfig#proposers()}
      */
     public Proposer(RingPaxosConfig config, int id) {
+        this(config, id, 1);
+    }
+
+    /**
+     * Creates a proposer.
+     *
+     * @param config   the cluster
+     * @param id       this proposer's id, one of {@link RingPaxosConfig#proposers()}
+     * @param firstSeq the first sequence number, at least 1; after a restart, above every number an
+     *                 earlier incarnation of this id used (see the class comment)
+     */
+    public Proposer(RingPaxosConfig config, int id, long firstSeq) {
         if (!config.proposers().contains(id)) {
             throw new IllegalArgumentException(id + " is not a proposer");
         }
+        if (firstSeq < 1) {
+            throw new IllegalArgumentException("firstSeq must be at least 1, got " + firstSeq);
+        }
         this.id = id;
         this.config = config;
+        this.nextSeq = firstSeq;
         this.target = config.acceptors().get(0);
+    }
+
+    /** The sequence number the next proposal gets (a restarted incarnation must start above it). */
+    public long nextSeq() {
+        return nextSeq;
     }
 
     @Override

@@ -4,11 +4,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Ring Paxos over the simulated network, under many seeds. Each run: a fault phase with loss,
@@ -38,9 +40,22 @@ class RingPaxosSimulationTest {
 
     /** Runs the scenario of one seed. */
     static Outcome runSeed(long seed) {
+        return runSeed(seed, null);
+    }
+
+    /** Runs the scenario of one seed, with acceptors on {@code FileAcceptorLog}s under {@code disk} if not null. */
+    static Outcome runSeed(long seed, Path disk) {
         Random random = new Random(seed);
         int acceptors = random.nextInt(4) == 0 ? 5 : 3;
-        SimulatedCluster c = new SimulatedCluster(smallConfig(acceptors, 2 + random.nextInt(2), 2), random);
+        SimulatedCluster c = new SimulatedCluster(smallConfig(acceptors, 2 + random.nextInt(2), 2), random, disk);
+        try {
+            return run(seed, random, acceptors, c);
+        } finally {
+            c.closeLogs();
+        }
+    }
+
+    private static Outcome run(long seed, Random random, int acceptors, SimulatedCluster c) {
         c.lossRate = random.nextDouble() * 0.2;
         c.duplicateRate = random.nextDouble() * 0.1;
         c.maxDelay = 1 + random.nextInt(6);
@@ -84,15 +99,37 @@ class RingPaxosSimulationTest {
 
     @Test
     void manySeedsUnderFaults() {
+        runSeeds("psmr.ringpaxos.seeds", 300, null);
+    }
+
+    /**
+     * The same scenarios with every acceptor on a real {@code FileAcceptorLog} (compacting at 4 KiB): a crash
+     * closes it and a restart replays it from the file. {@code -Dpsmr.ringpaxos.fileSeeds=N} runs N seeds
+     * (default 10).
+     */
+    @Test
+    void seedsOnFileStorage(@TempDir Path disk) {
+        runSeeds("psmr.ringpaxos.fileSeeds", 10, disk);
+    }
+
+    /** Storage restored from the file behaves exactly as storage kept in memory: the same seed gives the same run. */
+    @Test
+    void fileStorageRunsAsMemoryStorage(@TempDir Path disk) {
+        for (long seed = 1; seed <= 3; seed++) {
+            assertEquals(runSeed(seed), runSeed(seed, disk.resolve("seed-" + seed)), "seed " + seed);
+        }
+    }
+
+    private static void runSeeds(String countProperty, int defaultCount, Path disk) {
         String only = System.getProperty("psmr.seed");
         long first = only != null ? Long.parseLong(only) : 1;
-        int count = only != null ? 1 : Integer.getInteger("psmr.ringpaxos.seeds", 300);
+        int count = only != null ? 1 : Integer.getInteger(countProperty, defaultCount);
         long proposals = 0;
         long messages = 0;
         for (long seed = first; seed < first + count; seed++) {
             Outcome o;
             try {
-                o = runSeed(seed);
+                o = runSeed(seed, disk == null ? null : disk.resolve("seed-" + seed));
             } catch (RuntimeException | AssertionError e) {
                 throw new AssertionError("seed " + seed + " threw; rerun with -Dpsmr.seed=" + seed, e);
             }
@@ -103,8 +140,8 @@ class RingPaxosSimulationTest {
             messages += o.messages();
         }
         assertTrue(proposals > count, "the runs proposed almost nothing: " + proposals);
-        System.out.printf("ringpaxos simulation: %d seeds from %d, %d proposals, %d messages%n",
-                count, first, proposals, messages);
+        System.out.printf("ringpaxos simulation%s: %d seeds from %d, %d proposals, %d messages%n",
+                disk == null ? "" : " on file storage", count, first, proposals, messages);
     }
 
     @Test

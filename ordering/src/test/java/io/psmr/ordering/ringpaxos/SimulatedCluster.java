@@ -1,5 +1,9 @@
 package io.psmr.ordering.ringpaxos;
 
+import io.psmr.ordering.ringpaxos.storage.FileAcceptorLog;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -20,6 +24,11 @@ import java.util.TreeSet;
  * crash and restart; a crash drops the node object (its volatile state) and keeps its
  * {@link AcceptorStorage}, which models storage the host made durable before sending. Proposers and
  * learners do not crash in this harness.
+ *
+ * <p>With a disk directory, each acceptor's storage is a real {@link FileAcceptorLog} instead: the
+ * harness flushes it before putting an acceptor's messages on the network (as the runtime does), a
+ * crash closes it and drops the storage object, and a restart reopens it from the file. The log
+ * compacts at its smallest size, so compaction runs often.
  */
 final class SimulatedCluster {
 
@@ -30,6 +39,8 @@ final class SimulatedCluster {
     private final Random random;
     private final TreeMap<Integer, ProtocolNode> live = new TreeMap<>();
     private final Map<Integer, AcceptorStorage> storages = new HashMap<>();
+    private final Path disk;
+    private final Map<Integer, FileAcceptorLog> logs = new HashMap<>();
     private final TreeSet<Integer> down = new TreeSet<>();
     private final PriorityQueue<InTransit> network = new PriorityQueue<>(
             (a, b) -> a.at != b.at ? Long.compare(a.at, b.at) : Long.compare(a.order, b.order));
@@ -54,10 +65,16 @@ final class SimulatedCluster {
     private long order;
 
     SimulatedCluster(RingPaxosConfig config, Random random) {
+        this(config, random, null);
+    }
+
+    /** A cluster whose acceptors keep their storage in {@code FileAcceptorLog}s under {@code disk} (null: in memory). */
+    SimulatedCluster(RingPaxosConfig config, Random random, Path disk) {
         this.config = config;
         this.random = random;
+        this.disk = disk;
         for (int a : config.acceptors()) {
-            storages.put(a, new AcceptorStorage(config.logCapacity()));
+            storages.put(a, disk == null ? new AcceptorStorage(config.logCapacity()) : openLog(a));
             live.put(a, new AcceptorNode(config, a, storages.get(a)));
         }
         for (int l : config.learners()) {
@@ -110,7 +127,28 @@ final class SimulatedCluster {
     void crash(int acceptor) {
         if (live.remove(acceptor) != null) {
             down.add(acceptor);
+            FileAcceptorLog log = logs.remove(acceptor);
+            if (log != null) {
+                log.close();
+                storages.remove(acceptor);
+            }
         }
+    }
+
+    private AcceptorStorage openLog(int acceptor) {
+        try {
+            FileAcceptorLog log = FileAcceptorLog.open(disk.resolve("acceptor-" + acceptor), config.logCapacity(), false, 4096);
+            logs.put(acceptor, log);
+            return log.storage();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Closes the acceptors' logs, if any. */
+    void closeLogs() {
+        logs.values().forEach(FileAcceptorLog::close);
+        logs.clear();
     }
 
     /** Restarts a crashed acceptor on its durable storage. */
@@ -118,6 +156,8 @@ final class SimulatedCluster {
         if (down.remove(acceptor)) {
             if (amnesia) {
                 storages.put(acceptor, new AcceptorStorage(config.logCapacity()));
+            } else if (disk != null) {
+                storages.put(acceptor, openLog(acceptor));
             }
             live.put(acceptor, new AcceptorNode(config, acceptor, storages.get(acceptor)));
         }
@@ -165,6 +205,10 @@ final class SimulatedCluster {
         Ready ready = node.ready();
         if (ready.isEmpty()) {
             return;
+        }
+        FileAcceptorLog log = logs.get(node.id());
+        if (log != null) {
+            log.flush(); // durable before anything that depends on it leaves
         }
         for (Message m : ready.messages()) {
             transmit(m);

@@ -7,7 +7,6 @@ import io.psmr.ordering.LocalSequencer;
 import io.psmr.ordering.OverloadedException;
 import io.psmr.ordering.Subscription;
 import io.psmr.ordering.ringpaxos.Learner;
-import io.psmr.ordering.ringpaxos.ProposalId;
 import io.psmr.ordering.ringpaxos.Proposer;
 import io.psmr.ordering.ringpaxos.Ready;
 import io.psmr.ordering.ringpaxos.RingPaxosConfig;
@@ -18,10 +17,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -66,31 +61,19 @@ public final class RingPaxosBroadcast implements AtomicBroadcast {
 
     private enum State { NEW, RUNNING, CLOSED }
 
-    private record Pending(byte[] data, CompletableFuture<Long> future) {
-    }
-
     private final LocalSequencer log;
     private final RingPaxosNode learnerNode;
-    private final RingPaxosNode proposerNode;
-    private final Proposer proposer;
+    private final ProposerEndpoint proposer;
     private final int proposerId;
-    private final int maxPending;
     private final int maxValueBytes;
 
     private final Object stateLock = new Object();
     private State state = State.NEW; // guarded by stateLock
 
-    /** Proposals not yet handed to the proposer core. */
-    private final ConcurrentLinkedQueue<Pending> queued = new ConcurrentLinkedQueue<>();
-    /** Proposals handed to the proposer core, by id, until the local learner delivers them. */
-    private final Map<ProposalId, CompletableFuture<Long>> inFlight = new ConcurrentHashMap<>();
-    private final AtomicInteger pendingCount = new AtomicInteger();
-
     // Learner event-loop thread only.
     private final ArrayDeque<Ready.Delivery> overflow = new ArrayDeque<>();
 
     private RingPaxosBroadcast(Builder b) {
-        this.maxPending = b.maxPendingProposals;
         this.maxValueBytes = b.transport.maxValueBytes();
         this.log = LocalSequencer.builder().retainedInstances(b.retainedInstances).maxValueBytes(Math.max(1, maxValueBytes))
                 .proposeTimeout(Duration.ZERO).maxLearners(b.maxLearners)
@@ -114,15 +97,9 @@ public final class RingPaxosBroadcast implements AtomicBroadcast {
                     }
                 });
         if (proposerId >= 0) {
-            this.proposer = new Proposer(b.config, proposerId);
             try {
-                this.proposerNode = RingPaxosNode.start(proposer, b.config, b.transport, b.proposerBind, b.peers,
-                        new RingPaxosNode.Listener() {
-                            @Override
-                            public void onReady(Ready ready) {
-                                pump();
-                            }
-                        });
+                this.proposer = new ProposerEndpoint(b.config, proposerId, b.firstSeq, b.transport, b.proposerBind,
+                        b.peers, b.maxPendingProposals, false);
             } catch (RuntimeException e) {
                 learnerNode.close();
                 log.close();
@@ -130,7 +107,6 @@ public final class RingPaxosBroadcast implements AtomicBroadcast {
             }
         } else {
             this.proposer = null;
-            this.proposerNode = null;
         }
     }
 
@@ -154,7 +130,7 @@ public final class RingPaxosBroadcast implements AtomicBroadcast {
 
     /** Where the proposer node listens, or null without a proposer. */
     public InetSocketAddress proposerAddress() {
-        return proposerNode == null ? null : proposerNode.localAddress();
+        return proposer == null ? null : proposer.node().localAddress();
     }
 
     /** The learner's node (for its address and counters). */
@@ -174,13 +150,7 @@ public final class RingPaxosBroadcast implements AtomicBroadcast {
 
     @Override
     public CompletableFuture<Long> propose(byte[] value) {
-        if (value == null) {
-            throw new IllegalArgumentException("cannot propose a null value");
-        }
-        if (value.length > maxValueBytes) {
-            throw new IllegalArgumentException("value of " + value.length + " bytes exceeds the maximum of "
-                    + maxValueBytes + " bytes");
-        }
+        ProposerEndpoint.validate(value, maxValueBytes);
         synchronized (stateLock) {
             if (state == State.NEW) {
                 return CompletableFuture.failedFuture(new IllegalStateException("broadcast is not started: call start() before propose()"));
@@ -189,35 +159,10 @@ public final class RingPaxosBroadcast implements AtomicBroadcast {
                 return CompletableFuture.failedFuture(new BroadcastClosedException("broadcast is closed; the value was not ordered"));
             }
         }
-        if (proposerNode == null) {
+        if (proposer == null) {
             return CompletableFuture.failedFuture(new IllegalStateException("this broadcast has no proposer node"));
         }
-        if (pendingCount.incrementAndGet() > maxPending) {
-            pendingCount.decrementAndGet();
-            return CompletableFuture.failedFuture(new OverloadedException("already " + maxPending
-                    + " proposals queued or in flight (the maximum); the value was not ordered"));
-        }
-        CompletableFuture<Long> future = new CompletableFuture<>();
-        future.whenComplete((r, e) -> pendingCount.decrementAndGet());
-        queued.add(new Pending(value.clone(), future));
-        try {
-            proposerNode.execute(this::pump);
-        } catch (RejectedExecutionException e) {
-            failQueued();
-        }
-        return future;
-    }
-
-    /** Hands queued values to the proposer core while its window has room. Proposer event-loop thread only. */
-    private void pump() {
-        Pending p;
-        while (proposer.canPropose() && (p = queued.poll()) != null) {
-            if (p.future.isDone()) {
-                continue;
-            }
-            ProposalId pid = proposer.propose(p.data);
-            inFlight.put(pid, p.future);
-        }
+        return proposer.submit(value.clone());
     }
 
     /** Moves delivered values into the retained log, pausing the network while it is full. Learner event-loop thread only. */
@@ -239,11 +184,8 @@ public final class RingPaxosBroadcast implements AtomicBroadcast {
                 throw e;
             }
             overflow.poll();
-            if (d.value().id().proposer() == proposerId) {
-                CompletableFuture<Long> f = inFlight.remove(d.value().id());
-                if (f != null) {
-                    f.complete(instance);
-                }
+            if (proposer != null && d.value().id().proposer() == proposerId) {
+                proposer.delivered(d.value().id(), instance);
             }
         }
         learnerNode.setInboundPaused(false);
@@ -264,13 +206,6 @@ public final class RingPaxosBroadcast implements AtomicBroadcast {
         return log.firstRetainedInstance();
     }
 
-    private void failQueued() {
-        Pending p;
-        while ((p = queued.poll()) != null) {
-            p.future.completeExceptionally(new BroadcastClosedException("broadcast is closed; the value was not ordered"));
-        }
-    }
-
     @Override
     public void close() {
         synchronized (stateLock) {
@@ -279,23 +214,17 @@ public final class RingPaxosBroadcast implements AtomicBroadcast {
             }
             state = State.CLOSED;
         }
-        if (proposerNode != null) {
-            proposerNode.close();
+        if (proposer != null) {
+            proposer.close();
         }
         learnerNode.close();
-        failQueued();
-        for (CompletableFuture<Long> f : inFlight.values()) {
-            f.completeExceptionally(new BroadcastClosedException(
-                    "broadcast closed before the proposal's outcome was known: it may or may not have been ordered"));
-        }
-        inFlight.clear();
         log.close();
         LOG.debug("Ring Paxos broadcast of learner {} closed", learnerNode.id());
     }
 
     @Override
     public String toString() {
-        return "RingPaxosBroadcast[learner " + learnerNode.id() + (proposerNode == null ? "" : ", proposer " + proposerNode.id())
+        return "RingPaxosBroadcast[learner " + learnerNode.id() + (proposer == null ? "" : ", proposer " + proposerId)
                 + ", last instance " + log.lastInstance() + "]";
     }
 
@@ -306,6 +235,7 @@ public final class RingPaxosBroadcast implements AtomicBroadcast {
         private final TransportConfig transport;
         private final Map<Integer, InetSocketAddress> peers;
         private int proposerId = -1;
+        private long firstSeq = 1;
         private InetSocketAddress learnerBind = new InetSocketAddress("127.0.0.1", 0);
         private InetSocketAddress proposerBind = new InetSocketAddress("127.0.0.1", 0);
         private int retainedInstances = 1024;
@@ -323,6 +253,18 @@ public final class RingPaxosBroadcast implements AtomicBroadcast {
         /** Also host this proposer (one of {@link RingPaxosConfig#proposers()}), so that {@code propose} works. */
         public Builder proposer(int id) {
             this.proposerId = id;
+            return this;
+        }
+
+        /**
+         * The proposer's first sequence number (default 1). A process that restarts with the same proposer id must
+         * start above every number its previous incarnation used (see {@link Proposer}).
+         */
+        public Builder firstSeq(long seq) {
+            if (seq < 1) {
+                throw new IllegalArgumentException("firstSeq must be at least 1, got " + seq);
+            }
+            this.firstSeq = seq;
             return this;
         }
 

@@ -80,8 +80,15 @@ import org.slf4j.LoggerFactory;
  * {@link TransportConfig#maxInboundConnections()}.
  *
  * <h2>Durability</h2>
- * An acceptor's {@link io.psmr.ordering.ringpaxos.AcceptorStorage} lives in memory: a node that is closed
- * loses it. Durable acceptor storage is not built.
+ * Before it sends the messages of each {@link Ready}, the node calls {@link Listener#beforeSend()} on its
+ * event-loop thread; an acceptor's host makes the changes its {@link io.psmr.ordering.ringpaxos.AcceptorStorage}
+ * reported so far durable there (see {@link RingPaxosAcceptor}). If that throws, the node sends nothing more and
+ * closes itself (fail-stop): an acceptor that cannot record its promise must not make it.
+ *
+ * <h2>Restart</h2>
+ * The server socket is bound with {@code SO_REUSEADDR}, so a node restarted on a fixed port (after its process
+ * was killed, or after {@link #close()}) can bind it again at once, whatever connections of the old one linger
+ * in TIME_WAIT.
  */
 public final class RingPaxosNode implements AutoCloseable {
 
@@ -97,6 +104,13 @@ public final class RingPaxosNode implements AutoCloseable {
 
         /** After each tick of the core. */
         default void onTick() {
+        }
+
+        /**
+         * Before the messages of a ready are sent: make durable what they depend on. Throwing stops the node
+         * (nothing of that ready is sent, and the node closes).
+         */
+        default void beforeSend() {
         }
     }
 
@@ -186,6 +200,7 @@ public final class RingPaxosNode implements AutoCloseable {
                 });
         try {
             this.server = new ServerBootstrap().group(loop, loop).channel(NioServerSocketChannel.class)
+                    .option(ChannelOption.SO_REUSEADDR, true)
                     .childOption(ChannelOption.TCP_NODELAY, true)
                     .childHandler(new ChannelInitializer<SocketChannel>() {
                         @Override
@@ -309,6 +324,9 @@ public final class RingPaxosNode implements AutoCloseable {
                 if (ready.isEmpty()) {
                     break;
                 }
+                if (!ready.messages().isEmpty() && !beforeSend()) {
+                    return;
+                }
                 for (Message m : ready.messages()) {
                     send(m);
                 }
@@ -329,6 +347,18 @@ public final class RingPaxosNode implements AutoCloseable {
                 }
             }
             dirty.clear();
+        }
+    }
+
+    /** Runs the listener's durability step; on failure closes the node and returns false. */
+    private boolean beforeSend() {
+        try {
+            listener.beforeSend();
+            return true;
+        } catch (RuntimeException e) {
+            LOG.error("node {}: cannot make its state durable; stopping without sending", id, e);
+            close();
+            return false;
         }
     }
 

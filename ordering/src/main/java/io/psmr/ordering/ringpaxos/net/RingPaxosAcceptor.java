@@ -1,0 +1,144 @@
+package io.psmr.ordering.ringpaxos.net;
+
+import io.psmr.ordering.ringpaxos.AcceptorNode;
+import io.psmr.ordering.ringpaxos.AcceptorStorage;
+import io.psmr.ordering.ringpaxos.RingPaxosConfig;
+import io.psmr.ordering.ringpaxos.storage.FileAcceptorLog;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One Ring Paxos acceptor on TCP, restartable: an {@link AcceptorNode} in a {@link RingPaxosNode}, on storage
+ * restored from a {@link FileAcceptorLog} in its data directory (or in memory without one).
+ *
+ * <h2>Durability and restart</h2>
+ * With a data directory, every change to the acceptor's storage (promise, vote, decision, trim) is written to the
+ * log on the node's event-loop thread before the messages that follow it are sent ({@link RingPaxosNode.Listener#beforeSend()}),
+ * so an acceptor whose process is killed (SIGKILL) and started again on the same directory has forgotten no
+ * promise and no vote. It rejoins having lost only volatile state (the coordinator role, the failure detector,
+ * the learners' reports), which is rebuilt from messages: it votes only at or above its restored promise, and if it
+ * is the lowest live acceptor it coordinates again only under a fresh ballot above every round it promised or
+ * saw, after a Phase 1, never on the state of its previous run. The server socket is bound with
+ * {@code SO_REUSEADDR}, so the restarted process can bind its fixed port at once. If the log cannot be written,
+ * the node stops without sending (fail-stop). See {@link FileAcceptorLog} for the file format and the
+ * {@code fsync} choice.
+ *
+ * <h2>Threads</h2>
+ * All methods may be called from any thread. {@code start} returns once the port is bound and the node runs.
+ */
+public final class RingPaxosAcceptor implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(RingPaxosAcceptor.class);
+
+    private final int id;
+    private final FileAcceptorLog log;
+    private final RingPaxosNode node;
+
+    private RingPaxosAcceptor(RingPaxosConfig config, int id, TransportConfig transport, InetSocketAddress bind,
+                              Map<Integer, InetSocketAddress> peers, Path dataDir, boolean fsync) {
+        this.id = id;
+        try {
+            this.log = dataDir == null ? null : FileAcceptorLog.open(dataDir, config.logCapacity(), fsync);
+        } catch (IOException e) {
+            throw new UncheckedIOException("acceptor " + id + ": cannot open its log in " + dataDir + ": " + e.getMessage(), e);
+        }
+        AcceptorStorage storage = log == null ? new AcceptorStorage(config.logCapacity()) : log.storage();
+        AcceptorNode core = new AcceptorNode(config, id, storage);
+        try {
+            this.node = RingPaxosNode.start(core, config, transport, bind, peers, new RingPaxosNode.Listener() {
+                @Override
+                public void beforeSend() {
+                    if (log != null) {
+                        log.flush();
+                    }
+                }
+            });
+        } catch (RuntimeException e) {
+            if (log != null) {
+                log.close();
+            }
+            throw e;
+        }
+        LOG.info("acceptor {} listening on {} ({}; promised {}, trimmed to {}, {} instances held)", id,
+                node.localAddress(), log == null ? "in memory" : log, storage.promised(), storage.trimmedTo(), storage.size());
+    }
+
+    /**
+     * Starts an acceptor whose log, if any, is written to the operating system before each send but not forced to
+     * the device (survives the process's crash, not the machine's).
+     *
+     * @see #start(RingPaxosConfig, int, TransportConfig, InetSocketAddress, Map, Path, boolean)
+     */
+    public static RingPaxosAcceptor start(RingPaxosConfig config, int id, TransportConfig transport,
+                                          InetSocketAddress bind, Map<Integer, InetSocketAddress> peers, Path dataDir) {
+        return start(config, id, transport, bind, peers, dataDir, false);
+    }
+
+    /**
+     * Restores the acceptor's storage from {@code dataDir}, binds {@code bind} and starts the node.
+     *
+     * @param config    the cluster
+     * @param id        this acceptor's id, one of {@link RingPaxosConfig#acceptors()}
+     * @param transport transport settings
+     * @param bind      where to listen; a fixed port for a restartable acceptor (port 0 picks a free one)
+     * @param peers     every node's address by id (see {@link RingPaxosNode#start})
+     * @param dataDir   this acceptor's own directory for its {@link FileAcceptorLog} (created if missing, restored if
+     *                  present), or null for in-memory storage that a restart loses
+     * @param fsync     whether each write of the log is also forced to the device (machine crashes)
+     * @throws UncheckedIOException if the log cannot be opened (damaged, locked by another acceptor, unreadable)
+     * @throws RuntimeException     from Netty if the port cannot be bound
+     */
+    public static RingPaxosAcceptor start(RingPaxosConfig config, int id, TransportConfig transport,
+                                          InetSocketAddress bind, Map<Integer, InetSocketAddress> peers, Path dataDir,
+                                          boolean fsync) {
+        Objects.requireNonNull(config, "config");
+        Objects.requireNonNull(transport, "transport");
+        Objects.requireNonNull(bind, "bind");
+        Objects.requireNonNull(peers, "peers");
+        return new RingPaxosAcceptor(config, id, transport, bind, peers, dataDir, fsync);
+    }
+
+    /** This acceptor's id. */
+    public int id() {
+        return id;
+    }
+
+    /** Where the acceptor listens. */
+    public InetSocketAddress localAddress() {
+        return node.localAddress();
+    }
+
+    /** The node (for its counters). */
+    public RingPaxosNode node() {
+        return node;
+    }
+
+    /**
+     * Whether this acceptor coordinates with a completed Phase 1, asked on its event-loop thread. Fails with
+     * {@link java.util.concurrent.RejectedExecutionException} if the acceptor is closed.
+     */
+    public CompletableFuture<Boolean> isCoordinator() {
+        return node.call(core -> ((AcceptorNode) core).isCoordinator());
+    }
+
+    /** Stops the node (its port is released), then writes what is buffered and closes the log. Idempotent. */
+    @Override
+    public void close() {
+        node.close();
+        if (log != null) {
+            log.close();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "RingPaxosAcceptor[" + id + " at " + node.localAddress() + "]";
+    }
+}
