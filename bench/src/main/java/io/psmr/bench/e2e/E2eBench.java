@@ -27,6 +27,7 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -71,9 +72,41 @@ public final class E2eBench {
         this.settings = settings;
     }
 
-    /** Runs that {@link #run} makes, warm-ups included (for a progress bar). */
+    /** Runs that {@link #run} and {@link #runFailover} make, warm-ups and failover trials included (for a progress bar). */
     public int totalRuns() {
-        return settings.orderings().size() * settings.modes().size() * (1 + settings.runs());
+        return settings.orderings().size() * settings.modes().size() * (1 + settings.runs()) + failoverTrials();
+    }
+
+    /** Failover trials {@link #runFailover} makes: {@link E2eSettings#runs()} when Ring Paxos is measured, else none. */
+    public int failoverTrials() {
+        return settings.orderings().contains(E2eOrdering.RINGPAXOS) ? settings.runs() : 0;
+    }
+
+    /** The mode whose workload and replica the failover trials run: the bitmap mode of {@code ./psmr load}. */
+    static final E2eMode FAILOVER_MODE = E2eMode.BITMAP_INDEXED;
+
+    /**
+     * When Ring Paxos is among the orderings, runs {@link #failoverTrials()} {@link E2eFailover} trials of
+     * {@link #FAILOVER_MODE}'s workload, each of the measured runs' duration, and summarises them; call it after
+     * {@link #run}, whose runs have warmed the JVM up, so there is no warm-up trial. {@code afterRun} is called after
+     * each trial with {@link #FAILOVER_MODE}.
+     *
+     * @return the summary, or empty if Ring Paxos is not measured
+     * @throws IllegalStateException if a trial fails its checks
+     */
+    public Optional<E2eFailoverResult> runFailover(Consumer<E2eMode> afterRun) throws InterruptedException {
+        if (failoverTrials() == 0) {
+            return Optional.empty();
+        }
+        LoadOptions o = options(FAILOVER_MODE, settings.duration());
+        ReplicaConfig rc = replicaConfig(FAILOVER_MODE, o);
+        ProxyConfig pc = LoadRun.proxyConfig(o, rc);
+        List<E2eFailover.Sample> samples = new ArrayList<>();
+        for (int i = 0; i < failoverTrials(); i++) {
+            samples.add(E2eFailover.trial(o, rc, pc, settings.duration()));
+            afterRun.accept(FAILOVER_MODE);
+        }
+        return Optional.of(E2eFailover.summarise(samples));
     }
 
     /** What one run measured. */
@@ -209,23 +242,33 @@ public final class E2eBench {
                         + ": the replica did not apply every ordered batch within " + QUIESCE_SECONDS
                         + " s of the clients stopping");
             }
-            ReplicaStats rs = replica.stats();
-            check(mode, r.acknowledged() > 0 && rs.commandsExecuted() > 0,
-                    "the replica served nothing (" + r.acknowledged() + " acknowledged, " + rs.commandsExecuted() + " executed)");
-            check(mode, r.unanswered() == 0, r.unanswered() + " operations got no answer");
-            check(mode, ps.timedOut() == 0, ps.timedOut() + " batches timed out");
-            check(mode, rs.batchesRefused() == 0, rs.batchesRefused() + " batches refused by the replica");
-            check(mode, replica.failure().isEmpty(), "the replica stopped: " + replica.failure().orElse(null));
-            for (Map.Entry<KvStatus, Long> e : r.byStatus().entrySet()) {
-                check(mode, ANSWERS.contains(e.getKey()), e.getValue() + " operations answered " + e.getKey());
-            }
+            checkRun(mode.cliName(), r, ps, replica);
             return new Sample(r.throughput(), ps.meanBatchSize(), r.latencyMicros(), ps.retries());
         }
     }
 
-    private static void check(E2eMode mode, boolean ok, String message) {
+    /**
+     * The checks of every run (see the class comment), on a replica that has applied everything ordered.
+     *
+     * @param run names the run in the error, e.g. the mode
+     * @throws IllegalStateException naming the run and the first check it failed
+     */
+    static void checkRun(String run, LoadResult r, ProxyStats ps, Replica replica) {
+        ReplicaStats rs = replica.stats();
+        check(run, r.acknowledged() > 0 && rs.commandsExecuted() > 0,
+                "the replica served nothing (" + r.acknowledged() + " acknowledged, " + rs.commandsExecuted() + " executed)");
+        check(run, r.unanswered() == 0, r.unanswered() + " operations got no answer");
+        check(run, ps.timedOut() == 0, ps.timedOut() + " batches timed out");
+        check(run, rs.batchesRefused() == 0, rs.batchesRefused() + " batches refused by the replica");
+        check(run, replica.failure().isEmpty(), "the replica stopped: " + replica.failure().orElse(null));
+        for (Map.Entry<KvStatus, Long> e : r.byStatus().entrySet()) {
+            check(run, ANSWERS.contains(e.getKey()), e.getValue() + " operations answered " + e.getKey());
+        }
+    }
+
+    private static void check(String run, boolean ok, String message) {
         if (!ok) {
-            throw new IllegalStateException("e2e run of " + mode.cliName() + " failed: " + message);
+            throw new IllegalStateException("e2e run of " + run + " failed: " + message);
         }
     }
 

@@ -10,6 +10,7 @@ import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import me.tongfei.progressbar.ConsoleProgressBarConsumer;
 import me.tongfei.progressbar.ProgressBar;
@@ -48,6 +49,12 @@ import picocli.CommandLine.Spec;
             "Orderings: local (the in-process sequencer), ringpaxos (an embedded Ring Paxos cluster on loopback: 3 "
                 + "acceptors, the replica's learner and the proxy's proposer), both (interleaved, with the ratio "
                 + "ringpaxos/local from the same invocation).",
+            "",
+            "Failover (ringpaxos and both): after the measured runs, --runs trials of the bitmap-indexed workload over a "
+                + "fresh Ring Paxos cluster close the coordinator's acceptor at half the run and time, from just before "
+                + "the close, the first new decision (the first instance delivered beyond the last one ordered before the close, "
+                + "once the dead coordinator's in-flight decisions are past), and the next coordinator's election; median, min and max in ms, next to the tick and suspect timeout that dominate "
+                + "them; written to failover.csv.",
             "",
             "Default: every mode but keys-hashed, 3 runs of 3 s after a 1 s warm-up: about 70 s on 2 cores.",
             ""})
@@ -138,28 +145,43 @@ public final class E2eCommand implements Callable<Integer> {
             int configs = settings.orderings().size() * settings.modes().size();
             o.printf(Locale.ROOT, "%d modes x %d orderings x %d runs; about %d s%n", settings.modes().size(),
                     settings.orderings().size(), 1 + settings.runs(),
-                    configs * (perMode + 300L * (1 + settings.runs())) / 1000 + 2);
+                    (configs * (perMode + 300L * (1 + settings.runs()))
+                            + bench.failoverTrials() * (settings.duration().toMillis() + 300L)) / 1000 + 2);
+            if (bench.failoverTrials() > 0) {
+                o.printf(Locale.ROOT, "then %d Ring Paxos failover trials of %d ms (%s workload; the coordinator is "
+                        + "closed at half the run)%n", bench.failoverTrials(), settings.duration().toMillis(),
+                        E2eBench.FAILOVER_MODE.cliName());
+            }
             o.flush();
         }
         List<E2eResult> results;
+        Optional<E2eFailoverResult> failover;
         if (noProgress) {
             results = bench.run(m -> { });
+            failover = bench.runFailover(m -> { });
         } else {
             try (ProgressBar bar = new ProgressBarBuilder().setTaskName("bench e2e").setInitialMax(bench.totalRuns())
                     .setUnit(" runs", 1).setUpdateIntervalMillis(250)
                     .setConsumer(new ConsoleProgressBarConsumer(System.err)).build()) {
                 results = bench.run(m -> bar.step());
+                failover = bench.runFailover(m -> bar.step());
             }
         }
-        E2eReport.write(dir, results, settings, timestamp);
+        E2eReport.write(dir, results, failover, settings, timestamp);
         Path chart = E2eCharts.write(dir, results, settings);
         if (format == Format.csv) {
             o.print(E2eReport.csv(results, settings));
         } else {
             o.println();
             E2eReport.table(results, settings, o);
+            if (failover.isPresent()) {
+                o.println();
+                E2eReport.failoverTable(failover.get(), o);
+            }
             o.println();
-            o.println("wrote " + dir.resolve("results.csv") + ", " + dir.resolve("summary.md") + ", " + chart);
+            o.println("wrote " + dir.resolve("results.csv") + ", "
+                    + (failover.isPresent() ? dir.resolve(E2eReport.FAILOVER_CSV) + ", " : "")
+                    + dir.resolve("summary.md") + ", " + chart);
         }
         o.flush();
         return 0;

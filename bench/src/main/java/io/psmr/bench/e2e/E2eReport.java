@@ -9,13 +9,25 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 
-/** The outputs of {@code psmr bench e2e}: the table, results.csv, summary.md. The chart is {@link E2eCharts}. */
+/**
+ * The outputs of {@code psmr bench e2e}: the table, results.csv, summary.md, and failover.csv when Ring Paxos is
+ * measured. The chart is {@link E2eCharts}.
+ */
 public final class E2eReport {
 
     /** The exact header of results.csv. */
     public static final String CSV_HEADER = "mode,graph,batch,window,workers,clients,conflict_pct,throughput_ops,"
             + "ratio_vs_cbase,ratio_vs_sequential,mean_batch,p50_us,p99_us,p999_us,runs,ordering,ratio_vs_local";
+
+    /** The file of the failover trials, written only when Ring Paxos is measured. */
+    public static final String FAILOVER_CSV = "failover.csv";
+
+    /** The exact header of failover.csv: one row, times in milliseconds. */
+    public static final String FAILOVER_CSV_HEADER = "trials,kill_to_decision_ms,kill_to_decision_min_ms,"
+            + "kill_to_decision_max_ms,kill_to_coordinator_ms,kill_to_coordinator_min_ms,kill_to_coordinator_max_ms,"
+            + "drained,earliest_takeover_ms,tick_ms,heartbeat_ticks,suspect_ticks,suspect_ms,proposer_retry_ticks";
 
     private E2eReport() {
     }
@@ -62,6 +74,37 @@ public final class E2eReport {
         out.flush();
     }
 
+    /** failover.csv: the header and one row. */
+    public static String failoverCsv(E2eFailoverResult f) {
+        return FAILOVER_CSV_HEADER + "\n" + String.format(Locale.ROOT,
+                "%d,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.1f,%d,%d,%d,%d,%d,%d%n",
+                f.trials(), f.killToDecisionMs(), f.killToDecisionMinMs(), f.killToDecisionMaxMs(), f.killToCoordinatorMs(),
+                f.killToCoordinatorMinMs(), f.killToCoordinatorMaxMs(), f.drained(), f.earliestTakeoverMs(), f.tickMs(), f.heartbeatTicks(), f.suspectTicks(),
+                f.suspectMs(), f.proposerRetryTicks());
+    }
+
+    /** The failover lines on stdout, below the table. */
+    public static void failoverTable(E2eFailoverResult f, PrintWriter out) {
+        out.printf(Locale.ROOT, "Ring Paxos failover (%d trials, %s workload, coordinator closed at half the run):%n",
+                f.trials(), E2eBench.FAILOVER_MODE.cliName());
+        out.printf(Locale.ROOT, "  kill -> first new decision   %.1f ms median [%.1f-%.1f]%n", f.killToDecisionMs(),
+                f.killToDecisionMinMs(), f.killToDecisionMaxMs());
+        out.printf(Locale.ROOT, "  kill -> new coordinator      %.1f ms median [%.1f-%.1f] (seen at a tick: up to 1 tick late)%n",
+                f.killToCoordinatorMs(), f.killToCoordinatorMinMs(), f.killToCoordinatorMaxMs());
+        out.printf(Locale.ROOT, "  (median %.0f decisions of the dead coordinator, already on the ring, delivered in the "
+                + "first %d ms, the earliest a successor can take over, are not counted as new)%n", f.drained(),
+                f.earliestTakeoverMs());
+        out.println("  " + failoverTimeouts(f));
+        out.flush();
+    }
+
+    /** The protocol timeouts that dominate the failover times, one line. */
+    static String failoverTimeouts(E2eFailoverResult f) {
+        return String.format(Locale.ROOT, "tick %d ms, heartbeat every %d ticks, suspect timeout %d ticks = %d ms, "
+                        + "proposer retry %d ticks = %d ms", f.tickMs(), f.heartbeatTicks(), f.suspectTicks(), f.suspectMs(),
+                f.proposerRetryTicks(), f.tickMs() * f.proposerRetryTicks());
+    }
+
     /** The machine and settings, one line. */
     public static String machine(E2eSettings s) {
         return String.format(Locale.ROOT, "%d cores, Java %s (%s), %s %s; 1 replica over %s, "
@@ -84,8 +127,9 @@ public final class E2eReport {
         return String.join(" and ", words);
     }
 
-    /** summary.md: settings, the table with min and max, and how to read it. */
-    public static String summaryMarkdown(List<E2eResult> results, E2eSettings s, String timestamp) {
+    /** summary.md: settings, the table with min and max, and how to read it; then the failover trials, if any. */
+    public static String summaryMarkdown(List<E2eResult> results, Optional<E2eFailoverResult> failover, E2eSettings s,
+            String timestamp) {
         StringWriter sw = new StringWriter();
         PrintWriter o = new PrintWriter(sw);
         o.println("# psmr bench e2e " + timestamp);
@@ -108,15 +152,40 @@ public final class E2eReport {
                     r.maxOps() / 1e3, dash(r.ratioVsCbase()), dash(r.ratioVsSequential()), dash(r.ratioVsLocal()),
                     num(r.meanBatch(), "%.1f"), r.p50Micros(), r.p99Micros(), r.p999Micros());
         }
+        failover.ifPresent(f -> {
+            o.println();
+            o.println("## Ring Paxos failover");
+            o.println();
+            o.printf(Locale.ROOT, "%d trials of the %s workload, each over a fresh cluster; the coordinator's acceptor is "
+                    + "closed at half the run. The clock starts just before the close and stops when a second learner on the "
+                    + "replica's adapter is delivered the first instance beyond the last one ordered before the close, no "
+                    + "earlier than %d ms after it, the earliest a successor can take over (first new decision; median %.0f "
+                    + "decisions the dead coordinator had already sent along the ring were delivered before), and when the "
+                    + "next acceptor is seen as sole coordinator (at a tick). The new coordinator is bounded by the suspect "
+                    + "timeout and its Phase 1; the new decision also by the proposer's retry, since proposals the dead "
+                    + "coordinator held are resent only then: %s. Clients, proxy, replica and acceptors share the %d cores.%n", f.trials(),
+                    E2eBench.FAILOVER_MODE.cliName(), f.earliestTakeoverMs(), f.drained(), failoverTimeouts(f), s.cores());
+            o.println();
+            o.println("| from the kill to | median ms | min ms | max ms |");
+            o.println("|---|---:|---:|---:|");
+            o.printf(Locale.ROOT, "| first new decision | %.1f | %.1f | %.1f |%n", f.killToDecisionMs(),
+                    f.killToDecisionMinMs(), f.killToDecisionMaxMs());
+            o.printf(Locale.ROOT, "| new coordinator | %.1f | %.1f | %.1f |%n", f.killToCoordinatorMs(),
+                    f.killToCoordinatorMinMs(), f.killToCoordinatorMaxMs());
+        });
         o.flush();
         return sw.toString();
     }
 
-    /** Writes results.csv and summary.md into {@code dir}. */
-    public static void write(Path dir, List<E2eResult> results, E2eSettings s, String timestamp) throws IOException {
+    /** Writes results.csv and summary.md into {@code dir}, and failover.csv when there were failover trials. */
+    public static void write(Path dir, List<E2eResult> results, Optional<E2eFailoverResult> failover, E2eSettings s,
+            String timestamp) throws IOException {
         Files.createDirectories(dir);
         Files.writeString(dir.resolve("results.csv"), csv(results, s), StandardCharsets.UTF_8);
-        Files.writeString(dir.resolve("summary.md"), summaryMarkdown(results, s, timestamp), StandardCharsets.UTF_8);
+        Files.writeString(dir.resolve("summary.md"), summaryMarkdown(results, failover, s, timestamp), StandardCharsets.UTF_8);
+        if (failover.isPresent()) {
+            Files.writeString(dir.resolve(FAILOVER_CSV), failoverCsv(failover.get()), StandardCharsets.UTF_8);
+        }
     }
 
     private static String dash(double v) {

@@ -1,6 +1,7 @@
 package io.psmr.bench.e2e;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.psmr.bench.cli.CliRun;
@@ -10,6 +11,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -158,6 +160,63 @@ class E2eCommandTest {
             String[] f = line.split(",", -1);
             assertEquals("ringpaxos", f[15], line);
             assertEquals("", f[16], "no local run, no ratio: " + line);
+        }
+    }
+
+    @Test
+    void ringPaxosReportsTheTimeFromACoordinatorKillToTheFirstNewDecision(@TempDir Path tmp) throws IOException {
+        CliRun r = CliRun.of("bench", "e2e", "--ordering", "ringpaxos", "--modes", "sequential", "--clients", "4", "--duration",
+                "400ms", "--warmup", "20ms", "--runs", "2", "--batch", "10", "--keys", "100", "--bits", "1024",
+                "--no-progress", "--out", tmp.toString());
+        assertEquals(0, r.exitCode(), "stderr:\n" + r.err());
+        String out = r.out();
+        assertTrue(out.contains("Ring Paxos failover (2 trials, bitmap-indexed workload"), out);
+        assertTrue(out.contains("kill -> first new decision") && out.contains("kill -> new coordinator"), out);
+        assertTrue(out.contains("tick 5 ms") && out.contains("suspect timeout 10 ticks = 50 ms"), "the timeouts beside it: " + out);
+        Path dir = onlyDir(tmp);
+        assertTrue(out.contains(dir.resolve("failover.csv").toString()), "named among the files written: " + out);
+        assertTrue(Files.readString(dir.resolve("summary.md")).contains("## Ring Paxos failover"));
+
+        List<String> lines = Files.readAllLines(dir.resolve("failover.csv"));
+        assertEquals("trials,kill_to_decision_ms,kill_to_decision_min_ms,kill_to_decision_max_ms,kill_to_coordinator_ms,"
+                + "kill_to_coordinator_min_ms,kill_to_coordinator_max_ms,drained,earliest_takeover_ms,tick_ms,heartbeat_ticks,"
+                + "suspect_ticks,suspect_ms,proposer_retry_ticks", lines.get(0));
+        assertEquals(E2eReport.FAILOVER_CSV_HEADER, lines.get(0));
+        assertEquals(2, lines.size(), "one row: " + lines);
+        String[] f = lines.get(1).split(",", -1);
+        assertEquals(14, f.length, lines.get(1));
+        assertEquals("2", f[0], "trials = --runs: " + lines.get(1));
+        double decision = Double.parseDouble(f[1]);
+        double coordinator = Double.parseDouble(f[4]);
+        assertTrue(Double.parseDouble(f[2]) > 0 && Double.parseDouble(f[2]) <= decision && decision <= Double.parseDouble(f[3]),
+                "0 < min <= median <= max, kill -> first new decision: " + lines.get(1));
+        assertTrue(Double.parseDouble(f[5]) > 0 && Double.parseDouble(f[5]) <= coordinator
+                && coordinator <= Double.parseDouble(f[6]), "0 < min <= median <= max, kill -> new coordinator: " + lines.get(1));
+        assertTrue(Double.parseDouble(f[7]) >= 0, "drained: " + lines.get(1));
+        assertTrue(Double.parseDouble(f[2]) >= Double.parseDouble(f[8]),
+                "no new decision before the earliest takeover (speed is not asserted): " + lines.get(1));
+        assertEquals(List.of("5", "2", "10", "50", "20"), List.of(f[9], f[10], f[11], f[12], f[13]), lines.get(1));
+    }
+
+    @Test
+    void theLocalSequencerAloneHasNoFailover(@TempDir Path tmp) throws IOException {
+        CliRun r = CliRun.of("bench", "e2e", "--ordering", "local", "--modes", "sequential", "--clients", "2", "--duration",
+                "200ms", "--warmup", "20ms", "--runs", "1", "--batch", "10", "--keys", "100", "--bits", "1024",
+                "--no-progress", "--out", tmp.toString());
+        assertEquals(0, r.exitCode(), "stderr:\n" + r.err());
+        assertTrue(r.out().contains("x CBASE"), "the table is printed: " + r.out());
+        assertFalse(r.out().toLowerCase(Locale.ROOT).contains("failover"), r.out());
+        assertFalse(r.out().contains("kill ->"), r.out());
+        Path dir = onlyDir(tmp);
+        assertFalse(Files.exists(dir.resolve("failover.csv")), "no failover.csv without Ring Paxos");
+        assertFalse(Files.readString(dir.resolve("summary.md")).contains("failover"));
+    }
+
+    private static Path onlyDir(Path tmp) throws IOException {
+        try (Stream<Path> s = Files.list(tmp)) {
+            List<Path> dirs = s.toList();
+            assertEquals(1, dirs.size(), "one results folder: " + dirs);
+            return dirs.get(0);
         }
     }
 }
