@@ -112,6 +112,7 @@ public final class FileAcceptorLog implements AcceptorJournal, AutoCloseable {
     // Changes reported since the last flush, as records; recordStart is where the last one begins.
     private ByteBuffer pending = ByteBuffer.allocate(4096);
     private int recordStart;
+    private final CRC32C checksum = new CRC32C();
     private boolean closed;
 
     private FileAcceptorLog(Path dir, int capacity, boolean fsync, long compactBytes, FileChannel lockChannel,
@@ -262,7 +263,8 @@ public final class FileAcceptorLog implements AcceptorJournal, AutoCloseable {
             pending = bigger;
         }
         recordStart = pending.position();
-        pending.putInt(bodyLength).putInt(crc(lengthBytes(bodyLength), 0, 4)).putInt(0);
+        pending.putInt(bodyLength);
+        pending.putInt(crc(pending.array(), recordStart, 4)).putInt(0);
         return pending;
     }
 
@@ -272,14 +274,10 @@ public final class FileAcceptorLog implements AcceptorJournal, AutoCloseable {
         b.putInt(recordStart + 8, crc(b.array(), recordStart + HEADER_BYTES, bodyLength));
     }
 
-    private static byte[] lengthBytes(int length) {
-        return ByteBuffer.allocate(4).putInt(length).array();
-    }
-
-    private static int crc(byte[] bytes, int offset, int length) {
-        CRC32C c = new CRC32C();
-        c.update(bytes, offset, length);
-        return (int) c.getValue();
+    private int crc(byte[] bytes, int offset, int length) {
+        checksum.reset();
+        checksum.update(bytes, offset, length);
+        return (int) checksum.getValue();
     }
 
     // ------------------------------------------------------------------------------------ flush and compaction
@@ -393,7 +391,7 @@ public final class FileAcceptorLog implements AcceptorJournal, AutoCloseable {
             int length = header.getInt(0);
             int lengthCrc = header.getInt(4);
             int bodyCrc = header.getInt(8);
-            if (lengthCrc != crc(lengthBytes(length), 0, 4) || length < 1 || length > MAX_BODY_BYTES) {
+            if (lengthCrc != crc(header.array(), 0, 4) || length < 1 || length > MAX_BODY_BYTES) {
                 if (isZeros(pos, fileSize)) {
                     truncateTorn(pos, fileSize, "a tail of zero bytes");
                     return;
