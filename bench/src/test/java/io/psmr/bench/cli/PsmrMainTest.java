@@ -26,7 +26,7 @@ class PsmrMainTest {
     void unknownSubcommandIsAUsageError() {
         assertUsageError(CliRun.of("nosuch"), "Unmatched argument at index 0: 'nosuch'", "Usage: psmr ");
         // --help must not turn a command that does not exist into a success.
-        assertUsageError(CliRun.of("cluster", "--help"), "Unmatched argument at index 0: 'cluster'", "Usage: psmr ");
+        assertUsageError(CliRun.of("pbft", "--help"), "Unmatched argument at index 0: 'pbft'", "Usage: psmr ");
     }
 
     @Test
@@ -56,11 +56,11 @@ class PsmrMainTest {
         CliRun r = CliRun.of("--help");
         assertEquals(0, r.exitCode());
         assertTrue(r.out().startsWith("Usage: psmr "), r.out());
-        Set<String> built = Set.of("demo", "simulate", "bench", "load");
+        Set<String> built = Set.of("demo", "simulate", "bench", "load", "cluster", "node");
         for (String command : built) {
             assertTrue(r.out().contains("  " + command + " "), "--help lacks '" + command + "':\n" + r.out());
         }
-        for (String planned : List.of("cluster", "replica")) {
+        for (String planned : List.of("pbft", "replica")) {
             assertTrue(!r.out().contains(" " + planned + " "), "--help mentions '" + planned + "':\n" + r.out());
         }
         assertEquals(built, PsmrMain.commandLine().getSubcommands().keySet());
