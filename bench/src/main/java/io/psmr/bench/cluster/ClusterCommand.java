@@ -251,6 +251,7 @@ public final class ClusterCommand implements Callable<Integer> {
             }
         }
         Optional<String> c = launcher.coordinator();
-        out.println("coordinator: " + c.orElse("none (an election may be under way)"));
+        boolean acceptorRuns = views.stream().anyMatch(v -> v.alive() && v.node().role() == NodeRole.ACCEPTOR);
+        out.println("coordinator: " + c.orElse(acceptorRuns ? "none (an election may be under way)" : "none (no acceptor runs)"));
     }
 }
