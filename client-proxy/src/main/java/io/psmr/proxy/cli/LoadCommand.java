@@ -4,6 +4,7 @@ import io.psmr.proxy.load.HistorySink;
 import io.psmr.proxy.load.JsonLinesHistory;
 import io.psmr.proxy.load.LoadMode;
 import io.psmr.proxy.load.LoadOptions;
+import io.psmr.proxy.load.LoadOrdering;
 import io.psmr.proxy.load.LoadReport;
 import io.psmr.proxy.load.LoadRun;
 import io.psmr.proxy.load.WorkloadSpec;
@@ -66,6 +67,11 @@ public final class LoadCommand implements Callable<Integer> {
     @Option(names = "--duration", paramLabel = "TIME", defaultValue = "10s",
             description = "How long clients issue operations: a number with ms, s (default unit), m or h (default: ${DEFAULT-VALUE}).")
     String duration;
+
+    @Option(names = "--ordering", paramLabel = "ORDERING", defaultValue = "local",
+            description = "local (psmr's in-process sequencer) or ratis (Apache Ratis peers on loopback, psmr executing "
+                    + "their log; docs/integration.md) (default: ${DEFAULT-VALUE}).")
+    String ordering;
 
     @Option(names = "--mode", paramLabel = "MODE", defaultValue = "bitmap",
             description = "bitmap, rw-bitmap, keys, cbase or sequential (default: ${DEFAULT-VALUE}). "
@@ -136,15 +142,16 @@ public final class LoadCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         LoadOptions options = validate();
+        LoadOrdering order = LoadOrdering.fromLabel(ordering);
         PrintWriter out = spec.commandLine().getOut();
         boolean json = format.equalsIgnoreCase("json");
         LoadReport report;
         if (history != null) {
             try (JsonLinesHistory h = new JsonLinesHistory(history)) {
-                report = LoadRun.run(options, h, null);
+                report = LoadRun.run(options, order, h, null);
             }
         } else {
-            report = LoadRun.run(options, HistorySink.NONE, null);
+            report = LoadRun.run(options, order, HistorySink.NONE, null);
         }
         if (json) {
             out.println(report.toJson());
@@ -164,6 +171,7 @@ public final class LoadCommand implements Callable<Integer> {
     /** Checks every flag; a bad one is a usage error naming it. */
     LoadOptions validate() {
         require(replicas >= 1 && replicas <= MAX_REPLICAS, "--replicas must be from 1 to " + MAX_REPLICAS + ", got " + replicas);
+        require(LoadOrdering.fromLabel(ordering) != null, "--ordering must be local or ratis, got '" + ordering + "'");
         require(clients >= 1 && clients <= MAX_CLIENTS, "--clients must be from 1 to " + MAX_CLIENTS + ", got " + clients);
         Duration d = duration("--duration", duration, false);
         require(d.compareTo(Duration.ofDays(1)) <= 0, "--duration must be at most 24h, got " + duration);
