@@ -19,6 +19,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.Arrays;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -264,9 +265,9 @@ public class PsmrStateMachine<C extends Command, R> extends BaseStateMachine {
     }
 
     /** The scheduler's failure, if it fail-stopped. */
-    public java.util.Optional<Throwable> failure() {
+    public Optional<Throwable> failure() {
         Scheduler<C, R> s = scheduler;
-        return s == null ? java.util.Optional.empty() : s.failure();
+        return s == null ? Optional.empty() : s.failure();
     }
 
     /** Answers the applied index, as 8 big-endian bytes, whatever the query: reads are commands. */
