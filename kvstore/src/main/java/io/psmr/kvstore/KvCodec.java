@@ -351,6 +351,52 @@ public final class KvCodec {
         }
     }
 
+    /**
+     * Encodes the replies to one batch as one message (what a Ratis state machine returns to the
+     * submitting client): a 4-byte count, then each {@link #encodeReply} with a 4-byte length.
+     */
+    public static byte[] encodeReplies(List<KvReply> replies) {
+        byte[][] encoded = new byte[replies.size()][];
+        int size = 4;
+        for (int i = 0; i < encoded.length; i++) {
+            encoded[i] = encodeReply(replies.get(i));
+            size += 4 + encoded[i].length;
+        }
+        ByteBuffer out = ByteBuffer.allocate(size).putInt(encoded.length);
+        for (byte[] e : encoded) {
+            out.putInt(e.length).put(e);
+        }
+        return out.array();
+    }
+
+    /** Decodes {@link #encodeReplies}'s output. @throws KvDecodeException MALFORMED, naming the problem */
+    public static List<KvReply> decodeReplies(byte[] bytes) throws KvDecodeException {
+        Refusal r = new Refusal(false, 0, 0);
+        if (bytes == null || bytes.length < 4) {
+            throw r.malformed("a reply list needs at least 4 bytes");
+        }
+        ByteBuffer in = ByteBuffer.wrap(bytes);
+        int n = in.getInt();
+        // Each reply takes more than 4 bytes, so the count is bounded by the message's size.
+        if (n < 0 || n > in.remaining() / 4) {
+            throw r.malformed("a reply list claims " + n + " replies in " + in.remaining() + " bytes");
+        }
+        List<KvReply> replies = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            int len = in.remaining() >= 4 ? in.getInt() : -1;
+            if (len < 0 || len > in.remaining()) {
+                throw r.malformed("reply " + i + " of the list is truncated");
+            }
+            byte[] one = new byte[len];
+            in.get(one);
+            replies.add(decodeReply(one));
+        }
+        if (in.hasRemaining()) {
+            throw r.malformed(in.remaining() + " bytes follow the last reply of the list");
+        }
+        return replies;
+    }
+
     /** Builds refusals carrying the header's address, if read. */
     private static final class Refusal implements SummaryCodec.Refusals {
         final boolean addressed;

@@ -1,5 +1,9 @@
 package io.psmr.kvstore;
 
+import java.io.DataInput;
+import java.io.DataOutput;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -84,6 +88,109 @@ final class ReplyCache {
     /** Number of clients in the table. */
     int clients() {
         return clients.size();
+    }
+
+    /**
+     * Writes the table for a snapshot: the window, then each client from the least to the most
+     * recently admitted (so {@link #readFrom} rebuilds the same eviction order), with its highest
+     * sequence and its remembered results. Only while nothing executes: every result must be known.
+     *
+     * @throws IOException if a remembered command has no result yet
+     */
+    void writeTo(DataOutput out) throws IOException {
+        out.writeInt(window);
+        out.writeInt(clients.size());
+        for (Map.Entry<Long, ClientWindow> e : clients.entrySet()) {
+            ClientWindow w = e.getValue();
+            int n = 0;
+            for (CachedReply r : w.entries) {
+                n += r == null ? 0 : 1;
+            }
+            out.writeLong(e.getKey());
+            out.writeLong(w.highest);
+            out.writeInt(n);
+            for (int i = 0; i < w.entries.length; i++) {
+                CachedReply r = w.entries[i];
+                if (r == null) {
+                    continue;
+                }
+                KvResult res = r.result();
+                if (res == null) {
+                    throw new IOException("request " + w.seqs[i] + " of client " + e.getKey()
+                            + " has no result yet; a snapshot needs a quiescent replica");
+                }
+                out.writeLong(w.seqs[i]);
+                writeResult(res, out);
+            }
+        }
+    }
+
+    /**
+     * Replaces the table with one {@link #writeTo} wrote.
+     *
+     * @throws IOException if it was written with another window, or is malformed
+     */
+    void readFrom(DataInput in) throws IOException {
+        int w = in.readInt();
+        if (w != window) {
+            throw new IOException("the snapshot's reply cache window is " + w + " but this replica's is " + window
+                    + "; replicas must share it");
+        }
+        int n = in.readInt();
+        if (n < 0) {
+            throw new IOException("the snapshot's reply cache claims " + n + " clients");
+        }
+        clients.clear();
+        for (int c = 0; c < n; c++) {
+            long clientId = in.readLong();
+            ClientWindow cw = new ClientWindow(window);
+            cw.highest = in.readLong();
+            int results = in.readInt();
+            if (results < 0 || results > window) {
+                throw new IOException("client " + clientId + " claims " + results + " results in a window of " + window);
+            }
+            for (int i = 0; i < results; i++) {
+                long seq = in.readLong();
+                cw.store(seq).complete(readResult(in));
+            }
+            clients.put(clientId, cw);
+        }
+    }
+
+    private static void writeResult(KvResult r, DataOutput out) throws IOException {
+        out.writeByte(r.status().code());
+        out.writeInt(r.value() == null ? -1 : r.value().length);
+        if (r.value() != null) {
+            out.write(r.value());
+        }
+        byte[] detail = r.detail().getBytes(StandardCharsets.UTF_8);
+        out.writeInt(detail.length);
+        out.write(detail);
+    }
+
+    private static KvResult readResult(DataInput in) throws IOException {
+        int code = in.readUnsignedByte();
+        KvStatus status = KvStatus.fromCode(code);
+        if (status == null) {
+            throw new IOException("unknown result status code " + code);
+        }
+        byte[] value = readBytes(in, true);
+        byte[] detail = readBytes(in, false);
+        return new KvResult(status, value, new String(detail, StandardCharsets.UTF_8));
+    }
+
+    private static byte[] readBytes(DataInput in, boolean nullable) throws IOException {
+        int len = in.readInt();
+        if (len == -1 && nullable) {
+            return null;
+        }
+        // A value or a detail is bounded by the store's limits; refuse lengths no limit allows.
+        if (len < 0 || len > (64 << 20)) {
+            throw new IOException("a cached result claims " + len + " bytes");
+        }
+        byte[] b = new byte[len];
+        in.readFully(b);
+        return b;
     }
 
     /** One client's window: slot {@code s mod W} holds request {@code s} if it is in the window. */

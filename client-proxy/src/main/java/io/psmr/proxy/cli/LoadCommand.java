@@ -7,6 +7,7 @@ import io.psmr.proxy.load.HistorySink;
 import io.psmr.proxy.load.JsonLinesHistory;
 import io.psmr.proxy.load.LoadMode;
 import io.psmr.proxy.load.LoadOptions;
+import io.psmr.proxy.load.LoadOrdering;
 import io.psmr.proxy.load.LoadReport;
 import io.psmr.proxy.load.LoadRun;
 import io.psmr.proxy.load.WorkloadSpec;
@@ -78,6 +79,11 @@ public final class LoadCommand implements Callable<Integer> {
     @Option(names = "--duration", paramLabel = "TIME", defaultValue = "10s",
             description = "How long clients issue operations: a number with ms, s (default unit), m or h (default: ${DEFAULT-VALUE}).")
     String duration;
+
+    @Option(names = "--ordering", paramLabel = "ORDERING", defaultValue = "local",
+            description = "local (psmr's in-process sequencer) or ratis (Apache Ratis peers on loopback, psmr executing "
+                    + "their log; docs/integration.md) (default: ${DEFAULT-VALUE}).")
+    String ordering;
 
     @Option(names = "--mode", paramLabel = "MODE", defaultValue = "bitmap",
             description = "bitmap, rw-bitmap, keys, cbase or sequential (default: ${DEFAULT-VALUE}). "
@@ -174,13 +180,15 @@ public final class LoadCommand implements Callable<Integer> {
     }
 
     private LoadReport run(LoadOptions options, HistorySink h) throws Exception {
-        return cluster != null ? ClusterLoad.run(new ClusterDirectory(cluster), options, h, null, SETTLE) : LoadRun.run(options, h, null);
+        return cluster != null
+                ? ClusterLoad.run(new ClusterDirectory(cluster), options, h, null, SETTLE)
+                : LoadRun.run(options, LoadOrdering.fromLabel(ordering), h, null);
     }
 
     /** Checks every flag; a bad one is a usage error naming it. */
     LoadOptions validate() {
         if (cluster != null) {
-            for (String fixed : new String[] {"--replicas", "--mode", "--workers"}) {
+            for (String fixed : new String[] {"--replicas", "--mode", "--workers", "--ordering"}) {
                 require(!spec.commandLine().getParseResult().hasMatchedOption(fixed),
                         fixed + " cannot be combined with --cluster: the cluster fixed it when it started (see cluster.json)");
             }
@@ -195,6 +203,7 @@ public final class LoadCommand implements Callable<Integer> {
             workers = c.settings().workers();
         }
         require(replicas >= 1 && replicas <= MAX_REPLICAS, "--replicas must be from 1 to " + MAX_REPLICAS + ", got " + replicas);
+        require(LoadOrdering.fromLabel(ordering) != null, "--ordering must be local or ratis, got '" + ordering + "'");
         require(clients >= 1 && clients <= MAX_CLIENTS, "--clients must be from 1 to " + MAX_CLIENTS + ", got " + clients);
         Duration d = duration("--duration", duration, false);
         require(d.compareTo(Duration.ofDays(1)) <= 0, "--duration must be at most 24h, got " + duration);

@@ -8,6 +8,7 @@ import io.psmr.proxy.ProxyStats;
 import io.psmr.proxy.load.HistorySink;
 import io.psmr.proxy.load.LoadGenerator;
 import io.psmr.proxy.load.LoadOptions;
+import io.psmr.proxy.load.LoadOrdering;
 import io.psmr.proxy.load.LoadReport;
 import io.psmr.proxy.load.LoadResult;
 import io.psmr.proxy.load.LoadRun;
@@ -87,7 +88,8 @@ public final class ClusterLoad {
         LoadOptions reported = new LoadOptions(cluster.replicas().size(), cluster.settings().loadMode(),
                 cluster.settings().workers(), options.batch(), options.window(), options.linger(), options.conflictPercent(),
                 options.retryTimeout(), options.workload());
-        return new LoadReport(reported, rc, result, stats, digests, Runtime.getRuntime().availableProcessors());
+        return new LoadReport(reported, rc, result, stats, digests, Runtime.getRuntime().availableProcessors(),
+                LoadOrdering.RINGPAXOS_CLUSTER);
     }
 
     /** The replicas whose process is alive. */

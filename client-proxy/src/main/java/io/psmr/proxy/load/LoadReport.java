@@ -18,13 +18,21 @@ import java.util.Map;
  * @param proxy    the proxy's counters at the end
  * @param digests  each replica's state digest, in replica id order
  * @param cores    available processors of the machine
+ * @param ordering the cluster's ordering layer
  */
 public record LoadReport(LoadOptions options, ReplicaConfig replica, LoadResult result, ProxyStats proxy,
-                         List<Long> digests, int cores) {
+                         List<Long> digests, int cores, LoadOrdering ordering) {
 
     /** Copies the list. */
     public LoadReport {
         digests = List.copyOf(digests);
+        java.util.Objects.requireNonNull(ordering, "ordering");
+    }
+
+    /** A report of a run over the local sequencer. */
+    public LoadReport(LoadOptions options, ReplicaConfig replica, LoadResult result, ProxyStats proxy,
+                      List<Long> digests, int cores) {
+        this(options, replica, result, proxy, digests, cores, LoadOrdering.LOCAL);
     }
 
     /** Whether every replica ended with the same digest. */
@@ -36,8 +44,8 @@ public record LoadReport(LoadOptions options, ReplicaConfig replica, LoadResult 
     public void printText(PrintWriter out) {
         LoadOptions o = options;
         WorkloadSpec w = o.workload();
-        out.printf(Locale.ROOT, "psmr load: %d replicas (embedded, local sequencer), mode %s: %s, %s graph%s%n", o.replicas(),
-                o.mode().label(), replica.detection(), replica.graph(), replica.sequential() ? ", sequential execution"
+        out.printf(Locale.ROOT, "psmr load: %d replicas (%s), mode %s: %s, %s graph%s%n", o.replicas(),
+                ordering.embedded() ? "embedded, " + ordering.description() : "separate processes, " + ordering.description(), o.mode().label(), replica.detection(), replica.graph(), replica.sequential() ? ", sequential execution"
                         : ", " + replica.workers() + " workers each");
         out.printf(Locale.ROOT, "  %d closed-loop clients for %s, %d keys, reads %.0f%%, MULTI_PUT %.0f%% (%d keys), values %d B%n",
                 w.clients(), seconds(w.duration().toNanos()), w.keys(), 100 * w.readFraction(), 100 * w.multiPutFraction(),
@@ -107,6 +115,8 @@ public record LoadReport(LoadOptions options, ReplicaConfig replica, LoadResult 
         field(b, "retries", Long.toString(proxy.retries()));
         field(b, "hot_writes", Long.toString(proxy.hotWrites()));
         field(b, "replicas", Integer.toString(o.replicas()));
+        field(b, "ordering", Json.quote(ordering.label()));
+        field(b, "embedded", Boolean.toString(ordering.embedded()));
         field(b, "mode", Json.quote(o.mode().label()));
         field(b, "workers", Integer.toString(replica.workers()));
         field(b, "clients", Integer.toString(w.clients()));

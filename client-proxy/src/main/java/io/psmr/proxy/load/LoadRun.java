@@ -61,6 +61,22 @@ public final class LoadRun {
      */
     public static LoadReport run(LoadOptions o, HistorySink history, Consumer<EmbeddedCluster> inspect)
             throws InterruptedException {
+        return run(o, LoadOrdering.LOCAL, history, inspect);
+    }
+
+    /**
+     * Runs the load over {@code ordering} and returns the report. With {@link LoadOrdering#RATIS} the
+     * cluster is a {@link io.psmr.kvstore.RatisCluster} whose logs and snapshots live in a temporary directory,
+     * removed afterwards, and {@code inspect} is not called.
+     *
+     * @throws IllegalStateException if the replicas do not apply everything within {@value #QUIESCE_SECONDS} s,
+     *                               or no Ratis leader is elected within {@value #QUIESCE_SECONDS} s
+     */
+    public static LoadReport run(LoadOptions o, LoadOrdering ordering, HistorySink history,
+                                 Consumer<EmbeddedCluster> inspect) throws InterruptedException {
+        if (ordering == LoadOrdering.RATIS) {
+            return RatisLoadRun.run(o, history);
+        }
         ReplicaConfig rc = replicaConfig(o);
         ProxyConfig pc = proxyConfig(o, rc);
         try (EmbeddedCluster cluster = EmbeddedCluster.start(o.replicas(), rc);

@@ -1,0 +1,391 @@
+package io.psmr.kvstore;
+
+import io.psmr.ordering.ratis.RatisOrderingClient;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import org.apache.ratis.RaftConfigKeys;
+import org.apache.ratis.client.RaftClient;
+import org.apache.ratis.client.RaftClientConfigKeys;
+import org.apache.ratis.conf.RaftProperties;
+import org.apache.ratis.grpc.GrpcConfigKeys;
+import org.apache.ratis.protocol.RaftClientReply;
+import org.apache.ratis.protocol.RaftGroup;
+import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.protocol.RaftPeer;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.retry.RetryPolicies;
+import org.apache.ratis.rpc.SupportedRpcType;
+import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.server.RaftServerConfigKeys;
+import org.apache.ratis.server.storage.RaftStorage;
+import org.apache.ratis.util.SizeInBytes;
+import org.apache.ratis.util.TimeDuration;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A replicated store over Apache Ratis in one JVM: N Ratis servers on loopback (gRPC, free
+ * ports), each with a {@link RatisReplica} as its state machine and its own storage directory,
+ * plus one {@link RatisOrderingClient} that proxies propose to and whose replies go to a
+ * {@link LocalReplyRouter}. What {@code ./psmr load --ordering ratis} runs, and what the tests run;
+ * it can stop, restart and snapshot single peers.
+ *
+ * <p>Peers have ids 1..N (Ratis peer ids {@code p1..pN}). A stopped peer keeps its storage
+ * directory; {@link #restart} starts it with a fresh in-memory store that loads its latest snapshot
+ * and replays the log after it, or receives the leader's snapshot if the leader has purged that log.
+ *
+ * <p>Thread-safe for proposals; stop, restart, snapshot and close from one thread.
+ */
+public final class RatisCluster implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(RatisCluster.class);
+
+    /** Most proposals in flight through the cluster's ordering client: the CLI's largest window. */
+    public static final int MAX_OUTSTANDING = 1024;
+
+    private final ReplicaConfig base;
+    private final Path dir;
+    private final long autoSnapshotEvery;
+    private final RaftGroup group;
+    private final List<RaftPeer> peers;
+    private final int[] ports;
+    private final RaftServer[] servers;
+    private final RatisReplica[] replicas;
+    private final LocalReplyRouter router = new LocalReplyRouter();
+    private final RatisOrderingClient client;
+
+    private RatisCluster(int n, ReplicaConfig base, Path dir, long autoSnapshotEvery) throws IOException {
+        this.base = base;
+        this.dir = dir;
+        this.autoSnapshotEvery = autoSnapshotEvery;
+        List<RaftPeer> ps = new ArrayList<>(n);
+        this.ports = new int[n];
+        for (int id = 1; id <= n; id++) {
+            // A peer keeps its port across restarts: it is part of the group's configuration.
+            ports[id - 1] = freePort();
+            ps.add(RaftPeer.newBuilder().setId(peerId(id)).setAddress(new InetSocketAddress("127.0.0.1", ports[id - 1]))
+                    .build());
+        }
+        this.peers = List.copyOf(ps);
+        this.group = RaftGroup.valueOf(RaftGroupId.valueOf(UUID.randomUUID()), peers);
+        this.servers = new RaftServer[n];
+        this.replicas = new RatisReplica[n];
+        try {
+            for (int id = 1; id <= n; id++) {
+                startPeer(id, RaftStorage.StartupOption.FORMAT);
+            }
+        } catch (IOException | RuntimeException e) {
+            closePeers();
+            throw e;
+        }
+        this.client = new RatisOrderingClient(newClient(), this::routeReplies, MAX_OUTSTANDING);
+        client.start();
+    }
+
+    /**
+     * Starts {@code n} peers configured like {@code base} (ids 1..n; a persisted store gets the suffix
+     * {@code .id} on its path), storing Ratis logs and snapshots under {@code dir}.
+     *
+     * @param autoSnapshotEvery take a snapshot every this many applied entries and purge the log up to
+     *                          it; 0 for snapshots only on request ({@link #snapshot})
+     * @throws UncheckedIOException if a server cannot start
+     */
+    public static RatisCluster start(int n, ReplicaConfig base, Path dir, long autoSnapshotEvery) {
+        if (n < 1) {
+            throw new IllegalArgumentException("a cluster needs at least 1 replica, got " + n);
+        }
+        if (autoSnapshotEvery < 0) {
+            throw new IllegalArgumentException("autoSnapshotEvery must be at least 0, got " + autoSnapshotEvery);
+        }
+        try {
+            return new RatisCluster(n, Objects.requireNonNull(base, "base"), Objects.requireNonNull(dir, "dir"),
+                    autoSnapshotEvery);
+        } catch (IOException e) {
+            throw new UncheckedIOException("the Ratis cluster did not start: " + e.getMessage(), e);
+        }
+    }
+
+    /** The ordering layer proxies propose to; its replies go to {@link #router()}. */
+    public RatisOrderingClient broadcast() {
+        return client;
+    }
+
+    /** The router proxies register their reply channels with. */
+    public LocalReplyRouter router() {
+        return router;
+    }
+
+    /** Number of peers, running or stopped. */
+    public int size() {
+        return peers.size();
+    }
+
+    /** The replica of peer {@code id}, or null while it is stopped. */
+    public synchronized RatisReplica replica(int id) {
+        return replicas[id - 1];
+    }
+
+    /** The running replicas, in id order. */
+    public synchronized List<RatisReplica> replicas() {
+        List<RatisReplica> r = new ArrayList<>();
+        for (RatisReplica x : replicas) {
+            if (x != null) {
+                r.add(x);
+            }
+        }
+        return r;
+    }
+
+    /**
+     * Waits until a running peer is the leader.
+     *
+     * @return its id, or 0 on timeout
+     */
+    public int awaitLeader(long timeout, TimeUnit unit) throws InterruptedException {
+        long deadline = System.nanoTime() + unit.toNanos(timeout);
+        do {
+            int id = leader();
+            if (id > 0) {
+                return id;
+            }
+            Thread.sleep(20);
+        } while (System.nanoTime() < deadline);
+        return 0;
+    }
+
+    private synchronized int leader() {
+        for (int i = 0; i < servers.length; i++) {
+            try {
+                if (servers[i] != null && servers[i].getDivision(group.getGroupId()).getInfo().isLeaderReady()) {
+                    return i + 1;
+                }
+            } catch (IOException e) {
+                // not serving the group yet
+            }
+        }
+        return 0;
+    }
+
+    /** The highest log index committed on any running peer, or -1. */
+    public synchronized long committedIndex() {
+        long max = -1;
+        for (RaftServer s : servers) {
+            if (s != null) {
+                try {
+                    max = Math.max(max, s.getDivision(group.getGroupId()).getRaftLog().getLastCommittedIndex());
+                } catch (IOException e) {
+                    // not serving the group yet
+                }
+            }
+        }
+        return max;
+    }
+
+    /**
+     * Waits until every running replica has executed every entry committed so far.
+     *
+     * @return false on timeout
+     */
+    public boolean awaitQuiescent(long timeout, TimeUnit unit) throws InterruptedException {
+        long deadline = System.nanoTime() + unit.toNanos(timeout);
+        long target = committedIndex();
+        while (true) {
+            boolean all = true;
+            for (RatisReplica r : replicas()) {
+                all &= r.appliedIndex() >= target;
+            }
+            long now = committedIndex();
+            if (all && now == target) {
+                return true;
+            }
+            target = Math.max(target, now);
+            if (System.nanoTime() >= deadline) {
+                return false;
+            }
+            Thread.sleep(10);
+        }
+    }
+
+    /** Each running replica's digest, in id order; compare only after {@link #awaitQuiescent}. */
+    public List<Long> digests() {
+        List<Long> d = new ArrayList<>();
+        for (RatisReplica r : replicas()) {
+            d.add(r.digest());
+        }
+        return d;
+    }
+
+    /**
+     * Asks peer {@code id} to take a snapshot now (through Ratis' snapshot management API).
+     *
+     * @return the log index the snapshot covers
+     */
+    public long snapshot(int id, long timeoutMillis) throws IOException {
+        try (RaftClient admin = newClient()) {
+            RaftClientReply reply = admin.getSnapshotManagementApi(peerId(id)).create(timeoutMillis);
+            if (!reply.isSuccess()) {
+                throw new IOException("peer " + id + " did not take a snapshot: " + reply.getException(), reply.getException());
+            }
+            return reply.getLogIndex();
+        }
+    }
+
+    /** The first index still in peer {@code id}'s log (entries before it are only in snapshots). */
+    public synchronized long logStartIndex(int id) throws IOException {
+        RaftServer s = servers[id - 1];
+        if (s == null) {
+            throw new IllegalStateException("peer " + id + " is stopped");
+        }
+        return s.getDivision(group.getGroupId()).getRaftLog().getStartIndex();
+    }
+
+    /** Stops peer {@code id}: closes its server and its replica; its storage stays. */
+    public synchronized void stop(int id) {
+        RaftServer s = servers[id - 1];
+        RatisReplica r = replicas[id - 1];
+        servers[id - 1] = null;
+        replicas[id - 1] = null;
+        if (s != null) {
+            try {
+                s.close();
+            } catch (IOException e) {
+                LOG.warn("closing Ratis server {} failed", id, e);
+            }
+        }
+        if (r != null) {
+            r.close();
+        }
+    }
+
+    /** Starts stopped peer {@code id} again from its storage directory, with a fresh store. */
+    public synchronized void restart(int id) throws IOException {
+        if (servers[id - 1] != null) {
+            throw new IllegalStateException("peer " + id + " is running");
+        }
+        startPeer(id, RaftStorage.StartupOption.RECOVER);
+    }
+
+    private synchronized void startPeer(int id, RaftStorage.StartupOption option) throws IOException {
+        StoreConfig store = base.store();
+        if (store.path() != null) {
+            store = store.persistedTo(Path.of(store.path() + "." + id));
+        }
+        RatisReplica replica = RatisReplica.create(base.toBuilder().replicaId(id).store(store).build());
+        RaftServer server;
+        try {
+            server = RaftServer.newBuilder()
+                    .setServerId(peerId(id))
+                    .setGroup(group)
+                    .setProperties(serverProperties(id))
+                    .setStateMachine(replica.stateMachine())
+                    .setOption(option)
+                    .build();
+            server.start();
+        } catch (IOException | RuntimeException e) {
+            replica.close();
+            throw e;
+        }
+        servers[id - 1] = server;
+        replicas[id - 1] = replica;
+    }
+
+    private RaftProperties serverProperties(int id) throws IOException {
+        RaftProperties p = new RaftProperties();
+        RaftConfigKeys.Rpc.setType(p, SupportedRpcType.GRPC);
+        GrpcConfigKeys.Server.setHost(p, "127.0.0.1");
+        GrpcConfigKeys.Server.setPort(p, ports[id - 1]);
+        Path storage = Files.createDirectories(dir.resolve("peer-" + id));
+        RaftServerConfigKeys.setStorageDir(p, List.of(storage.toFile()));
+        // Elections: short enough that a killed leader is replaced in about a second, long enough
+        // that a loaded 2-core machine does not trigger spurious ones.
+        RaftServerConfigKeys.Rpc.setTimeoutMin(p, TimeDuration.valueOf(500, TimeUnit.MILLISECONDS));
+        RaftServerConfigKeys.Rpc.setTimeoutMax(p, TimeDuration.valueOf(1000, TimeUnit.MILLISECONDS));
+        // Entries are whole batches: segments and messages must hold the largest one.
+        int maxBatch = base.limits().maxBatchBytes();
+        SizeInBytes entryRoom = SizeInBytes.valueOf(entryRoom());
+        // Ratis requires the gRPC message limit to exceed the appender's buffer by 1 MiB.
+        GrpcConfigKeys.setMessageSizeMax(p, SizeInBytes.valueOf(entryRoom() + (1 << 20)));
+        RaftServerConfigKeys.Log.Appender.setBufferByteLimit(p, entryRoom);
+        // Segments hold two of the largest batches: small enough that a purge after a snapshot
+        // frees log (only closed segments are purged), never too small for one entry.
+        RaftServerConfigKeys.Log.setSegmentSizeMax(p, SizeInBytes.valueOf(2L * maxBatch + (64 << 10)));
+        RaftServerConfigKeys.Log.setPreallocatedSize(p, SizeInBytes.valueOf(64 << 10));
+        // Snapshots: purge the log up to each one, so a peer that was away long enough needs the snapshot.
+        RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(p, autoSnapshotEvery > 0);
+        if (autoSnapshotEvery > 0) {
+            RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(p, autoSnapshotEvery);
+        }
+        RaftServerConfigKeys.Snapshot.setCreationGap(p, 1);
+        RaftServerConfigKeys.Snapshot.setRetentionFileNum(p, 2);
+        RaftServerConfigKeys.Log.setPurgeUptoSnapshotIndex(p, true);
+        RaftServerConfigKeys.Log.setPurgeGap(p, 1);
+        return p;
+    }
+
+    /** Room for one log entry, a whole batch, with slack for Ratis' framing: at least 4 MiB. */
+    private long entryRoom() {
+        return Math.max(4L << 20, 2L * base.limits().maxBatchBytes() + (1 << 20));
+    }
+
+    private RaftClient newClient() {
+        RaftProperties p = new RaftProperties();
+        RaftConfigKeys.Rpc.setType(p, SupportedRpcType.GRPC);
+        GrpcConfigKeys.setMessageSizeMax(p, SizeInBytes.valueOf(entryRoom() + (1 << 20)));
+        RaftClientConfigKeys.Rpc.setRequestTimeout(p, TimeDuration.valueOf(3, TimeUnit.SECONDS));
+        RaftClientConfigKeys.Async.setOutstandingRequestsMax(p, MAX_OUTSTANDING);
+        return RaftClient.newBuilder()
+                .setProperties(p)
+                .setRaftGroup(group)
+                // A stopped leader: try the others after a pause, not in a hot loop.
+                .setRetryPolicy(RetryPolicies.retryForeverWithSleep(TimeDuration.valueOf(50, TimeUnit.MILLISECONDS)))
+                .build();
+    }
+
+    private void routeReplies(byte[] bytes) {
+        List<KvReply> list;
+        try {
+            list = KvCodec.decodeReplies(bytes);
+        } catch (KvDecodeException e) {
+            LOG.error("a Ratis reply is not a list of key-value replies: {}", e.getMessage());
+            return;
+        }
+        for (KvReply r : list) {
+            router.route(r);
+        }
+    }
+
+    private static RaftPeerId peerId(int id) {
+        return RaftPeerId.valueOf("p" + id);
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            s.setReuseAddress(true);
+            return s.getLocalPort();
+        }
+    }
+
+    private synchronized void closePeers() {
+        for (int id = 1; id <= servers.length; id++) {
+            stop(id);
+        }
+    }
+
+    /** Closes the ordering client, then every peer. Leaves the storage directory to the caller. Idempotent. */
+    @Override
+    public void close() {
+        if (client != null) {
+            client.close();
+        }
+        closePeers();
+    }
+}

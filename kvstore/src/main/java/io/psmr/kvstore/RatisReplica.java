@@ -1,0 +1,298 @@
+package io.psmr.kvstore;
+
+import io.psmr.ordering.ratis.BatchCodec;
+import io.psmr.ordering.ratis.Outcome;
+import io.psmr.ordering.ratis.PsmrStateMachine;
+import io.psmr.ordering.ratis.Snapshotter;
+import io.psmr.scheduler.Batch;
+import io.psmr.scheduler.CommandError;
+import io.psmr.scheduler.Scheduler;
+import io.psmr.scheduler.SchedulerBuilder;
+import io.psmr.scheduler.SummaryVerifier;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.LongAdder;
+import org.apache.ratis.statemachine.StateMachine;
+
+/**
+ * A replica of the key-value store behind Apache Ratis: the first user of {@link PsmrStateMachine}.
+ * Ratis orders the batches; this replica decodes, verifies and admits each committed entry as the
+ * {@link Replica} does for psmr's own ordering, executes it through the scheduler and the
+ * {@link KvService}, and answers the batch's {@link KvReply replies} as the entry's Ratis reply
+ * ({@link KvCodec#encodeReplies}), which the leader returns to the proposing proxy.
+ *
+ * <h2>Exactly-once</h2>
+ * Admission runs on Ratis' updater thread in log order, through the same {@link ReplyCache} rule
+ * as {@link Replica}: a proxy's retry (a new log entry with the same client ids and request
+ * sequences) is answered from the cache, never executed twice. The cache is part of the snapshot,
+ * so a replica that loads a snapshot decides duplicates exactly as one that applied the whole log.
+ *
+ * <h2>Snapshot content</h2>
+ * The store's entries, the reply cache, and the store's {@link StateDigest}, checked on loading.
+ *
+ * <h2>Threads</h2>
+ * Ratis owns the updater thread; the replica owns its scheduler's workers. {@link #digest()} and
+ * {@link #store()} are meaningful only while nothing executes (after {@link #appliedIndex()} has
+ * reached the last entry and no load runs). Close the Ratis server first, then the replica.
+ */
+public final class RatisReplica implements AutoCloseable {
+
+    private final ReplicaConfig config;
+    private final KvStore store;
+    private final KvService service;
+    private final ReplyCache cache;
+    private final PsmrStateMachine<AdmittedCommand, KvResult> stateMachine;
+    private final AtomicBoolean closed = new AtomicBoolean();
+    private final LongAdder snapshotsLoaded = new LongAdder();
+    private final LongAdder duplicates = new LongAdder();
+
+    private RatisReplica(ReplicaConfig config) {
+        this.config = config;
+        this.store = config.store().open();
+        this.service = new KvService(store, config.limits());
+        this.cache = new ReplyCache(config.replyCacheWindow(), config.maxClients());
+        SchedulerBuilder<AdmittedCommand, KvResult> b = Scheduler.<AdmittedCommand, KvResult>builder(this::execute)
+                .detection(config.detection())
+                .graph(config.graph())
+                .workers(config.workers())
+                .maxPending(config.maxPending())
+                .verifySummaries(false) // verified in decode, before admission, as Replica does
+                .threadNamePrefix("psmr-ratis-replica-" + config.replicaId() + "-worker-");
+        if (config.sequential()) {
+            b.sequential();
+        }
+        this.stateMachine = new PsmrStateMachine<>(b, new Codec(), new StoreSnapshotter());
+    }
+
+    /**
+     * Opens the store and builds the state machine; hand {@link #stateMachine()} to one Ratis server.
+     * {@link ReplicaConfig#fromInstance()} is ignored: Ratis decides where applying starts.
+     */
+    public static RatisReplica create(ReplicaConfig config) {
+        return new RatisReplica(Objects.requireNonNull(config, "config"));
+    }
+
+    /** The replica's id, as in its replies. */
+    public int id() {
+        return config.replicaId();
+    }
+
+    /** The state machine to give the Ratis server. */
+    public StateMachine stateMachine() {
+        return stateMachine;
+    }
+
+    /** The highest log index up to which every entry has executed. */
+    public long appliedIndex() {
+        return stateMachine.appliedIndex();
+    }
+
+    /** How many snapshots this replica has loaded (on restart, or installed from the leader). */
+    public long snapshotsLoaded() {
+        return snapshotsLoaded.sum();
+    }
+
+    /** Commands answered from the reply cache instead of executed. */
+    public long duplicates() {
+        return duplicates.sum();
+    }
+
+    /** The {@link StateDigest} of the store; compare only while nothing executes. */
+    public long digest() {
+        return store.digest();
+    }
+
+    /** The store, for reading while nothing executes; do not write. */
+    public KvStore store() {
+        return store;
+    }
+
+    /** Closes the store; close the Ratis server (which closes the state machine) first. Idempotent. */
+    @Override
+    public void close() {
+        if (closed.compareAndSet(false, true)) {
+            try {
+                stateMachine.close();
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            } finally {
+                store.close();
+            }
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "RatisReplica[" + config.replicaId() + ", applied " + appliedIndex() + ", " + store + "]";
+    }
+
+    private KvResult execute(AdmittedCommand c) {
+        if (c.verdict != AdmittedCommand.Verdict.EXECUTE) {
+            return c.preset; // null for a duplicate: answered from the cache in the reply
+        }
+        return service.execute(c.command);
+    }
+
+    /** Log entries to admitted batches, outcomes to replies. */
+    private final class Codec implements BatchCodec<AdmittedCommand, KvResult> {
+
+        @Override
+        public Decoded<AdmittedCommand> decode(long index, byte[] entry) {
+            KvBatch batch;
+            try {
+                batch = KvCodec.decodeBatch(entry, config.detection(), config.limits());
+            } catch (KvDecodeException e) {
+                return refuse(index, e.addressed(), e.proxyId(), e.batchId(), e.status(), e.getMessage());
+            }
+            // As Replica: exact-key summaries are rebuilt from the commands, only bitmaps need checking.
+            String problem = batch.summary().mode().usesBitmaps()
+                    ? SummaryVerifier.findProblem(batch.summary(), batch.commands())
+                    : null;
+            if (problem != null) {
+                return refuse(index, true, batch.proxyId(), batch.batchId(), KvStatus.REJECTED, problem);
+            }
+            AdmittedCommand.BatchOrigin origin = new AdmittedCommand.BatchOrigin(batch.proxyId(), batch.batchId());
+            List<AdmittedCommand> admitted = new ArrayList<>(batch.commands().size());
+            for (KvCommand c : batch.commands()) {
+                admitted.add(admit(c, origin));
+            }
+            return Decoded.execute(new Batch<>(index, admitted, batch.summary()));
+        }
+
+        private AdmittedCommand admit(KvCommand c, AdmittedCommand.BatchOrigin origin) {
+            String tooLarge = config.limits().checkCommand(c);
+            if (tooLarge != null) {
+                return AdmittedCommand.answered(c, origin, KvResult.of(KvStatus.TOO_LARGE, tooLarge));
+            }
+            ReplyCache.Admission a = cache.admit(c.clientId(), c.requestSeq());
+            if (a.refusal() != null) {
+                return AdmittedCommand.answered(c, origin, KvResult.of(KvStatus.REJECTED, a.refusal()));
+            }
+            if (a.duplicate()) {
+                duplicates.increment();
+                return AdmittedCommand.duplicate(c, origin, a.entry());
+            }
+            return AdmittedCommand.execute(c, origin, a.entry());
+        }
+
+        private Decoded<AdmittedCommand> refuse(long index, boolean addressed, long proxyId, long batchId,
+                                                KvStatus status, String why) {
+            List<KvReply> replies = !addressed ? List.of() : List.of(new KvReply(config.replicaId(), proxyId, batchId,
+                    KvReply.WHOLE_BATCH, index, KvResult.of(status, "batch " + batchId + " of proxy " + proxyId
+                    + " at instance " + index + " refused: " + why)));
+            return Decoded.refuse(KvCodec.encodeReplies(replies));
+        }
+
+        @Override
+        public CompletableFuture<byte[]> reply(Batch<AdmittedCommand> batch, List<Outcome<KvResult>> outcomes) {
+            int n = batch.size();
+            @SuppressWarnings("unchecked")
+            CompletableFuture<KvResult>[] results = new CompletableFuture[n];
+            for (int i = 0; i < n; i++) {
+                AdmittedCommand c = batch.commands().get(i);
+                Outcome<KvResult> o = outcomes.get(i);
+                KvResult r = o.ok() ? o.result() : KvResult.of(o.error().kind() == CommandError.Kind.REJECTED
+                        ? KvStatus.REJECTED : KvStatus.FAILED, o.error().message());
+                switch (c.verdict) {
+                    case EXECUTE -> {
+                        c.entry.complete(r);
+                        results[i] = CompletableFuture.completedFuture(r);
+                    }
+                    case ANSWERED -> results[i] = CompletableFuture.completedFuture(r);
+                    case DUPLICATE -> {
+                        // The original's result may still be executing in a batch that does not conflict.
+                        CompletableFuture<KvResult> f = new CompletableFuture<>();
+                        c.entry.whenComplete(f::complete);
+                        results[i] = f;
+                    }
+                }
+            }
+            return CompletableFuture.allOf(results).thenApply(v -> {
+                List<KvReply> replies = new ArrayList<>(n);
+                for (int i = 0; i < n; i++) {
+                    AdmittedCommand c = batch.commands().get(i);
+                    replies.add(new KvReply(config.replicaId(), c.origin.proxyId(), c.origin.batchId(), i,
+                            batch.instance(), results[i].join()));
+                }
+                return KvCodec.encodeReplies(replies);
+            });
+        }
+    }
+
+    /** The store and the reply cache to and from a snapshot file. */
+    private final class StoreSnapshotter implements Snapshotter {
+
+        @Override
+        public void save(OutputStream os) throws IOException {
+            DataOutputStream out = new DataOutputStream(os);
+            out.writeLong(store.size());
+            IOException[] failure = new IOException[1];
+            StateDigest digest = new StateDigest();
+            store.forEach((k, v) -> {
+                if (failure[0] != null) {
+                    return;
+                }
+                try {
+                    out.writeInt(k.length);
+                    out.write(k);
+                    out.writeInt(v.length);
+                    out.write(v);
+                    digest.add(k, v);
+                } catch (IOException e) {
+                    failure[0] = e;
+                }
+            });
+            if (failure[0] != null) {
+                throw failure[0];
+            }
+            out.writeLong(digest.value());
+            cache.writeTo(out);
+            out.flush();
+        }
+
+        @Override
+        public void restore(InputStream is) throws IOException {
+            DataInputStream in = new DataInputStream(is);
+            List<byte[]> keys = new ArrayList<>();
+            store.forEach((k, v) -> keys.add(k.clone())); // the store may reuse the array it hands out
+            for (byte[] k : keys) {
+                store.remove(k);
+            }
+            long n = in.readLong();
+            if (n < 0) {
+                throw new IOException("the snapshot claims " + n + " entries");
+            }
+            for (long i = 0; i < n; i++) {
+                byte[] k = read(in, config.limits().maxKeyBytes(), "key");
+                byte[] v = read(in, config.limits().maxValueBytes(), "value");
+                store.put(k, v);
+            }
+            long expected = in.readLong();
+            long actual = store.digest();
+            if (expected != actual) {
+                throw new IOException("the restored store's digest " + StateDigest.hex(actual)
+                        + " differs from the snapshot's " + StateDigest.hex(expected));
+            }
+            cache.readFrom(in);
+            snapshotsLoaded.increment();
+        }
+
+        private byte[] read(DataInputStream in, int max, String what) throws IOException {
+            int len = in.readInt();
+            if (len < 0 || len > max) {
+                throw new IOException("a snapshot " + what + " claims " + len + " bytes; the limit is " + max);
+            }
+            byte[] b = new byte[len];
+            in.readFully(b);
+            return b;
+        }
+    }
+}
