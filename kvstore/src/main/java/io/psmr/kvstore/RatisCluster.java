@@ -5,30 +5,18 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
-import org.apache.ratis.RaftConfigKeys;
 import org.apache.ratis.client.RaftClient;
-import org.apache.ratis.client.RaftClientConfigKeys;
-import org.apache.ratis.conf.RaftProperties;
-import org.apache.ratis.grpc.GrpcConfigKeys;
 import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.RaftPeerId;
-import org.apache.ratis.retry.RetryPolicies;
-import org.apache.ratis.rpc.SupportedRpcType;
-import org.apache.ratis.server.RaftServer;
-import org.apache.ratis.server.RaftServerConfigKeys;
-import org.apache.ratis.server.storage.RaftStorage;
-import org.apache.ratis.util.SizeInBytes;
-import org.apache.ratis.util.TimeDuration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -58,8 +46,7 @@ public final class RatisCluster implements AutoCloseable {
     private final RaftGroup group;
     private final List<RaftPeer> peers;
     private final int[] ports;
-    private final RaftServer[] servers;
-    private final RatisReplica[] replicas;
+    private final RatisPeer[] running;
     private final LocalReplyRouter router = new LocalReplyRouter();
     private final RatisOrderingClient client;
 
@@ -77,17 +64,17 @@ public final class RatisCluster implements AutoCloseable {
         }
         this.peers = List.copyOf(ps);
         this.group = RaftGroup.valueOf(RaftGroupId.valueOf(UUID.randomUUID()), peers);
-        this.servers = new RaftServer[n];
-        this.replicas = new RatisReplica[n];
+        this.running = new RatisPeer[n];
         try {
             for (int id = 1; id <= n; id++) {
-                startPeer(id, RaftStorage.StartupOption.FORMAT);
+                startPeer(id, false);
             }
         } catch (IOException | RuntimeException e) {
             closePeers();
             throw e;
         }
-        this.client = new RatisOrderingClient(newClient(), this::routeReplies, MAX_OUTSTANDING);
+        this.client = new RatisOrderingClient(RatisPeer.newClient(group, base.limits(), MAX_OUTSTANDING), this::routeReplies,
+                MAX_OUTSTANDING);
         client.start();
     }
 
@@ -131,15 +118,15 @@ public final class RatisCluster implements AutoCloseable {
 
     /** The replica of peer {@code id}, or null while it is stopped. */
     public synchronized RatisReplica replica(int id) {
-        return replicas[id - 1];
+        return running[id - 1] == null ? null : running[id - 1].replica();
     }
 
     /** The running replicas, in id order. */
     public synchronized List<RatisReplica> replicas() {
         List<RatisReplica> r = new ArrayList<>();
-        for (RatisReplica x : replicas) {
+        for (RatisPeer x : running) {
             if (x != null) {
-                r.add(x);
+                r.add(x.replica());
             }
         }
         return r;
@@ -163,13 +150,9 @@ public final class RatisCluster implements AutoCloseable {
     }
 
     private synchronized int leader() {
-        for (int i = 0; i < servers.length; i++) {
-            try {
-                if (servers[i] != null && servers[i].getDivision(group.getGroupId()).getInfo().isLeaderReady()) {
-                    return i + 1;
-                }
-            } catch (IOException e) {
-                // not serving the group yet
+        for (int i = 0; i < running.length; i++) {
+            if (running[i] != null && running[i].isLeader()) {
+                return i + 1;
             }
         }
         return 0;
@@ -178,13 +161,9 @@ public final class RatisCluster implements AutoCloseable {
     /** The highest log index committed on any running peer, or -1. */
     public synchronized long committedIndex() {
         long max = -1;
-        for (RaftServer s : servers) {
+        for (RatisPeer s : running) {
             if (s != null) {
-                try {
-                    max = Math.max(max, s.getDivision(group.getGroupId()).getRaftLog().getLastCommittedIndex());
-                } catch (IOException e) {
-                    // not serving the group yet
-                }
+                max = Math.max(max, s.committedIndex());
             }
         }
         return max;
@@ -230,7 +209,7 @@ public final class RatisCluster implements AutoCloseable {
      * @return the log index the snapshot covers
      */
     public long snapshot(int id, long timeoutMillis) throws IOException {
-        try (RaftClient admin = newClient()) {
+        try (RaftClient admin = RatisPeer.newClient(group, base.limits(), MAX_OUTSTANDING)) {
             RaftClientReply reply = admin.getSnapshotManagementApi(peerId(id)).create(timeoutMillis);
             if (!reply.isSuccess()) {
                 throw new IOException("peer " + id + " did not take a snapshot: " + reply.getException(), reply.getException());
@@ -241,113 +220,37 @@ public final class RatisCluster implements AutoCloseable {
 
     /** The first index still in peer {@code id}'s log (entries before it are only in snapshots). */
     public synchronized long logStartIndex(int id) throws IOException {
-        RaftServer s = servers[id - 1];
+        RatisPeer s = running[id - 1];
         if (s == null) {
             throw new IllegalStateException("peer " + id + " is stopped");
         }
-        return s.getDivision(group.getGroupId()).getRaftLog().getStartIndex();
+        return s.logStartIndex();
     }
 
     /** Stops peer {@code id}: closes its server and its replica; its storage stays. */
     public synchronized void stop(int id) {
-        RaftServer s = servers[id - 1];
-        RatisReplica r = replicas[id - 1];
-        servers[id - 1] = null;
-        replicas[id - 1] = null;
+        RatisPeer s = running[id - 1];
+        running[id - 1] = null;
         if (s != null) {
-            try {
-                s.close();
-            } catch (IOException e) {
-                LOG.warn("closing Ratis server {} failed", id, e);
-            }
-        }
-        if (r != null) {
-            r.close();
+            s.close();
         }
     }
 
     /** Starts stopped peer {@code id} again from its storage directory, with a fresh store. */
     public synchronized void restart(int id) throws IOException {
-        if (servers[id - 1] != null) {
+        if (running[id - 1] != null) {
             throw new IllegalStateException("peer " + id + " is running");
         }
-        startPeer(id, RaftStorage.StartupOption.RECOVER);
+        startPeer(id, true);
     }
 
-    private synchronized void startPeer(int id, RaftStorage.StartupOption option) throws IOException {
+    private synchronized void startPeer(int id, boolean recover) throws IOException {
         StoreConfig store = base.store();
         if (store.path() != null) {
             store = store.persistedTo(Path.of(store.path() + "." + id));
         }
-        RatisReplica replica = RatisReplica.create(base.toBuilder().replicaId(id).store(store).build());
-        RaftServer server;
-        try {
-            server = RaftServer.newBuilder()
-                    .setServerId(peerId(id))
-                    .setGroup(group)
-                    .setProperties(serverProperties(id))
-                    .setStateMachine(replica.stateMachine())
-                    .setOption(option)
-                    .build();
-            server.start();
-        } catch (IOException | RuntimeException e) {
-            replica.close();
-            throw e;
-        }
-        servers[id - 1] = server;
-        replicas[id - 1] = replica;
-    }
-
-    private RaftProperties serverProperties(int id) throws IOException {
-        RaftProperties p = new RaftProperties();
-        RaftConfigKeys.Rpc.setType(p, SupportedRpcType.GRPC);
-        GrpcConfigKeys.Server.setHost(p, "127.0.0.1");
-        GrpcConfigKeys.Server.setPort(p, ports[id - 1]);
-        Path storage = Files.createDirectories(dir.resolve("peer-" + id));
-        RaftServerConfigKeys.setStorageDir(p, List.of(storage.toFile()));
-        // Elections: short enough that a killed leader is replaced in about a second, long enough
-        // that a loaded 2-core machine does not trigger spurious ones.
-        RaftServerConfigKeys.Rpc.setTimeoutMin(p, TimeDuration.valueOf(500, TimeUnit.MILLISECONDS));
-        RaftServerConfigKeys.Rpc.setTimeoutMax(p, TimeDuration.valueOf(1000, TimeUnit.MILLISECONDS));
-        // Entries are whole batches: segments and messages must hold the largest one.
-        int maxBatch = base.limits().maxBatchBytes();
-        SizeInBytes entryRoom = SizeInBytes.valueOf(entryRoom());
-        // Ratis requires the gRPC message limit to exceed the appender's buffer by 1 MiB.
-        GrpcConfigKeys.setMessageSizeMax(p, SizeInBytes.valueOf(entryRoom() + (1 << 20)));
-        RaftServerConfigKeys.Log.Appender.setBufferByteLimit(p, entryRoom);
-        // Segments hold two of the largest batches: small enough that a purge after a snapshot
-        // frees log (only closed segments are purged), never too small for one entry.
-        RaftServerConfigKeys.Log.setSegmentSizeMax(p, SizeInBytes.valueOf(2L * maxBatch + (64 << 10)));
-        RaftServerConfigKeys.Log.setPreallocatedSize(p, SizeInBytes.valueOf(64 << 10));
-        // Snapshots: purge the log up to each one, so a peer that was away long enough needs the snapshot.
-        RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(p, autoSnapshotEvery > 0);
-        if (autoSnapshotEvery > 0) {
-            RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(p, autoSnapshotEvery);
-        }
-        RaftServerConfigKeys.Snapshot.setCreationGap(p, 1);
-        RaftServerConfigKeys.Snapshot.setRetentionFileNum(p, 2);
-        RaftServerConfigKeys.Log.setPurgeUptoSnapshotIndex(p, true);
-        RaftServerConfigKeys.Log.setPurgeGap(p, 1);
-        return p;
-    }
-
-    /** Room for one log entry, a whole batch, with slack for Ratis' framing: at least 4 MiB. */
-    private long entryRoom() {
-        return Math.max(4L << 20, 2L * base.limits().maxBatchBytes() + (1 << 20));
-    }
-
-    private RaftClient newClient() {
-        RaftProperties p = new RaftProperties();
-        RaftConfigKeys.Rpc.setType(p, SupportedRpcType.GRPC);
-        GrpcConfigKeys.setMessageSizeMax(p, SizeInBytes.valueOf(entryRoom() + (1 << 20)));
-        RaftClientConfigKeys.Rpc.setRequestTimeout(p, TimeDuration.valueOf(3, TimeUnit.SECONDS));
-        RaftClientConfigKeys.Async.setOutstandingRequestsMax(p, MAX_OUTSTANDING);
-        return RaftClient.newBuilder()
-                .setProperties(p)
-                .setRaftGroup(group)
-                // A stopped leader: try the others after a pause, not in a hot loop.
-                .setRetryPolicy(RetryPolicies.retryForeverWithSleep(TimeDuration.valueOf(50, TimeUnit.MILLISECONDS)))
-                .build();
+        running[id - 1] = RatisPeer.start(base.toBuilder().replicaId(id).store(store).build(), group, peerId(id),
+                ports[id - 1], dir.resolve("peer-" + id), autoSnapshotEvery, recover);
     }
 
     private void routeReplies(byte[] bytes) {
@@ -375,7 +278,7 @@ public final class RatisCluster implements AutoCloseable {
     }
 
     private synchronized void closePeers() {
-        for (int id = 1; id <= servers.length; id++) {
+        for (int id = 1; id <= running.length; id++) {
             stop(id);
         }
     }

@@ -20,15 +20,15 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code psmr cluster start|status|kill|restart|stop}: a Ring Paxos cluster of separate processes
- * on 127.0.0.1, described by {@code DIR/cluster.json}. Drive it with {@code ./psmr load --cluster DIR}.
+ * {@code psmr cluster start|status|kill|restart|stop}: a Ring Paxos (or Apache Ratis) cluster of
+ * separate processes on 127.0.0.1, described by {@code DIR/cluster.json}. Drive it with {@code ./psmr load --cluster DIR}.
  */
 @Command(name = "cluster",
         mixinStandardHelpOptions = true,
         synopsisSubcommandLabel = "COMMAND",
         commandListHeading = "%nCommands:%n",
         description = {
-            "Run a replicated key-value store as separate processes on 127.0.0.1: Ring Paxos acceptors and replicas.",
+            "Run a replicated key-value store as separate processes on 127.0.0.1: Ring Paxos acceptors and replicas, or Apache Ratis peers.",
             "Drive it with ./psmr load --cluster DIR. Docs: docs/ringpaxos.md (Running a cluster)."},
         subcommands = {ClusterCommand.Start.class, ClusterCommand.Status.class, ClusterCommand.Kill.class,
             ClusterCommand.Restart.class, ClusterCommand.Stop.class})
@@ -59,14 +59,15 @@ public final class ClusterCommand implements Callable<Integer> {
         DirOption dir;
 
         @Option(names = "--ordering", paramLabel = "ORDERING", defaultValue = "ringpaxos",
-                description = "The ordering layer; only ringpaxos runs as processes (default: ${DEFAULT-VALUE}).")
+                description = "ringpaxos (acceptors and replicas) or ratis (Apache Ratis peers, psmr executing their log) (default: ${DEFAULT-VALUE}).")
         String ordering;
 
         @Option(names = "--acceptors", paramLabel = "N", defaultValue = "3",
-                description = "Ring Paxos acceptors, 2f+1 tolerate f crashes, 1 to 15 (default: ${DEFAULT-VALUE}).")
+                description = "Ring Paxos acceptors, 2f+1 tolerate f crashes, 1 to 15 (default: ${DEFAULT-VALUE}); not with ratis.")
         int acceptors;
 
-        @Option(names = "--replicas", paramLabel = "N", defaultValue = "2", description = "Replicas, 1 to 16 (default: ${DEFAULT-VALUE}).")
+        @Option(names = "--replicas", paramLabel = "N", defaultValue = "2",
+                description = "Replicas (with ratis: Raft peers, 2f+1 tolerate f crashes), 1 to 16 (default: ${DEFAULT-VALUE}).")
         int replicas;
 
         @Option(names = "--mode", paramLabel = "MODE", defaultValue = "bitmap",
@@ -85,7 +86,7 @@ public final class ClusterCommand implements Callable<Integer> {
         int valueSize;
 
         @Option(names = "--tick-ms", paramLabel = "MS", defaultValue = "10",
-                description = "Ring Paxos tick in milliseconds, 1 to 1000; a coordinator is suspected after 10 ticks (default: ${DEFAULT-VALUE}).")
+                description = "Ring Paxos tick in milliseconds, 1 to 1000; a coordinator is suspected after 10 ticks (default: ${DEFAULT-VALUE}); not with ratis.")
         int tickMillis;
 
         @Option(names = "--timeout", paramLabel = "SECONDS", defaultValue = "60",
@@ -95,7 +96,11 @@ public final class ClusterCommand implements Callable<Integer> {
         @Override
         public Integer call() throws Exception {
             CommandLine cl = spec.commandLine();
-            require(cl, "ringpaxos".equals(ordering), "--ordering must be ringpaxos (the only ordering that runs as processes), got '" + ordering + "'");
+            boolean ratis = ClusterDescriptor.RATIS.equals(ordering);
+            require(cl, ratis || ClusterDescriptor.RINGPAXOS.equals(ordering), "--ordering must be ringpaxos or ratis, got '" + ordering + "'");
+            for (String flag : new String[] {"--acceptors", "--tick-ms"}) {
+                require(cl, !ratis || !cl.getParseResult().hasMatchedOption(flag), flag + " is a Ring Paxos setting; a ratis cluster has none");
+            }
             require(cl, acceptors >= 1 && acceptors <= 15, "--acceptors must be from 1 to 15, got " + acceptors);
             require(cl, replicas >= 1 && replicas <= 16, "--replicas must be from 1 to 16, got " + replicas);
             require(cl, LoadMode.fromLabel(mode) != null, "--mode must be bitmap, rw-bitmap, keys, cbase or sequential, got '" + mode + "'");
@@ -106,7 +111,11 @@ public final class ClusterCommand implements Callable<Integer> {
             require(cl, timeoutSeconds >= 1 && timeoutSeconds <= 600, "--timeout must be from 1 to 600, got " + timeoutSeconds);
             ClusterSettings settings = new ClusterSettings(LoadMode.fromLabel(mode).label(), workers, maxKeys, valueSize, tickMillis);
             ClusterLauncher launcher = new ClusterLauncher(dir.dir);
-            launcher.start(acceptors, replicas, settings, Duration.ofSeconds(timeoutSeconds));
+            if (ratis) {
+                launcher.startRatis(replicas, settings, Duration.ofSeconds(timeoutSeconds));
+            } else {
+                launcher.start(acceptors, replicas, settings, Duration.ofSeconds(timeoutSeconds));
+            }
             PrintWriter out = cl.getOut();
             out.println("cluster serving in " + launcher.directory().path() + " (" + launcher.directory().path()
                     .resolve(ClusterDescriptor.FILE) + ")");
@@ -146,7 +155,7 @@ public final class ClusterCommand implements Callable<Integer> {
         DirOption dir;
 
         @Option(names = "--node", paramLabel = "NAME", required = true,
-                description = "The node, such as acceptor-0 or replica-1, or 'coordinator' for the acceptor that coordinates.")
+                description = "The node, such as acceptor-0 or replica-1, or 'coordinator' for the acceptor that coordinates (the leader of a ratis cluster).")
         String node;
 
         @Override
@@ -166,7 +175,7 @@ public final class ClusterCommand implements Callable<Integer> {
 
     /** {@code cluster restart}. */
     @Command(name = "restart", mixinStandardHelpOptions = true,
-            description = "Restart an acceptor from its durable log on its port (killing it first if it runs).")
+            description = "Restart a node from its durable state on its port (killing it first if it runs): a Ring Paxos acceptor, or a Ratis peer.")
     static final class Restart implements Callable<Integer> {
         @Spec
         CommandSpec spec;
@@ -174,7 +183,7 @@ public final class ClusterCommand implements Callable<Integer> {
         @CommandLine.Mixin
         DirOption dir;
 
-        @Option(names = "--node", paramLabel = "NAME", required = true, description = "The acceptor, such as acceptor-0.")
+        @Option(names = "--node", paramLabel = "NAME", required = true, description = "The node, such as acceptor-0 (or replica-2 of a ratis cluster).")
         String node;
 
         @Option(names = "--timeout", paramLabel = "SECONDS", defaultValue = "60",
@@ -233,6 +242,7 @@ public final class ClusterCommand implements Callable<Integer> {
     }
 
     static void printStatus(PrintWriter out, ClusterLauncher launcher) {
+        boolean ratis = launcher.directory().read().isRatis();
         List<ClusterLauncher.NodeView> views = launcher.status();
         out.printf(Locale.ROOT, "%-12s %-9s %-8s %-6s %-6s %-9s %-12s %s%n", "node", "role", "pid", "port", "reply", "state",
                 "instance", "digest");
@@ -240,8 +250,8 @@ public final class ClusterCommand implements Callable<Integer> {
             ClusterNode n = v.node();
             NodeStatus s = v.status();
             String state = !v.alive() ? (n.pid() == null ? "stopped" : "dead")
-                    : s == null ? "starting" : s.failure() != null ? "failed" : n.role() == NodeRole.ACCEPTOR && s.coordinator()
-                    ? "coord" : "serving";
+                    : s == null ? "starting" : s.failure() != null ? "failed" : s.coordinator() ? (ratis ? "leader" : "coord")
+                    : "serving";
             out.printf(Locale.ROOT, "%-12s %-9s %-8s %-6d %-6s %-9s %-12s %s%n", n.name(), n.role().label(),
                     n.pid() == null ? "-" : n.pid(), n.port(), n.role() == NodeRole.REPLICA ? Integer.toString(n.replyPort()) : "-",
                     state, n.role() == NodeRole.REPLICA && s != null ? Long.toString(s.instance()) : "-",
@@ -251,7 +261,8 @@ public final class ClusterCommand implements Callable<Integer> {
             }
         }
         Optional<String> c = launcher.coordinator();
-        boolean acceptorRuns = views.stream().anyMatch(v -> v.alive() && v.node().role() == NodeRole.ACCEPTOR);
-        out.println("coordinator: " + c.orElse(acceptorRuns ? "none (an election may be under way)" : "none (no acceptor runs)"));
+        boolean candidates = views.stream().anyMatch(v -> v.alive() && (ratis || v.node().role() == NodeRole.ACCEPTOR));
+        out.println((ratis ? "leader: " : "coordinator: ")
+                + c.orElse(candidates ? "none (an election may be under way)" : "none (no " + (ratis ? "peer" : "acceptor") + " runs)"));
     }
 }

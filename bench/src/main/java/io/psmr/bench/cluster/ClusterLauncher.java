@@ -22,6 +22,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
+import java.util.UUID;
 import java.util.stream.Stream;
 
 /**
@@ -75,15 +76,35 @@ public final class ClusterLauncher {
         for (int i = 0; i < PROPOSER_SLOTS; i++) {
             slots.add(new ProposerSlot(ClusterDescriptor.PROPOSER_BASE + i, ports.get(p++)));
         }
-        ClusterDescriptor cluster = new ClusterDescriptor(ClusterDescriptor.VERSION, "ringpaxos", "127.0.0.1", settings,
-                nodes, slots);
+        return launchAll(new ClusterDescriptor(ClusterDescriptor.VERSION, ClusterDescriptor.RINGPAXOS, "127.0.0.1", settings,
+                nodes, slots, null), timeout);
+    }
+
+    /**
+     * Creates an Apache Ratis cluster in the directory, {@code replicas} peers each a Raft server
+     * with psmr executing its log, and starts them; returns once every peer serves and one leads.
+     *
+     * @throws IllegalStateException as {@link #start}
+     */
+    public ClusterDescriptor startRatis(int replicas, ClusterSettings settings, Duration timeout) throws InterruptedException {
+        prepareDirectory();
+        List<Integer> ports = freePorts(replicas);
+        List<ClusterNode> nodes = new ArrayList<>();
+        for (int r = 1; r <= replicas; r++) {
+            nodes.add(new ClusterNode("replica-" + r, NodeRole.REPLICA, r, r, ports.get(r - 1), 0, null));
+        }
+        return launchAll(new ClusterDescriptor(ClusterDescriptor.VERSION, ClusterDescriptor.RATIS, "127.0.0.1", settings,
+                nodes, List.of(), UUID.randomUUID().toString()), timeout);
+    }
+
+    private ClusterDescriptor launchAll(ClusterDescriptor cluster, Duration timeout) throws InterruptedException {
         dir.create(cluster);
         try {
-            for (ClusterNode n : nodes) {
+            for (ClusterNode n : cluster.nodes()) {
                 launch(n);
             }
             long deadline = System.nanoTime() + timeout.toNanos();
-            for (ClusterNode n : nodes) {
+            for (ClusterNode n : cluster.nodes()) {
                 awaitServing(n.name(), deadline);
             }
             awaitCoordinator(deadline);
@@ -95,8 +116,8 @@ public final class ClusterLauncher {
     }
 
     /**
-     * Kills node {@code name} (SIGKILL: no clean-up, as a crash), or the acceptor that coordinates
-     * if {@code name} is {@code coordinator}.
+     * Kills node {@code name} (SIGKILL: no clean-up, as a crash), or, if {@code name} is
+     * {@code coordinator}, the acceptor that coordinates (Ring Paxos) or the peer that leads (Ratis).
      *
      * @return the name of the node killed
      * @throws IllegalArgumentException if there is no such node, or it is not running
@@ -104,7 +125,7 @@ public final class ClusterLauncher {
     public String kill(String name) throws InterruptedException {
         ClusterDescriptor cluster = dir.read();
         String target = "coordinator".equals(name) ? coordinator(cluster).orElseThrow(() ->
-                new IllegalArgumentException("no live acceptor coordinates right now (see ./psmr cluster status)")) : name;
+                new IllegalArgumentException("no live node coordinates right now (see ./psmr cluster status)")) : name;
         ClusterNode node = node(cluster, target);
         ProcessHandle ph = live(node).orElseThrow(() -> new IllegalArgumentException("node " + target + " is not running"));
         ph.destroyForcibly();
@@ -115,15 +136,16 @@ public final class ClusterLauncher {
 
     /**
      * Restarts node {@code name} from its durable state on its port (killing it first if it runs);
-     * returns once it serves. Only acceptors can be restarted: a replica's store lives in memory and
-     * psmr has no state transfer yet, so a restarted replica could not catch up.
+     * returns once it serves. Ring Paxos acceptors restart from their log, Ratis peers from their Raft
+     * log and snapshots. A Ring Paxos replica cannot: its store lives in memory and psmr has no state
+     * transfer yet, so it could not catch up.
      *
-     * @throws IllegalArgumentException for a replica or an unknown node
+     * @throws IllegalArgumentException for a Ring Paxos replica or an unknown node
      */
     public void restart(String name, Duration timeout) throws InterruptedException {
         ClusterDescriptor cluster = dir.read();
         ClusterNode node = node(cluster, name);
-        if (node.role() == NodeRole.REPLICA) {
+        if (node.role() == NodeRole.REPLICA && !cluster.isRatis()) {
             throw new IllegalArgumentException("cannot restart replica " + name + ": its store lived in memory and psmr has "
                     + "no state transfer yet, so it could not catch up (see docs/ringpaxos.md)");
         }
@@ -178,13 +200,13 @@ public final class ClusterLauncher {
         return views;
     }
 
-    /** The live acceptor that coordinates (the lowest id if, briefly, two believe it), if any. */
+    /** The live acceptor that coordinates (the lowest id if, briefly, two believe it), or the Ratis leader, if any. */
     public Optional<String> coordinator() {
         return coordinator(dir.read());
     }
 
     private Optional<String> coordinator(ClusterDescriptor cluster) {
-        for (ClusterNode n : cluster.acceptors()) {
+        for (ClusterNode n : cluster.isRatis() ? cluster.replicas() : cluster.acceptors()) {
             if (live(n).isPresent()) {
                 Optional<NodeStatus> s = NodeStatus.read(dir.statusFile(n.name()));
                 if (s.isPresent() && s.get().pid() == n.pid() && s.get().coordinator()) {
@@ -207,7 +229,7 @@ public final class ClusterLauncher {
                 return c.get();
             }
             if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("no acceptor coordinates (see the logs in " + dir.path().resolve("logs") + ")");
+                throw new IllegalStateException("no node coordinates or leads (see the logs in " + dir.path().resolve("logs") + ")");
             }
             Thread.sleep(POLL_MILLIS); // polling files other processes write
         }

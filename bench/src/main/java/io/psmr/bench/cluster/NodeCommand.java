@@ -30,7 +30,7 @@ import picocli.CommandLine.Spec;
         mixinStandardHelpOptions = true,
         sortOptions = false,
         description = {
-            "Run one node (acceptor or replica) of a process cluster in the foreground.",
+            "Run one node (acceptor, replica or Ratis peer) of a process cluster in the foreground.",
             "What ./psmr cluster start launches for each node. Docs: docs/ringpaxos.md (Running a cluster)."})
 public final class NodeCommand implements Callable<Integer> {
 
@@ -61,7 +61,7 @@ public final class NodeCommand implements Callable<Integer> {
                         + cluster.nodes().stream().map(ClusterNode::name).toList()));
         NodeRuntime runtime = switch (node.role()) {
             case ACCEPTOR -> new AcceptorRuntime(cd, cluster, node);
-            case REPLICA -> new ReplicaRuntime(cluster, node);
+            case REPLICA -> cluster.isRatis() ? new RatisPeerRuntime(cd, cluster, node) : new ReplicaRuntime(cluster, node);
         };
         LOG.info("{} serving: {} on {}:{}", name, node.role().label(), cluster.host(), node.port());
         CountDownLatch stop = new CountDownLatch(1);

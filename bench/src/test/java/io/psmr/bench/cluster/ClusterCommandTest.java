@@ -35,7 +35,9 @@ class ClusterCommandTest {
         assertUsage(CliRun.of("cluster"), "missing command");
         assertUsage(CliRun.of("cluster", "start"), "--dir");
         assertUsage(CliRun.of("cluster", "start", "--dir", dir.toString(), "--acceptors", "0"), "--acceptors must be from 1 to 15, got 0");
-        assertUsage(CliRun.of("cluster", "start", "--dir", dir.toString(), "--ordering", "pbft"), "--ordering must be ringpaxos");
+        assertUsage(CliRun.of("cluster", "start", "--dir", dir.toString(), "--ordering", "pbft"), "--ordering must be ringpaxos or ratis, got 'pbft'");
+        assertUsage(CliRun.of("cluster", "start", "--dir", dir.toString(), "--ordering", "ratis", "--acceptors", "3"),
+                "--acceptors is a Ring Paxos setting; a ratis cluster has none");
         assertUsage(CliRun.of("cluster", "start", "--dir", dir.toString(), "--mode", "fast"), "--mode must be bitmap");
         assertUsage(CliRun.of("cluster", "start", "--dir", dir.toString(), "--tick-ms", "0"), "--tick-ms must be from 1 to 1000");
         assertUsage(CliRun.of("cluster", "status", "--dir", dir.toString()), "cluster.json does not exist");

@@ -1,5 +1,6 @@
 package io.psmr.proxy.cluster;
 
+import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -21,6 +22,11 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.UUID;
+import org.apache.ratis.protocol.RaftGroup;
+import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.protocol.RaftPeer;
+import org.apache.ratis.protocol.RaftPeerId;
 
 /**
  * {@code DIR/cluster.json}: everything a process of a cluster needs to find the others. Written
@@ -33,15 +39,25 @@ import java.util.Set;
  *
  * <p>Immutable. Reading and writing go through {@link ClusterDirectory}, which serialises updates.
  *
+ * <p>With {@code ordering} {@code ratis}, the nodes are Ratis peers only (replicas, each a Raft
+ * server with psmr executing its log, on its gRPC port), there are no acceptors or proposer slots,
+ * and {@code ratisGroup} names the Raft group.
+ *
  * @param version   the file format, {@value #VERSION}
- * @param ordering  the ordering layer, {@code ringpaxos}
+ * @param ordering  the ordering layer, {@code ringpaxos} or {@code ratis}
  * @param host      the address every node binds and dials (127.0.0.1)
  * @param settings  what every process must agree on
  * @param nodes     acceptors, then replicas
- * @param proposers the proposer slots load processes claim
+ * @param proposers the proposer slots load processes claim (Ring Paxos only)
+ * @param ratisGroup the Raft group id, a UUID (Ratis only, else null)
  */
 public record ClusterDescriptor(int version, String ordering, String host, ClusterSettings settings,
-                                List<ClusterNode> nodes, List<ProposerSlot> proposers) {
+                                List<ClusterNode> nodes, List<ProposerSlot> proposers, String ratisGroup) {
+
+    /** The ordering of a Ring Paxos cluster. */
+    public static final String RINGPAXOS = "ringpaxos";
+    /** The ordering of an Apache Ratis cluster. */
+    public static final String RATIS = "ratis";
 
     /** The format version this code reads and writes. */
     public static final int VERSION = 1;
@@ -62,8 +78,8 @@ public record ClusterDescriptor(int version, String ordering, String host, Clust
         if (version != VERSION) {
             throw new IllegalArgumentException("cluster.json has format version " + version + "; this psmr reads version " + VERSION);
         }
-        if (!"ringpaxos".equals(ordering)) {
-            throw new IllegalArgumentException("cluster.json: ordering must be ringpaxos, got '" + ordering + "'");
+        if (!RINGPAXOS.equals(ordering) && !RATIS.equals(ordering)) {
+            throw new IllegalArgumentException("cluster.json: ordering must be ringpaxos or ratis, got '" + ordering + "'");
         }
         Objects.requireNonNull(host, "host");
         Objects.requireNonNull(settings, "settings");
@@ -76,7 +92,8 @@ public record ClusterDescriptor(int version, String ordering, String host, Clust
             require(names.add(n.name()), "node name " + n.name() + " appears twice");
             require(ids.add(n.paxosId()), "Ring Paxos id " + n.paxosId() + " appears twice");
             require(ports.add(n.port()), "port " + n.port() + " appears twice");
-            if (n.role() == NodeRole.REPLICA) {
+            if (n.role() == NodeRole.REPLICA && RINGPAXOS.equals(ordering)) {
+                require(n.replyPort() > 0, "replica " + n.name() + " has no replyPort");
                 require(ports.add(n.replyPort()), "port " + n.replyPort() + " appears twice");
             }
         }
@@ -84,9 +101,21 @@ public record ClusterDescriptor(int version, String ordering, String host, Clust
             require(ids.add(p.paxosId()), "Ring Paxos id " + p.paxosId() + " appears twice");
             require(ports.add(p.port()), "port " + p.port() + " appears twice");
         }
-        require(nodes.stream().anyMatch(n -> n.role() == NodeRole.ACCEPTOR), "no acceptor");
         require(nodes.stream().anyMatch(n -> n.role() == NodeRole.REPLICA), "no replica");
-        require(!proposers.isEmpty(), "no proposer slot");
+        if (RINGPAXOS.equals(ordering)) {
+            require(nodes.stream().anyMatch(n -> n.role() == NodeRole.ACCEPTOR), "no acceptor");
+            require(!proposers.isEmpty(), "no proposer slot");
+            require(ratisGroup == null, "ratisGroup is set in a ringpaxos cluster");
+        } else {
+            require(nodes.stream().noneMatch(n -> n.role() == NodeRole.ACCEPTOR), "a ratis cluster has no acceptors");
+            require(proposers.isEmpty(), "a ratis cluster has no proposer slots");
+            require(ratisGroup != null, "no ratisGroup in a ratis cluster");
+            try {
+                UUID.fromString(ratisGroup);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("cluster.json: ratisGroup must be a UUID, got '" + ratisGroup + "'");
+            }
+        }
     }
 
     private static void require(boolean ok, String problem) {
@@ -116,7 +145,7 @@ public record ClusterDescriptor(int version, String ordering, String host, Clust
         for (ClusterNode n : nodes) {
             updated.add(n.name().equals(name) ? n.withPid(pid) : n);
         }
-        return new ClusterDescriptor(version, ordering, host, settings, updated, proposers);
+        return new ClusterDescriptor(version, ordering, host, settings, updated, proposers, ratisGroup);
     }
 
     /** The Ring Paxos membership: acceptors, learners (one per replica), proposer slots; default timeouts. */
@@ -124,6 +153,27 @@ public record ClusterDescriptor(int version, String ordering, String host, Clust
         return RingPaxosConfig.of(acceptors().stream().map(ClusterNode::paxosId).toList(),
                 replicas().stream().map(ClusterNode::paxosId).toList(),
                 proposers.stream().map(ProposerSlot::paxosId).toList());
+    }
+
+    /** Whether the nodes are Ratis peers. */
+    @JsonIgnore
+    public boolean isRatis() {
+        return RATIS.equals(ordering);
+    }
+
+    /** The Raft group of a Ratis cluster: peer {@code p<replicaId>} of each replica, on its port. */
+    public RaftGroup raftGroup() {
+        if (!isRatis()) {
+            throw new IllegalStateException("a " + ordering + " cluster has no Raft group");
+        }
+        List<RaftPeer> peers = replicas().stream().map(n -> RaftPeer.newBuilder().setId(raftPeerId(n))
+                .setAddress(new InetSocketAddress(host, n.port())).build()).toList();
+        return RaftGroup.valueOf(RaftGroupId.valueOf(UUID.fromString(ratisGroup)), peers);
+    }
+
+    /** The Ratis peer id of replica {@code node}. */
+    public static RaftPeerId raftPeerId(ClusterNode node) {
+        return RaftPeerId.valueOf("p" + node.replicaId());
     }
 
     /** Every node's transport settings: the defaults with the cluster's tick. */

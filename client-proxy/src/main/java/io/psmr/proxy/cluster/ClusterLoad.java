@@ -1,6 +1,11 @@
 package io.psmr.proxy.cluster;
 
+import io.psmr.kvstore.KvCodec;
+import io.psmr.kvstore.KvDecodeException;
+import io.psmr.kvstore.LocalReplyRouter;
+import io.psmr.kvstore.RatisPeer;
 import io.psmr.kvstore.ReplicaConfig;
+import io.psmr.ordering.ratis.RatisOrderingClient;
 import io.psmr.ordering.ringpaxos.net.RingPaxosProposerClient;
 import io.psmr.proxy.ClientProxy;
 import io.psmr.proxy.ProxyConfig;
@@ -19,15 +24,20 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * {@code ./psmr load --cluster DIR}: the load generator and one client proxy in this process,
- * against a cluster of separate processes. The proxy proposes through a Ring Paxos proposer on a
- * {@linkplain ClusterSession claimed slot} and receives replies from every replica over TCP
- * ({@link ReplyConnector}). After the clients stop, it waits until every live replica reports an
+ * against a cluster of separate processes. Over Ring Paxos the proxy proposes through a proposer on
+ * a {@linkplain ClusterSession claimed slot} and receives replies from every replica over TCP
+ * ({@link ReplyConnector}); over Ratis it proposes through a Raft client and the leader's replies
+ * come back as Raft replies. After the clients stop, it waits until every live replica reports an
  * idle digest at the same instance, and reports those digests. Call from one thread.
  */
 public final class ClusterLoad {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ClusterLoad.class);
 
     /** Proposals the proposer keeps queued or in flight; the proxy's window is far below. */
     static final int MAX_PENDING_PROPOSALS = 1024;
@@ -62,34 +72,73 @@ public final class ClusterLoad {
         long loadEnd;
         try (ClusterSession session = ClusterSession.open(dir, cluster)) {
             ProxyConfig pc = LoadRun.proxyConfig(options, rc).toBuilder().proxyId(session.proxyId()).build();
-            InetSocketAddress bind = new InetSocketAddress(cluster.host(), session.slot().port());
-            try (RingPaxosProposerClient proposer = RingPaxosProposerClient.start(cluster.ringPaxosConfig(),
-                    session.slot().paxosId(), session.firstProposalSeq(), cluster.transportConfig(), bind, cluster.peers(),
-                    MAX_PENDING_PROPOSALS)) {
-                proposer.start();
-                try (ClientProxy proxy = ClientProxy.start(pc, proposer);
-                     ReplyConnector replies = ReplyConnector.start(pc.proxyId(), cluster.replyAddresses(), proxy,
-                             ReplyConnectorConfig.defaults())) {
-                    int live = liveReplicas(dir, cluster).size();
-                    if (!replies.awaitConnected(Math.max(1, live), CONNECT_SECONDS, TimeUnit.SECONDS)) {
-                        throw new IllegalStateException("could not reach the reply servers of " + live
-                                + " live replicas within " + CONNECT_SECONDS + " s (connected to " + replies.connectedCount() + ")");
-                    }
-                    result = LoadGenerator.run(proxy, options.workload(), history);
-                    stats = proxy.stats();
-                    if (after != null) {
-                        after.accept(proxy);
-                    }
-                    loadEnd = System.currentTimeMillis();
-                }
-            }
+            Run run = cluster.isRatis() ? runOverRatis(cluster, pc, options, history, after)
+                    : runOverRingPaxos(dir, cluster, session, pc, options, history, after);
+            result = run.result();
+            stats = run.stats();
+            loadEnd = System.currentTimeMillis();
         }
-        List<Long> digests = awaitSettled(dir, cluster, loadEnd, settle);
+        List<Long> digests = awaitSettled(dir, loadEnd, settle);
         LoadOptions reported = new LoadOptions(cluster.replicas().size(), cluster.settings().loadMode(),
                 cluster.settings().workers(), options.batch(), options.window(), options.linger(), options.conflictPercent(),
                 options.retryTimeout(), options.workload());
         return new LoadReport(reported, rc, result, stats, digests, Runtime.getRuntime().availableProcessors(),
                 LoadOrdering.RINGPAXOS_CLUSTER);
+    }
+
+    private record Run(LoadResult result, ProxyStats stats) {
+    }
+
+    /** A proposer on a claimed slot, replies from every replica over TCP. */
+    private static Run runOverRingPaxos(ClusterDirectory dir, ClusterDescriptor cluster, ClusterSession session, ProxyConfig pc,
+                                        LoadOptions options, HistorySink history, AfterLoad after) throws Exception {
+        InetSocketAddress bind = new InetSocketAddress(cluster.host(), session.slot().port());
+        try (RingPaxosProposerClient proposer = RingPaxosProposerClient.start(cluster.ringPaxosConfig(),
+                session.slot().paxosId(), session.firstProposalSeq(), cluster.transportConfig(), bind, cluster.peers(),
+                MAX_PENDING_PROPOSALS)) {
+            proposer.start();
+            try (ClientProxy proxy = ClientProxy.start(pc, proposer);
+                 ReplyConnector replies = ReplyConnector.start(pc.proxyId(), cluster.replyAddresses(), proxy,
+                         ReplyConnectorConfig.defaults())) {
+                int live = liveReplicas(dir, cluster).size();
+                if (!replies.awaitConnected(Math.max(1, live), CONNECT_SECONDS, TimeUnit.SECONDS)) {
+                    throw new IllegalStateException("could not reach the reply servers of " + live
+                            + " live replicas within " + CONNECT_SECONDS + " s (connected to " + replies.connectedCount() + ")");
+                }
+                return drive(proxy, options, history, after);
+            }
+        }
+    }
+
+    /** A Raft client to the group; the leader's replies come back as Raft replies. */
+    private static Run runOverRatis(ClusterDescriptor cluster, ProxyConfig pc, LoadOptions options, HistorySink history,
+                                    AfterLoad after) throws Exception {
+        LocalReplyRouter router = new LocalReplyRouter();
+        try (RatisOrderingClient client = new RatisOrderingClient(
+                RatisPeer.newClient(cluster.raftGroup(), pc.limits(), MAX_PENDING_PROPOSALS),
+                bytes -> routeRatisReplies(bytes, router), MAX_PENDING_PROPOSALS)) {
+            client.start();
+            try (ClientProxy proxy = ClientProxy.start(pc, client, router)) {
+                return drive(proxy, options, history, after);
+            }
+        }
+    }
+
+    private static void routeRatisReplies(byte[] bytes, LocalReplyRouter router) {
+        try {
+            KvCodec.decodeReplies(bytes).forEach(router::route);
+        } catch (KvDecodeException e) {
+            LOG.error("a Ratis reply is not a list of key-value replies: {}", e.getMessage());
+        }
+    }
+
+    private static Run drive(ClientProxy proxy, LoadOptions options, HistorySink history, AfterLoad after) throws Exception {
+        LoadResult result = LoadGenerator.run(proxy, options.workload(), history);
+        ProxyStats stats = proxy.stats();
+        if (after != null) {
+            after.accept(proxy);
+        }
+        return new Run(result, stats);
     }
 
     /** The replicas whose process is alive. */
@@ -107,13 +156,13 @@ public final class ClusterLoad {
      * Waits until every live replica has reported, after {@code sinceMillis}, an idle digest at one
      * common instance, and that instance held for two polls in a row; returns those digests in replica order.
      */
-    public static List<Long> awaitSettled(ClusterDirectory dir, ClusterDescriptor cluster, long sinceMillis, Duration timeout)
+    public static List<Long> awaitSettled(ClusterDirectory dir, long sinceMillis, Duration timeout)
             throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         long previous = -1;
         String last = "no status yet";
         while (true) {
-            List<ClusterNode> live = liveReplicas(dir, cluster);
+            List<ClusterNode> live = liveReplicas(dir, dir.read()); // pids change when nodes are killed or restarted
             List<Long> digests = new ArrayList<>();
             long instance = -1;
             boolean settled = !live.isEmpty();

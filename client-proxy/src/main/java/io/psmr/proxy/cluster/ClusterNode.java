@@ -8,10 +8,12 @@ import java.util.Objects;
  *
  * @param name      unique name, such as {@code acceptor-0} or {@code replica-1}
  * @param role      what it runs
- * @param paxosId   its Ring Paxos node id (acceptor id, or the replica's learner id)
+ * @param paxosId   its Ring Paxos node id (acceptor id, or the replica's learner id); for a Ratis
+ *                  peer, its replica id (its Ratis peer id is {@code p<replicaId>})
  * @param replicaId the replica id in its replies (replicas), 0 for acceptors
  * @param port      the Ring Paxos port on the cluster's host
- * @param replyPort the port proxies connect to for replies (replicas), 0 for acceptors
+ * @param replyPort the port proxies connect to for replies (Ring Paxos replicas); 0 for acceptors and
+ *                  for Ratis peers, whose replies travel back through Ratis
  * @param pid       the process id of its current incarnation, or null if it was never started or was stopped
  */
 @JsonInclude(JsonInclude.Include.ALWAYS)
@@ -24,8 +26,8 @@ public record ClusterNode(String name, NodeRole role, int paxosId, int replicaId
         if (port < 1 || port > 65535) {
             throw new IllegalArgumentException("node " + name + ": port must be 1..65535, got " + port);
         }
-        if (role == NodeRole.REPLICA && (replyPort < 1 || replyPort > 65535)) {
-            throw new IllegalArgumentException("replica " + name + ": replyPort must be 1..65535, got " + replyPort);
+        if (replyPort < 0 || replyPort > 65535) {
+            throw new IllegalArgumentException("node " + name + ": replyPort must be 0..65535, got " + replyPort);
         }
     }
 

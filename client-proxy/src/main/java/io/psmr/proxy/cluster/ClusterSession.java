@@ -44,6 +44,9 @@ public final class ClusterSession implements AutoCloseable {
         if (session >= 1L << 31) {
             throw new IllegalStateException("cluster in " + dir.path() + " has used up its session numbers");
         }
+        if (cluster.proposers().isEmpty()) {
+            return new ClusterSession(null, session, null, null); // Ratis: its clients need no slot
+        }
         for (ProposerSlot slot : cluster.proposers()) {
             try {
                 Files.createDirectories(dir.proposerLock(slot.paxosId()).getParent());
@@ -67,7 +70,7 @@ public final class ClusterSession implements AutoCloseable {
                 + dir.path() + " are in use by other load processes");
     }
 
-    /** The proposer slot held. */
+    /** The proposer slot held, or null in a cluster without slots (Ratis). */
     public ProposerSlot slot() {
         return slot;
     }
@@ -90,6 +93,9 @@ public final class ClusterSession implements AutoCloseable {
     /** Releases the slot. */
     @Override
     public void close() {
+        if (lock == null) {
+            return;
+        }
         try {
             lock.release();
             channel.close();

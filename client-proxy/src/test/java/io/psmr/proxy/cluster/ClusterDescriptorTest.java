@@ -25,7 +25,7 @@ class ClusterDescriptorTest {
                         new ClusterNode("acceptor-1", NodeRole.ACCEPTOR, 1, 0, 41001, 0, null),
                         new ClusterNode("acceptor-2", NodeRole.ACCEPTOR, 2, 0, 41002, 0, null),
                         new ClusterNode("replica-1", NodeRole.REPLICA, 100, 1, 41003, 41004, 456L)),
-                List.of(new ProposerSlot(200, 41005), new ProposerSlot(201, 41006)));
+                List.of(new ProposerSlot(200, 41005), new ProposerSlot(201, 41006)), null);
     }
 
     @Test
@@ -73,6 +73,33 @@ class ClusterDescriptorTest {
         Files.writeString(dir.resolve("cluster.json"), json.replace("\"replica\"", "\"witness\""));
         IllegalArgumentException role = assertThrows(IllegalArgumentException.class, cd::read);
         assertTrue(role.getMessage().contains("witness"), role.getMessage());
+    }
+
+    @Test
+    void aRatisClusterHasPeersOnlyAndARaftGroup() throws Exception {
+        ClusterDirectory cd = new ClusterDirectory(dir);
+        String group = "02511d47-d67c-49a3-9011-abb3109a44c1";
+        ClusterDescriptor c = new ClusterDescriptor(ClusterDescriptor.VERSION, "ratis", "127.0.0.1",
+                new ClusterSettings("keys", 1, 100, 8, 10),
+                List.of(new ClusterNode("replica-1", NodeRole.REPLICA, 1, 1, 42001, 0, null),
+                        new ClusterNode("replica-2", NodeRole.REPLICA, 2, 2, 42002, 0, null)),
+                List.of(), group);
+        cd.create(c);
+        assertEquals(c, cd.read());
+        assertTrue(c.isRatis());
+        assertEquals(2, c.raftGroup().getPeers().size());
+        assertEquals(group, c.raftGroup().getGroupId().getUuid().toString());
+        assertEquals("p2", ClusterDescriptor.raftPeerId(c.replicas().get(1)).toString());
+        try (ClusterSession s = ClusterSession.open(cd, c)) {
+            assertEquals(null, s.slot());
+            assertEquals(1, s.proxyId());
+        }
+        Files.writeString(dir.resolve("cluster.json"), c.toJson().replace(group, "not-a-uuid"));
+        IllegalArgumentException bad = assertThrows(IllegalArgumentException.class, cd::read);
+        assertTrue(bad.getMessage().contains("ratisGroup must be a UUID"), bad.getMessage());
+        Files.writeString(dir.resolve("cluster.json"), c.toJson().replace("\"ratis\"", "\"pbft\""));
+        IllegalArgumentException ordering = assertThrows(IllegalArgumentException.class, cd::read);
+        assertTrue(ordering.getMessage().contains("ordering must be ringpaxos or ratis, got 'pbft'"), ordering.getMessage());
     }
 
     @Test

@@ -1,0 +1,80 @@
+package io.psmr.bench.cluster;
+
+import io.psmr.kvstore.RatisPeer;
+import io.psmr.kvstore.RatisReplica;
+import io.psmr.proxy.cluster.ClusterDescriptor;
+import io.psmr.proxy.cluster.ClusterDirectory;
+import io.psmr.proxy.cluster.ClusterNode;
+import io.psmr.proxy.cluster.NodeStatus;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.stream.Stream;
+
+/**
+ * A replica of a Ratis cluster: a {@link RatisPeer} (Raft server on its fixed port, psmr executing
+ * the log, Chronicle Map in memory) with its Raft log and snapshots in {@code DIR/data/NAME}. A
+ * restart finds that directory non-empty and recovers from it: the latest snapshot, then the log
+ * after it, or the leader's snapshot if the leader purged that log.
+ *
+ * <p><b>Digest.</b> Reported only when idle: everything committed has executed (applied index equal
+ * to the committed index), the same as at the previous poll, and unchanged while it was computed.
+ */
+final class RatisPeerRuntime implements NodeRuntime {
+
+    /** Entries between automatic snapshots; each purges the log up to it, keeping the disk bounded. */
+    static final long SNAPSHOT_EVERY = 10_000;
+
+    private final ClusterNode node;
+    private final RatisPeer peer;
+    private long lastSeenApplied = -1;
+    private long digestIndex = -1;
+    private Long digest;
+
+    RatisPeerRuntime(ClusterDirectory dir, ClusterDescriptor cluster, ClusterNode node) {
+        this.node = node;
+        Path storage = dir.dataDir(node.name());
+        try {
+            this.peer = RatisPeer.start(cluster.settings().replicaConfig(node.replicaId()), cluster.raftGroup(),
+                    ClusterDescriptor.raftPeerId(node), node.port(), storage, SNAPSHOT_EVERY, hasState(storage));
+        } catch (IOException e) {
+            throw new UncheckedIOException("Ratis peer " + node.name() + " did not start: " + e.getMessage(), e);
+        }
+    }
+
+    private static boolean hasState(Path storage) {
+        if (!Files.isDirectory(storage)) {
+            return false;
+        }
+        try (Stream<Path> s = Files.list(storage)) {
+            return s.findAny().isPresent();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read " + storage, e);
+        }
+    }
+
+    @Override
+    public NodeStatus status() {
+        RatisReplica r = peer.replica();
+        long applied = r.appliedIndex();
+        long committed = peer.committedIndex();
+        if (applied != lastSeenApplied || applied != committed) {
+            lastSeenApplied = applied;
+            digest = null; // busy: wait for a quiet poll
+        } else if (digest == null || digestIndex != applied) {
+            long d = r.digest();
+            if (r.appliedIndex() == applied && peer.committedIndex() == committed) {
+                digest = d;
+                digestIndex = applied;
+            }
+        }
+        return new NodeStatus(node.name(), ProcessHandle.current().pid(), committed >= 0, peer.isLeader(),
+                digest == null ? applied : digestIndex, digest, null, System.currentTimeMillis());
+    }
+
+    @Override
+    public void close() {
+        peer.close();
+    }
+}

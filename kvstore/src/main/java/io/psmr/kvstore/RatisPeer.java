@@ -1,0 +1,184 @@
+package io.psmr.kvstore;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+import org.apache.ratis.RaftConfigKeys;
+import org.apache.ratis.client.RaftClient;
+import org.apache.ratis.client.RaftClientConfigKeys;
+import org.apache.ratis.conf.RaftProperties;
+import org.apache.ratis.grpc.GrpcConfigKeys;
+import org.apache.ratis.protocol.RaftGroup;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.retry.RetryPolicies;
+import org.apache.ratis.rpc.SupportedRpcType;
+import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.server.RaftServerConfigKeys;
+import org.apache.ratis.server.storage.RaftStorage;
+import org.apache.ratis.util.SizeInBytes;
+import org.apache.ratis.util.TimeDuration;
+
+/**
+ * One peer of a Ratis group with psmr as its execution layer: a Ratis server (gRPC on a fixed
+ * port, its log and snapshots in its own storage directory) whose state machine is a
+ * {@link RatisReplica}. What {@link RatisCluster} runs N of in one JVM, and what a cluster node
+ * process runs one of. Also builds the Raft clients that propose to such a group, with the same
+ * message limits.
+ *
+ * <p>A peer started with {@code recover} reads its storage directory: it loads its latest snapshot
+ * into a fresh store and Ratis replays the log after it, or sends it the leader's snapshot if the
+ * leader purged that log. Without {@code recover} the directory is formatted.
+ *
+ * <p>Thread-safe for the queries; close once.
+ */
+public final class RatisPeer implements AutoCloseable {
+
+    private final RaftGroup group;
+    private final RaftServer server;
+    private final RatisReplica replica;
+
+    private RatisPeer(RaftGroup group, RaftServer server, RatisReplica replica) {
+        this.group = group;
+        this.server = server;
+        this.replica = replica;
+    }
+
+    /**
+     * Starts the peer.
+     *
+     * @param config            the replica's configuration (its id is the replica id in replies)
+     * @param group             the whole group, this peer included
+     * @param id                this peer's Ratis id
+     * @param port              its gRPC port on 127.0.0.1 (fixed: it is part of the group's configuration)
+     * @param storage           its storage directory (created if missing)
+     * @param autoSnapshotEvery a snapshot every this many applied entries, the log purged up to it; 0 for none
+     * @param recover           restart from {@code storage} rather than format it
+     * @throws IOException if the server cannot start
+     */
+    public static RatisPeer start(ReplicaConfig config, RaftGroup group, RaftPeerId id, int port, Path storage,
+                                  long autoSnapshotEvery, boolean recover) throws IOException {
+        Objects.requireNonNull(config, "config");
+        if (autoSnapshotEvery < 0) {
+            throw new IllegalArgumentException("autoSnapshotEvery must be at least 0, got " + autoSnapshotEvery);
+        }
+        RatisReplica replica = RatisReplica.create(config);
+        try {
+            RaftServer server = RaftServer.newBuilder()
+                    .setServerId(id)
+                    .setGroup(group)
+                    .setProperties(serverProperties(config.limits(), port, Files.createDirectories(storage), autoSnapshotEvery))
+                    .setStateMachine(replica.stateMachine())
+                    .setOption(recover ? RaftStorage.StartupOption.RECOVER : RaftStorage.StartupOption.FORMAT)
+                    .build();
+            server.start();
+            return new RatisPeer(group, server, replica);
+        } catch (IOException | RuntimeException e) {
+            replica.close();
+            throw e;
+        }
+    }
+
+    /** The replica: its store, digest and applied index. */
+    public RatisReplica replica() {
+        return replica;
+    }
+
+    /** Whether this peer leads the group and is ready to serve as leader. */
+    public boolean isLeader() {
+        try {
+            return server.getDivision(group.getGroupId()).getInfo().isLeaderReady();
+        } catch (IOException e) {
+            return false; // not serving the group yet
+        }
+    }
+
+    /** The highest index this peer knows committed, or -1 while it does not serve the group. */
+    public long committedIndex() {
+        try {
+            return server.getDivision(group.getGroupId()).getRaftLog().getLastCommittedIndex();
+        } catch (IOException e) {
+            return -1;
+        }
+    }
+
+    /** The first index still in this peer's log (entries before it are only in snapshots). */
+    public long logStartIndex() throws IOException {
+        return server.getDivision(group.getGroupId()).getRaftLog().getStartIndex();
+    }
+
+    /** Closes the server, then the replica. */
+    @Override
+    public void close() {
+        try {
+            server.close();
+        } catch (IOException e) {
+            org.slf4j.LoggerFactory.getLogger(RatisPeer.class).warn("closing Ratis server {} failed", server.getId(), e);
+        } finally {
+            replica.close();
+        }
+    }
+
+    /**
+     * A Raft client for {@code group}: gRPC, messages large enough for the largest batch, a 3 s
+     * request timeout, at most {@code maxOutstanding} async requests, and retries forever 50 ms apart
+     * (a stopped leader: try the others after a pause, not in a hot loop).
+     */
+    public static RaftClient newClient(RaftGroup group, KvLimits limits, int maxOutstanding) {
+        RaftProperties p = new RaftProperties();
+        RaftConfigKeys.Rpc.setType(p, SupportedRpcType.GRPC);
+        GrpcConfigKeys.setMessageSizeMax(p, SizeInBytes.valueOf(entryRoom(limits) + (1 << 20)));
+        RaftClientConfigKeys.Rpc.setRequestTimeout(p, TimeDuration.valueOf(3, TimeUnit.SECONDS));
+        RaftClientConfigKeys.Async.setOutstandingRequestsMax(p, maxOutstanding);
+        return RaftClient.newBuilder()
+                .setProperties(p)
+                .setRaftGroup(group)
+                .setRetryPolicy(RetryPolicies.retryForeverWithSleep(TimeDuration.valueOf(50, TimeUnit.MILLISECONDS)))
+                .build();
+    }
+
+    /** The address of a peer on this machine. */
+    public static InetSocketAddress address(int port) {
+        return new InetSocketAddress("127.0.0.1", port);
+    }
+
+    private static RaftProperties serverProperties(KvLimits limits, int port, Path storage, long autoSnapshotEvery) {
+        RaftProperties p = new RaftProperties();
+        RaftConfigKeys.Rpc.setType(p, SupportedRpcType.GRPC);
+        GrpcConfigKeys.Server.setHost(p, "127.0.0.1");
+        GrpcConfigKeys.Server.setPort(p, port);
+        RaftServerConfigKeys.setStorageDir(p, List.of(storage.toFile()));
+        // Elections: short enough that a killed leader is replaced in about a second, long enough
+        // that a loaded 2-core machine does not trigger spurious ones.
+        RaftServerConfigKeys.Rpc.setTimeoutMin(p, TimeDuration.valueOf(500, TimeUnit.MILLISECONDS));
+        RaftServerConfigKeys.Rpc.setTimeoutMax(p, TimeDuration.valueOf(1000, TimeUnit.MILLISECONDS));
+        // Entries are whole batches: segments and messages must hold the largest one.
+        int maxBatch = limits.maxBatchBytes();
+        SizeInBytes entryRoom = SizeInBytes.valueOf(entryRoom(limits));
+        // Ratis requires the gRPC message limit to exceed the appender's buffer by 1 MiB.
+        GrpcConfigKeys.setMessageSizeMax(p, SizeInBytes.valueOf(entryRoom(limits) + (1 << 20)));
+        RaftServerConfigKeys.Log.Appender.setBufferByteLimit(p, entryRoom);
+        // Segments hold two of the largest batches: small enough that a purge after a snapshot
+        // frees log (only closed segments are purged), never too small for one entry.
+        RaftServerConfigKeys.Log.setSegmentSizeMax(p, SizeInBytes.valueOf(2L * maxBatch + (64 << 10)));
+        RaftServerConfigKeys.Log.setPreallocatedSize(p, SizeInBytes.valueOf(64 << 10));
+        // Snapshots: purge the log up to each one, so a peer that was away long enough needs the snapshot.
+        RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(p, autoSnapshotEvery > 0);
+        if (autoSnapshotEvery > 0) {
+            RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(p, autoSnapshotEvery);
+        }
+        RaftServerConfigKeys.Snapshot.setCreationGap(p, 1);
+        RaftServerConfigKeys.Snapshot.setRetentionFileNum(p, 2);
+        RaftServerConfigKeys.Log.setPurgeUptoSnapshotIndex(p, true);
+        RaftServerConfigKeys.Log.setPurgeGap(p, 1);
+        return p;
+    }
+
+    /** Room for one log entry, a whole batch, with slack for Ratis' framing: at least 4 MiB. */
+    private static long entryRoom(KvLimits limits) {
+        return Math.max(4L << 20, 2L * limits.maxBatchBytes() + (1 << 20));
+    }
+}
