@@ -15,6 +15,7 @@ final class AcceptorRuntime implements NodeRuntime {
 
     private final ClusterNode node;
     private final RingPaxosAcceptor acceptor;
+    private boolean lastCoordinator; // the NodeCommand thread only
 
     AcceptorRuntime(ClusterDirectory dir, ClusterDescriptor cluster, ClusterNode node) {
         this.node = node;
@@ -24,14 +25,16 @@ final class AcceptorRuntime implements NodeRuntime {
 
     @Override
     public NodeStatus status() throws InterruptedException {
-        boolean coordinator;
         String failure = null;
         try {
-            coordinator = acceptor.isCoordinator().get(1, TimeUnit.SECONDS);
-        } catch (ExecutionException | TimeoutException e) {
-            coordinator = false;
-            failure = "cannot ask the acceptor's event loop: " + e;
+            lastCoordinator = acceptor.isCoordinator().get(1, TimeUnit.SECONDS);
+        } catch (TimeoutException busy) {
+            // A loaded event loop, not a dead one: report what it said last and ask again next poll.
+        } catch (ExecutionException | RuntimeException e) {
+            lastCoordinator = false;
+            failure = "the acceptor's node stopped: " + (e.getCause() != null ? e.getCause() : e);
         }
+        boolean coordinator = lastCoordinator;
         return new NodeStatus(node.name(), ProcessHandle.current().pid(), failure == null, coordinator, 0, null, failure,
                 System.currentTimeMillis());
     }

@@ -39,6 +39,8 @@ public final class ClusterLauncher {
     /** Proposer slots a new cluster offers to load processes. */
     public static final int PROPOSER_SLOTS = 8;
     private static final long POLL_MILLIS = 50;
+    /** The lowest fixed port handed out (below it live many well-known services). */
+    static final int FIXED_PORT_FLOOR = 20000;
 
     private final ClusterDirectory dir;
 
@@ -66,11 +68,11 @@ public final class ClusterLauncher {
         int p = 0;
         List<ClusterNode> nodes = new ArrayList<>();
         for (int i = 0; i < acceptors; i++) {
-            nodes.add(new ClusterNode("acceptor-" + i, NodeRole.ACCEPTOR, i, 0, ports.get(p++), 0, null));
+            nodes.add(new ClusterNode("acceptor-" + i, NodeRole.ACCEPTOR, i, 0, ports.get(p++), 0, null, null));
         }
         for (int r = 1; r <= replicas; r++) {
             nodes.add(new ClusterNode("replica-" + r, NodeRole.REPLICA, ClusterDescriptor.LEARNER_BASE + r - 1, r,
-                    ports.get(p++), ports.get(p++), null));
+                    ports.get(p++), ports.get(p++), null, null));
         }
         List<ProposerSlot> slots = new ArrayList<>();
         for (int i = 0; i < PROPOSER_SLOTS; i++) {
@@ -91,7 +93,7 @@ public final class ClusterLauncher {
         List<Integer> ports = freePorts(replicas);
         List<ClusterNode> nodes = new ArrayList<>();
         for (int r = 1; r <= replicas; r++) {
-            nodes.add(new ClusterNode("replica-" + r, NodeRole.REPLICA, r, r, ports.get(r - 1), 0, null));
+            nodes.add(new ClusterNode("replica-" + r, NodeRole.REPLICA, r, r, ports.get(r - 1), 0, null, null));
         }
         return launchAll(new ClusterDescriptor(ClusterDescriptor.VERSION, ClusterDescriptor.RATIS, "127.0.0.1", settings,
                 nodes, List.of(), UUID.randomUUID().toString()), timeout);
@@ -120,17 +122,17 @@ public final class ClusterLauncher {
      * {@code coordinator}, the acceptor that coordinates (Ring Paxos) or the peer that leads (Ratis).
      *
      * @return the name of the node killed
-     * @throws IllegalArgumentException if there is no such node, or it is not running
+     * @throws IllegalArgumentException if there is no such node
+     * @throws IllegalStateException    if it is not running, or no node coordinates within 10 s (an
+     *                                  election may take a moment; its status files lag by up to a second)
      */
     public String kill(String name) throws InterruptedException {
-        ClusterDescriptor cluster = dir.read();
-        String target = "coordinator".equals(name) ? coordinator(cluster).orElseThrow(() ->
-                new IllegalArgumentException("no live node coordinates right now (see ./psmr cluster status)")) : name;
-        ClusterNode node = node(cluster, target);
-        ProcessHandle ph = live(node).orElseThrow(() -> new IllegalArgumentException("node " + target + " is not running"));
+        String target = "coordinator".equals(name) ? awaitCoordinator(Duration.ofSeconds(10)) : name;
+        ClusterNode node = node(dir.read(), target);
+        ProcessHandle ph = live(node).orElseThrow(() -> new IllegalStateException("node " + target + " is not running"));
         ph.destroyForcibly();
         awaitExit(ph, Duration.ofSeconds(10));
-        dir.update(c -> c.withPid(target, null));
+        dir.update(c -> c.withProcess(target, null));
         return target;
     }
 
@@ -140,13 +142,14 @@ public final class ClusterLauncher {
      * log and snapshots. A Ring Paxos replica cannot: its store lives in memory and psmr has no state
      * transfer yet, so it could not catch up.
      *
-     * @throws IllegalArgumentException for a Ring Paxos replica or an unknown node
+     * @throws IllegalArgumentException for an unknown node
+     * @throws IllegalStateException    for a Ring Paxos replica
      */
     public void restart(String name, Duration timeout) throws InterruptedException {
         ClusterDescriptor cluster = dir.read();
         ClusterNode node = node(cluster, name);
         if (node.role() == NodeRole.REPLICA && !cluster.isRatis()) {
-            throw new IllegalArgumentException("cannot restart replica " + name + ": its store lived in memory and psmr has "
+            throw new IllegalStateException("cannot restart replica " + name + ": its store lived in memory and psmr has "
                     + "no state transfer yet, so it could not catch up (see docs/ringpaxos.md)");
         }
         Optional<ProcessHandle> running = live(node);
@@ -180,7 +183,7 @@ public final class ClusterLauncher {
         dir.update(c -> {
             ClusterDescriptor d = c;
             for (ClusterNode n : c.nodes()) {
-                d = d.withPid(n.name(), null);
+                d = d.withProcess(n.name(), null);
             }
             return d;
         });
@@ -250,7 +253,9 @@ public final class ClusterLauncher {
         }
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.addAll(JvmFlags.CHRONICLE);
-        cmd.add(node.role() == NodeRole.ACCEPTOR ? "-Xmx256m" : "-Xmx1g");
+        // Caps, not reservations. An acceptor holds up to logCapacity (1,024) values of up to 1 MiB, and
+        // compacting its log copies that state once more; a replica's store is off-heap.
+        cmd.add(node.role() == NodeRole.ACCEPTOR ? "-Xmx3g" : "-Xmx2g");
         cmd.add("-XX:+UseSerialGC"); // a node per core or more on small machines: no parallel GC threads
         cmd.add("-cp");
         cmd.add(System.getProperty("java.class.path"));
@@ -266,7 +271,7 @@ public final class ClusterLauncher {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot start node " + node.name() + ": " + e.getMessage(), e);
         }
-        dir.update(c -> c.withPid(node.name(), process.pid()));
+        dir.update(c -> c.withProcess(node.name(), process.toHandle()));
     }
 
     private void awaitServing(String name, long deadline) throws InterruptedException {
@@ -308,7 +313,7 @@ public final class ClusterLauncher {
     }
 
     private static Optional<ProcessHandle> live(ClusterNode node) {
-        return node.pid() == null ? Optional.empty() : ProcessHandle.of(node.pid()).filter(ProcessHandle::isAlive);
+        return node.liveProcess();
     }
 
     private static ClusterNode node(ClusterDescriptor cluster, String name) {
@@ -368,11 +373,40 @@ public final class ClusterLauncher {
         }
     }
 
-    /** {@code n} distinct free ports on 127.0.0.1, held open together so that none repeats. */
+    /**
+     * {@code n} distinct free ports on 127.0.0.1, held open together so that none repeats, chosen
+     * outside the kernel's ephemeral range: a fixed port in that range can be taken by any outgoing
+     * connection (a node redialling a dead peer, even a TCP self-connect) while its node is down, and
+     * then a restart could not bind it. Falls back to ephemeral ports when too few others are free.
+     */
     static List<Integer> freePorts(int n) {
+        int[] ephemeral = ephemeralRange();
+        List<int[]> ranges = new ArrayList<>();
+        if (ephemeral[0] - 1 >= FIXED_PORT_FLOOR) {
+            ranges.add(new int[] {FIXED_PORT_FLOOR, ephemeral[0] - 1});
+        }
+        if (ephemeral[1] + 1 <= 65535) {
+            ranges.add(new int[] {ephemeral[1] + 1, 65535});
+        }
         List<ServerSocket> sockets = new ArrayList<>();
+        java.util.Random random = new java.util.Random(); // which free ports: no bearing on replica state
         try {
-            for (int i = 0; i < n; i++) {
+            for (int attempt = 0; attempt < 50 * n && sockets.size() < n && !ranges.isEmpty(); attempt++) {
+                int[] range = ranges.get(random.nextInt(ranges.size()));
+                int port = range[0] + random.nextInt(range[1] - range[0] + 1);
+                if (sockets.stream().anyMatch(x -> x.getLocalPort() == port)) {
+                    continue;
+                }
+                ServerSocket s = new ServerSocket();
+                s.setReuseAddress(true);
+                try {
+                    s.bind(new java.net.InetSocketAddress(InetAddress.getLoopbackAddress(), port), 1);
+                    sockets.add(s);
+                } catch (IOException taken) {
+                    s.close();
+                }
+            }
+            while (sockets.size() < n) {
                 ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
                 s.setReuseAddress(true);
                 sockets.add(s);
@@ -388,6 +422,16 @@ public final class ClusterLauncher {
                     // nothing to do
                 }
             }
+        }
+    }
+
+    /** The kernel's ephemeral port range (Linux), or the IANA one where it cannot be read. */
+    static int[] ephemeralRange() {
+        try {
+            String[] parts = Files.readString(Path.of("/proc/sys/net/ipv4/ip_local_port_range")).trim().split("\\s+");
+            return new int[] {Integer.parseInt(parts[0]), Integer.parseInt(parts[1])};
+        } catch (IOException | RuntimeException e) {
+            return new int[] {49152, 65535};
         }
     }
 

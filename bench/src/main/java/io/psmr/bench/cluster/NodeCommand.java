@@ -24,7 +24,8 @@ import picocli.CommandLine.Spec;
  * a debugger) in place of a node that was killed.
  *
  * <p>While it runs it rewrites {@code DIR/status/NAME.json} when its status changes and at least
- * every second. On SIGTERM or SIGINT it closes the node and exits 0.
+ * every second. On SIGTERM or SIGINT it closes the node and exits 0; if the node stops serving
+ * on its own (its status reports a failure), it exits 1.
  */
 @Command(name = "node",
         mixinStandardHelpOptions = true,
@@ -85,6 +86,12 @@ public final class NodeCommand implements Callable<Integer> {
                     s.write(cd.statusFile(name));
                     written = s;
                     writtenAt = now;
+                }
+                if (s.failure() != null) {
+                    // A node that stopped serving (an acceptor that could not make its state durable, a
+                    // replica whose scheduler fail-stopped) must not linger as a live-looking process.
+                    LOG.error("{} stopped serving: {}", name, s.failure());
+                    return 1;
                 }
             }
         } finally {

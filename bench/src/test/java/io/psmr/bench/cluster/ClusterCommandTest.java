@@ -74,14 +74,23 @@ class ClusterCommandTest {
         CliRun kill = CliRun.of("cluster", "kill", "--dir", d, "--node", "replica-1");
         assertEquals(0, kill.exitCode(), kill.err());
         assertEquals("killed replica-1", kill.out().trim());
-        assertUsage(CliRun.of("cluster", "kill", "--dir", d, "--node", "replica-1"), "node replica-1 is not running");
-        assertUsage(CliRun.of("cluster", "restart", "--dir", d, "--node", "replica-1"), "no state transfer yet");
+        assertFailure(CliRun.of("cluster", "kill", "--dir", d, "--node", "replica-1"), "node replica-1 is not running");
+        assertFailure(CliRun.of("cluster", "restart", "--dir", d, "--node", "replica-1"), "no state transfer yet");
+        CliRun unverified = CliRun.of("load", "--cluster", d, "--clients", "2", "--duration", "200ms");
+        assertEquals(1, unverified.exitCode(), unverified.out());
+        assertTrue(unverified.err().contains("no replica of the cluster in " + dir + " is alive"), unverified.err());
 
         CliRun stop = CliRun.of("cluster", "stop", "--dir", d);
         assertEquals(0, stop.exitCode(), stop.err());
         assertEquals("stopped 1 nodes: acceptor-0", stop.out().trim());
         CliRun after = CliRun.of("cluster", "status", "--dir", d);
         assertTrue(after.out().contains("stopped"), after.out());
+    }
+
+    private static void assertFailure(CliRun run, String message) {
+        assertEquals(1, run.exitCode(), run.out() + run.err());
+        assertTrue(run.err().contains(message), "expected '" + message + "' in:\n" + run.err());
+        assertTrue(!run.err().contains("Usage:"), "a state error is not a usage error:\n" + run.err());
     }
 
     private static void assertUsage(CliRun run, String message) {

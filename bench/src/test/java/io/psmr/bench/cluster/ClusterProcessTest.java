@@ -18,6 +18,7 @@ import io.psmr.proxy.load.LoadReport;
 import io.psmr.proxy.load.OpRecord;
 import io.psmr.proxy.load.WorkloadSpec;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -29,6 +30,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -62,6 +65,21 @@ class ClusterProcessTest {
         if (launcher != null && launcher.directory().exists()) {
             launcher.stop(Duration.ofSeconds(5));
         }
+    }
+
+    /**
+     * The restarted acceptor's start line must show the state its log gave back (a fresh one holds
+     * nothing): without this, a restart that ignored its data directory would pass, since the third
+     * acceptor alone still holds every vote.
+     */
+    static void assertRestoredFromItsLog(Path log, String context) throws java.io.IOException {
+        List<String> starts = Files.readAllLines(log).stream().filter(l -> l.contains(" listening on ")).toList();
+        assertEquals(2, starts.size(), "two starts of the acceptor in " + log + ", " + context);
+        Matcher m = Pattern.compile("trimmed to (\\d+), (\\d+) instances held").matcher(starts.get(1));
+        assertTrue(m.find(), starts.get(1));
+        assertTrue(Long.parseLong(m.group(1)) + Long.parseLong(m.group(2)) > 0,
+                "the restarted acceptor restored nothing: " + starts.get(1) + ", " + context);
+        assertTrue(!starts.get(1).contains("round=0,"), "the restarted acceptor lost its promise: " + starts.get(1));
     }
 
     @Test
@@ -107,6 +125,7 @@ class ClusterProcessTest {
 
             // The first victim back from its log; then without `next`, only it and the third acceptor form a quorum.
             launcher.restart(first, Duration.ofSeconds(60));
+            assertRestoredFromItsLog(launcher.directory().logFile(first), context);
             assertEquals(next, launcher.kill(next), context);
             assertNotEquals(next, launcher.awaitCoordinator(Duration.ofSeconds(30)), context);
             KvClient reader = proxy.newClient();

@@ -170,6 +170,14 @@ public final class LoadCommand implements Callable<Integer> {
         } else {
             report.printText(out);
         }
+        int compared = report.digests().size();
+        if (cluster != null && compared < Math.min(2, options.replicas())) {
+            PrintWriter err = spec.commandLine().getErr();
+            err.println("psmr load: only " + compared + " of " + options.replicas()
+                    + " replicas are alive to report a digest; agreement not verified");
+            err.flush();
+            return 1;
+        }
         if (!report.digestsAgree()) {
             PrintWriter err = spec.commandLine().getErr();
             err.println("psmr load: the replicas' digests differ: " + report.digests());

@@ -139,11 +139,11 @@ public record ClusterDescriptor(int version, String ordering, String host, Clust
         return nodes.stream().filter(n -> n.role() == NodeRole.REPLICA).toList();
     }
 
-    /** This cluster with node {@code name}'s pid replaced. */
-    public ClusterDescriptor withPid(String name, Long pid) {
+    /** This cluster with node {@code name} run by {@code process}, or stopped if it is null. */
+    public ClusterDescriptor withProcess(String name, ProcessHandle process) {
         List<ClusterNode> updated = new ArrayList<>(nodes.size());
         for (ClusterNode n : nodes) {
-            updated.add(n.name().equals(name) ? n.withPid(pid) : n);
+            updated.add(!n.name().equals(name) ? n : process == null ? n.stopped() : n.withProcess(process));
         }
         return new ClusterDescriptor(version, ordering, host, settings, updated, proposers, ratisGroup);
     }

@@ -8,6 +8,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.UnaryOperator;
 
 /**
@@ -25,6 +27,8 @@ import java.util.function.UnaryOperator;
  * commands do not lose each other's pid updates.
  */
 public final class ClusterDirectory {
+
+    private static final ConcurrentHashMap<Path, ReentrantLock> IN_JVM = new ConcurrentHashMap<>();
 
     private final Path dir;
 
@@ -110,11 +114,17 @@ public final class ClusterDirectory {
 
     private <T> T locked(IoAction<T> action) {
         Path lockFile = dir.resolve("cluster.lock");
+        // A file lock excludes other processes only; threads of this JVM (a test's killer thread,
+        // a load beside a launcher) queue on a lock per directory first.
+        ReentrantLock inJvm = IN_JVM.computeIfAbsent(dir, d -> new ReentrantLock());
+        inJvm.lock();
         try (FileChannel ch = FileChannel.open(lockFile, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
              FileLock ignored = ch.lock()) {
             return action.run();
         } catch (IOException e) {
             throw new UncheckedIOException("cannot update the cluster in " + dir + ": " + e.getMessage(), e);
+        } finally {
+            inJvm.unlock();
         }
     }
 }

@@ -66,6 +66,9 @@ public final class ClusterLoad {
     public static LoadReport run(ClusterDirectory dir, LoadOptions options, HistorySink history, AfterLoad after,
                                  Duration settle) throws Exception {
         ClusterDescriptor cluster = dir.read();
+        if (liveReplicas(dir, cluster).isEmpty()) {
+            throw new IllegalStateException("no replica of the cluster in " + dir.path() + " is alive (see ./psmr cluster status)");
+        }
         ReplicaConfig rc = cluster.settings().replicaConfig(1);
         LoadResult result;
         ProxyStats stats;
@@ -83,7 +86,7 @@ public final class ClusterLoad {
                 cluster.settings().workers(), options.batch(), options.window(), options.linger(), options.conflictPercent(),
                 options.retryTimeout(), options.workload());
         return new LoadReport(reported, rc, result, stats, digests, Runtime.getRuntime().availableProcessors(),
-                LoadOrdering.RINGPAXOS_CLUSTER);
+                cluster.isRatis() ? LoadOrdering.RATIS_CLUSTER : LoadOrdering.RINGPAXOS_CLUSTER);
     }
 
     private record Run(LoadResult result, ProxyStats stats) {
@@ -145,7 +148,7 @@ public final class ClusterLoad {
     static List<ClusterNode> liveReplicas(ClusterDirectory dir, ClusterDescriptor cluster) {
         List<ClusterNode> live = new ArrayList<>();
         for (ClusterNode n : cluster.replicas()) {
-            if (n.pid() != null && ProcessHandle.of(n.pid()).map(ProcessHandle::isAlive).orElse(false)) {
+            if (n.liveProcess().isPresent()) {
                 live.add(n);
             }
         }

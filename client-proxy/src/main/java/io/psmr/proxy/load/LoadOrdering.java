@@ -13,7 +13,9 @@ public enum LoadOrdering {
     /** Apache Ratis peers on loopback, psmr executing each committed entry; replies as Ratis replies. */
     RATIS("ratis", "Apache Ratis on loopback"),
     /** Ring Paxos between separate processes ({@code --cluster DIR}); not an {@code --ordering} choice. */
-    RINGPAXOS_CLUSTER("ringpaxos", "Ring Paxos");
+    RINGPAXOS_CLUSTER("ringpaxos", "Ring Paxos"),
+    /** Apache Ratis between separate processes ({@code --cluster DIR}); not an {@code --ordering} choice. */
+    RATIS_CLUSTER("ratis", "Apache Ratis");
 
     private final String label;
     private final String description;
@@ -35,7 +37,7 @@ public enum LoadOrdering {
 
     /** Whether the run's replicas are embedded in the load process (every choice of {@code --ordering}). */
     public boolean embedded() {
-        return this != RINGPAXOS_CLUSTER;
+        return this != RINGPAXOS_CLUSTER && this != RATIS_CLUSTER;
     }
 
     /** The {@code --ordering} choice named {@code label} (case-insensitive), or null. */
