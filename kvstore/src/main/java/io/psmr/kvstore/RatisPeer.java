@@ -66,8 +66,9 @@ public final class RatisPeer implements AutoCloseable {
             throw new IllegalArgumentException("autoSnapshotEvery must be at least 0, got " + autoSnapshotEvery);
         }
         RatisReplica replica = RatisReplica.create(config);
+        RaftServer server = null;
         try {
-            RaftServer server = RaftServer.newBuilder()
+            server = RaftServer.newBuilder()
                     .setServerId(id)
                     .setGroup(group)
                     .setProperties(serverProperties(config.limits(), port, Files.createDirectories(storage), autoSnapshotEvery))
@@ -77,6 +78,15 @@ public final class RatisPeer implements AutoCloseable {
             server.start();
             return new RatisPeer(group, server, replica);
         } catch (IOException | RuntimeException e) {
+            // A server built but not started (port taken, storage locked or unreadable) holds threads, its port and
+            // its storage lock: release them before the replica.
+            if (server != null) {
+                try {
+                    server.close();
+                } catch (IOException | RuntimeException closing) {
+                    e.addSuppressed(closing);
+                }
+            }
             replica.close();
             throw e;
         }

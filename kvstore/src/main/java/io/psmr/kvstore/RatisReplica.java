@@ -186,9 +186,35 @@ public final class RatisReplica implements AutoCloseable {
         private Decoded<AdmittedCommand> refuse(long index, boolean addressed, long proxyId, long batchId,
                                                 KvStatus status, String why) {
             List<KvReply> replies = !addressed ? List.of() : List.of(new KvReply(config.replicaId(), proxyId, batchId,
-                    KvReply.WHOLE_BATCH, index, KvResult.of(status, "batch " + batchId + " of proxy " + proxyId
-                    + " at instance " + index + " refused: " + why)));
+                    KvReply.WHOLE_BATCH, index, KvResult.of(status, refusedText(index, proxyId, batchId, why))));
             return Decoded.refuse(KvCodec.encodeReplies(replies));
+        }
+
+        private static String refusedText(long index, long proxyId, long batchId, String why) {
+            return "batch " + batchId + " of proxy " + proxyId + " at instance " + index + " refused: " + why;
+        }
+
+        /**
+         * The scheduler refused a decoded batch: answers REJECTED with the reason for the whole batch, as a refusal
+         * in {@link #decode} does, and completes the reply-cache entries {@code decode} opened for it with that
+         * answer, so a duplicate waiting on one (or a retry of the request) is answered instead of waiting forever.
+         */
+        @Override
+        public byte[] refusal(Batch<AdmittedCommand> batch, String reason) {
+            if (batch.commands().isEmpty()) {
+                return KvCodec.encodeReplies(List.of());
+            }
+            AdmittedCommand.BatchOrigin origin = batch.commands().get(0).origin;
+            byte[] reply = refuse(batch.instance(), true, origin.proxyId(), origin.batchId(), KvStatus.REJECTED,
+                    reason).refusal();
+            KvResult rejected = KvResult.of(KvStatus.REJECTED,
+                    refusedText(batch.instance(), origin.proxyId(), origin.batchId(), reason));
+            for (AdmittedCommand c : batch.commands()) {
+                if (c.verdict == AdmittedCommand.Verdict.EXECUTE) {
+                    c.entry.complete(rejected);
+                }
+            }
+            return reply;
         }
 
         @Override

@@ -42,6 +42,12 @@ import java.util.concurrent.atomic.AtomicReference;
  * latch that an aborted run counts down, not a sleep: the trial is about time, and half the
  * duration leaves the other half for the clients to drive the new coordinator.
  *
+ * <p><b>Limitation.</b> The earliest takeover separates the dead coordinator's decisions from the
+ * new one's by time only (see {@link FailoverProbe}): on a loaded machine a decision of the dead
+ * coordinator delivered after it is counted as the first new one, and <em>kill → first new
+ * decision</em> is then too short. A value below <em>kill → new coordinator</em> minus one tick is
+ * certainly such a miscount.
+ *
  * <p><b>Checks.</b> Those of every run ({@link E2eBench#checkRun}): every operation answered with a
  * non-error status, no batch timed out or refused, the replica did not stop; and the coordinator
  * was replaced and a new decision delivered within {@link E2eBench#QUIESCE_SECONDS}.

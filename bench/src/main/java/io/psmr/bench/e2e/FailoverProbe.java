@@ -15,6 +15,18 @@ import java.util.concurrent.TimeUnit;
  * survivor suspects the old one, so deliveries before that earliest possible takeover are counted
  * as the dead coordinator's tail ({@link #drained()}) and the stamp is the first delivery after it.
  *
+ * <p><b>Limitation: the cut-off is a time, not a ballot.</b> The probe sees an instance and its
+ * value, not the ballot it was decided under, and nothing in a value says which coordinator launched
+ * it; the dead coordinator's highest launched instance is not exposed by {@code LoopbackRingPaxos}
+ * either. So the tail is told from the failover by time alone. On a loaded machine (the 2 shared
+ * cores, with the clients, proxy and replica competing for them) a decision of the dead
+ * coordinator can be delivered later than the cut-off; the probe then stamps it as the first new
+ * decision and <em>kill → first new decision</em> comes out too short, by up to the whole takeover.
+ * A stamp more than a tick before <em>kill → new coordinator</em> is such a case for certain (a new
+ * coordinator decides nothing before its Phase 1, and that is seen at most a tick late); a stamp
+ * after it may still be one. Telling them apart exactly needs the ballot of each delivered
+ * decision, which the {@link DeliveryListener} SPI does not carry.
+ *
  * <p>A subscription of its own, rather than polling {@code lastInstance()}, gives the stamp without
  * a polling period and leaves the replica's subscription alone; it costs a comparison per delivery,
  * so it never holds proposers back.

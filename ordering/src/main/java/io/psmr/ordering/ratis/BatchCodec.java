@@ -16,7 +16,7 @@ import java.util.concurrent.CompletableFuture;
  *
  * <p><b>Threads.</b> {@link #decode} is called on Ratis' state machine updater thread, one entry at
  * a time, in log order, never concurrently with itself; it may keep state across calls without
- * locking. {@link #reply} is called on a scheduler worker thread, concurrently for batches that
+ * locking. {@link #refusal} is called on that thread too. {@link #reply} is called on a scheduler worker thread, concurrently for batches that
  * do not conflict; it must not block (return a future that completes later instead).
  *
  * @param <C> the command type
@@ -40,6 +40,24 @@ public interface BatchCodec<C extends Command, R> {
      * delays the reply (for example until a duplicate's original result is known).
      */
     CompletableFuture<byte[]> reply(Batch<C> batch, List<Outcome<R>> outcomes);
+
+    /**
+     * The reply to the client for {@code batch}, which {@link #decode} made but the scheduler refused as a whole
+     * (it breaks one of the scheduler's limits or rules; {@code reason} says which): none of its commands ran. The
+     * refusal depends only on the batch, so every replica makes it alike. Called on the updater thread, like
+     * {@link #decode} and right after it for this batch; it may undo what {@code decode} recorded for the batch (an
+     * exactly-once table, say). The adapter reports the entry applied either way.
+     *
+     * <p>The default returns null: the entry's future then fails with the scheduler's
+     * {@link IllegalArgumentException}, and Ratis answers the client with a generic {@code StateMachineException}.
+     *
+     * @param batch  the refused batch
+     * @param reason the scheduler's reason
+     * @return the reply to the client, or null for none
+     */
+    default byte[] refusal(Batch<C> batch, String reason) {
+        return null;
+    }
 
     /**
      * What {@link #decode} made of an entry: a batch to execute, or the reply refusing it.

@@ -197,8 +197,7 @@ public class PsmrStateMachine<C extends Command, R> extends BaseStateMachine {
         }
         if (decoded.batch() == null) {
             if (!applied.register(term, index)) {
-                return CompletableFuture.failedFuture(new IllegalStateException("log entry " + index
-                        + " arrived after entry " + applied.lastRegistered() + "; Ratis applies in log order"));
+                return CompletableFuture.failedFuture(outOfOrder(index));
             }
             complete(index);
             return CompletableFuture.completedFuture(message(decoded.refusal()));
@@ -210,8 +209,7 @@ public class PsmrStateMachine<C extends Command, R> extends BaseStateMachine {
             return CompletableFuture.failedFuture(e);
         }
         if (!applied.register(term, index)) {
-            return CompletableFuture.failedFuture(new IllegalStateException("log entry " + index
-                    + " arrived after entry " + applied.lastRegistered() + "; Ratis applies in log order"));
+            return CompletableFuture.failedFuture(outOfOrder(index));
         }
         Running<C, R> r = new Running<>(term, batch.size());
         running.put(index, r);
@@ -221,7 +219,18 @@ public class PsmrStateMachine<C extends Command, R> extends BaseStateMachine {
             // Refused the same way on every replica (the batch depends only on the log): nothing ran.
             running.remove(index);
             complete(index);
-            r.reply.completeExceptionally(e);
+            byte[] refusal;
+            try {
+                refusal = codec.refusal(batch, e.getMessage());
+            } catch (RuntimeException codecError) {
+                LOG.error("codec threw answering the refused log entry {}", index, codecError);
+                refusal = null;
+            }
+            if (refusal != null) {
+                r.reply.complete(message(refusal));
+            } else {
+                r.reply.completeExceptionally(e);
+            }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             running.remove(index);
@@ -232,6 +241,12 @@ public class PsmrStateMachine<C extends Command, R> extends BaseStateMachine {
             r.reply.completeExceptionally(e);
         }
         return r.reply;
+    }
+
+    /** Why entry {@code index} is not applied: Ratis gave it after a later one. Updater thread. */
+    private IllegalStateException outOfOrder(long index) {
+        return new IllegalStateException("log entry " + index + " arrived after entry " + applied.lastRegistered()
+                + "; Ratis applies in log order");
     }
 
     /** Ratis' configuration and metadata entries: executed at once, behind the batches before them. */

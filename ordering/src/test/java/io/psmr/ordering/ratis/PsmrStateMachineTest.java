@@ -79,15 +79,23 @@ class PsmrStateMachineTest {
 
         @Override
         public Decoded<Add> decode(long index, byte[] entry) {
+            String text = new String(entry, StandardCharsets.UTF_8);
+            // "!..." makes a batch the scheduler (exact keys) refuses: its summary is a bitmap.
+            boolean misfit = text.startsWith("!");
             List<Add> adds = new ArrayList<>();
-            for (String part : new String(entry, StandardCharsets.UTF_8).split(";")) {
+            for (String part : text.substring(misfit ? 1 : 0).split(";")) {
                 String[] kv = part.split("=");
                 if (kv.length != 2 || !kv[1].matches("-?\\d{1,9}")) {
                     return Decoded.refuse(("refused: " + part).getBytes(StandardCharsets.UTF_8));
                 }
                 adds.add(new Add(kv[0], Long.parseLong(kv[1])));
             }
-            return Decoded.execute(Batch.of(index, adds, ConflictDetection.keysHashed()));
+            return Decoded.execute(Batch.of(index, adds, misfit ? ConflictDetection.bitmap(64) : ConflictDetection.keysHashed()));
+        }
+
+        @Override
+        public byte[] refusal(Batch<Add> batch, String reason) {
+            return ("scheduler refused: " + reason).getBytes(StandardCharsets.UTF_8);
         }
 
         @Override
@@ -161,7 +169,12 @@ class PsmrStateMachineTest {
             }
             RaftClientReply refused = client.io().send(Message.valueOf(ByteString.copyFromUtf8("c1=lots")));
             assertEquals("refused: c1=lots", refused.getMessage().getContent().toStringUtf8());
-            long last = refused.getLogIndex();
+            // Refused by the scheduler, not the codec: the codec's refusal reply says why, and nothing runs.
+            RaftClientReply misfit = client.io().send(Message.valueOf(ByteString.copyFromUtf8("!c1=5")));
+            assertTrue(misfit.isSuccess(), "a refusal is a reply, not a failure: " + misfit);
+            String why = misfit.getMessage().getContent().toStringUtf8();
+            assertTrue(why.startsWith("scheduler refused: conflict summary mode"), why);
+            long last = misfit.getLogIndex();
             for (int i = 0; i < replies.size(); i++) {
                 RaftClientReply r = replies.get(i).get(30, TimeUnit.SECONDS);
                 assertTrue(r.isSuccess(), "entry " + i + ": " + r);

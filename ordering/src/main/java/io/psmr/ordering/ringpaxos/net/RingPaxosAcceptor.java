@@ -1,15 +1,21 @@
 package io.psmr.ordering.ringpaxos.net;
 
+import io.psmr.ordering.ringpaxos.AcceptorJournal;
 import io.psmr.ordering.ringpaxos.AcceptorNode;
 import io.psmr.ordering.ringpaxos.AcceptorStorage;
+import io.psmr.ordering.ringpaxos.Ballot;
 import io.psmr.ordering.ringpaxos.RingPaxosConfig;
+import io.psmr.ordering.ringpaxos.Value;
 import io.psmr.ordering.ringpaxos.storage.FileAcceptorLog;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
+import java.util.Collections;
 import java.util.Map;
 import java.util.Objects;
+import java.util.SortedSet;
+import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -40,6 +46,51 @@ public final class RingPaxosAcceptor implements AutoCloseable {
     private final int id;
     private final FileAcceptorLog log;
     private final RingPaxosNode node;
+    private final StorageState restored;
+
+    /**
+     * A snapshot of an acceptor's storage: what a restart from its data directory must bring back.
+     *
+     * @param promised  the highest ballot promised
+     * @param trimmedTo the trim point
+     * @param voted     the held instances with a vote, ascending
+     * @param decided   the held instances known decided, ascending
+     */
+    public record StorageState(Ballot promised, long trimmedTo, SortedSet<Long> voted, SortedSet<Long> decided) {
+
+        /** Copies the sets (unmodifiable). */
+        public StorageState {
+            Objects.requireNonNull(promised, "promised");
+            voted = Collections.unmodifiableSortedSet(new TreeSet<>(voted));
+            decided = Collections.unmodifiableSortedSet(new TreeSet<>(decided));
+        }
+
+        /** The state of {@code storage}, read on the thread that owns it. */
+        static StorageState of(AcceptorStorage storage) {
+            SortedSet<Long> voted = new TreeSet<>();
+            SortedSet<Long> decided = new TreeSet<>();
+            storage.writeTo(new AcceptorJournal() {
+                @Override
+                public void promised(Ballot ballot) {
+                }
+
+                @Override
+                public void voted(long instance, Ballot ballot, Value value) {
+                    voted.add(instance);
+                }
+
+                @Override
+                public void decided(long instance, Value value) {
+                    decided.add(instance);
+                }
+
+                @Override
+                public void trimmed(long upTo) {
+                }
+            });
+            return new StorageState(storage.promised(), storage.trimmedTo(), voted, decided);
+        }
+    }
 
     private RingPaxosAcceptor(RingPaxosConfig config, int id, TransportConfig transport, InetSocketAddress bind,
                               Map<Integer, InetSocketAddress> peers, Path dataDir, boolean fsync) {
@@ -50,6 +101,7 @@ public final class RingPaxosAcceptor implements AutoCloseable {
             throw new UncheckedIOException("acceptor " + id + ": cannot open its log in " + dataDir + ": " + e.getMessage(), e);
         }
         AcceptorStorage storage = log == null ? new AcceptorStorage(config.logCapacity()) : log.storage();
+        this.restored = StorageState.of(storage); // before the node runs: nothing learnt from peers yet
         AcceptorNode core = new AcceptorNode(config, id, storage);
         try {
             this.node = RingPaxosNode.start(core, config, transport, bind, peers, new RingPaxosNode.Listener() {
@@ -126,6 +178,22 @@ public final class RingPaxosAcceptor implements AutoCloseable {
      */
     public CompletableFuture<Boolean> isCoordinator() {
         return node.call(core -> ((AcceptorNode) core).isCoordinator());
+    }
+
+    /**
+     * The storage as restored from the data directory when this acceptor started, before the node received any
+     * message (empty for in-memory storage or a new directory). Any thread.
+     */
+    public StorageState restoredState() {
+        return restored;
+    }
+
+    /**
+     * The storage's current state, read on the event-loop thread. Fails with
+     * {@link java.util.concurrent.RejectedExecutionException} if the acceptor is closed.
+     */
+    public CompletableFuture<StorageState> storageState() {
+        return node.call(core -> StorageState.of(((AcceptorNode) core).storage()));
     }
 
     /** Stops the node (its port is released), then writes what is buffered and closes the log. Idempotent. */

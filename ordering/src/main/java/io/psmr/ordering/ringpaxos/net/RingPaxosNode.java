@@ -42,6 +42,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -250,18 +251,36 @@ public final class RingPaxosNode implements AutoCloseable {
      * @throws RejectedExecutionException if the node is closed
      */
     public void execute(Runnable action) {
+        execute(action, skipped -> { });
+    }
+
+    /**
+     * Like {@link #execute(Runnable)}, but a task already queued when the node closes is not run silently:
+     * {@code onSkipped} is called with the reason, on the event-loop thread.
+     */
+    private void execute(Runnable action, Consumer<RejectedExecutionException> onSkipped) {
         if (closed) {
-            throw new RejectedExecutionException("node " + id + " is closed");
+            throw closedError();
         }
         loop.execute(() -> {
-            if (!closed) {
+            if (closed) {
+                onSkipped.accept(closedError());
+            } else {
                 action.run();
                 processReady();
             }
         });
     }
 
-    /** Runs {@code f} on the core, on the event-loop thread, and completes with its result. */
+    private RejectedExecutionException closedError() {
+        return new RejectedExecutionException("node " + id + " is closed");
+    }
+
+    /**
+     * Runs {@code f} on the core, on the event-loop thread, and completes with its result. Completes exceptionally
+     * with {@link RejectedExecutionException} if the node is closed, or closes before {@code f} runs; with what
+     * {@code f} throws otherwise. Any thread.
+     */
     public <T> CompletableFuture<T> call(Function<ProtocolNode, T> f) {
         CompletableFuture<T> result = new CompletableFuture<>();
         try {
@@ -271,7 +290,7 @@ public final class RingPaxosNode implements AutoCloseable {
                 } catch (RuntimeException e) {
                     result.completeExceptionally(e);
                 }
-            });
+            }, result::completeExceptionally);
         } catch (RejectedExecutionException e) {
             result.completeExceptionally(e);
         }

@@ -109,6 +109,8 @@ public final class FileAcceptorLog implements AcceptorJournal, AutoCloseable {
     private FileChannel channel;
     private long size;
     private long lastCompactedBytes;
+    // After a failed compaction, the size the file must reach before the next attempt (0: none failed).
+    private long compactRetryBytes;
     // Changes reported since the last flush, as records; recordStart is where the last one begins.
     private ByteBuffer pending = ByteBuffer.allocate(4096);
     private int recordStart;
@@ -287,7 +289,12 @@ public final class FileAcceptorLog implements AcceptorJournal, AutoCloseable {
      * {@code fsync}), then compacts if the file has grown past its bound. Call it before sending the messages
      * that follow the changes.
      *
-     * @throws UncheckedIOException if the write fails: the changes are not durable, so the caller must not send
+     * <p>A compaction that fails before it replaces the file (the new file cannot be written or renamed, e.g. a
+     * full disk) does not fail the flush: the changes are already durable in the append-only log, which is kept.
+     * It is logged at WARN, its temporary file is deleted, and compaction is tried again once the file has doubled.
+     *
+     * @throws UncheckedIOException if the write fails: the changes are not durable, so the caller must not send;
+     *                              or if a compaction replaced the file but it cannot be reopened for appending
      */
     public void flush() {
         if (closed) {
@@ -305,7 +312,7 @@ public final class FileAcceptorLog implements AcceptorJournal, AutoCloseable {
             if (fsync) {
                 channel.force(false);
             }
-            if (size > Math.max(compactBytes, 2 * lastCompactedBytes)) {
+            if (size > Math.max(compactBytes, 2 * lastCompactedBytes) && size >= compactRetryBytes) {
                 compact();
             }
         } catch (IOException e) {
@@ -313,41 +320,91 @@ public final class FileAcceptorLog implements AcceptorJournal, AutoCloseable {
         }
     }
 
-    /** Rewrites the log from the storage's current state into a new file and renames it over the old one. */
+    /**
+     * Rewrites the log from the storage's current state into a new file and renames it over the old one. A failure
+     * before the rename leaves the old file in use and schedules a retry; one after it (reopening the new file) is
+     * thrown, since the old channel no longer names the log.
+     */
     private void compact() throws IOException {
         long before = size;
-        // The snapshot is encoded by this journal's own methods into a fresh buffer (pending is empty here).
-        ByteBuffer saved = pending;
-        pending = ByteBuffer.allocate(4096);
-        pending.put(MAGIC);
-        storage.writeTo(this);
-        ByteBuffer snapshot = pending;
-        pending = saved;
-        snapshot.flip();
         Path tmp = dir.resolve(TMP_NAME);
         long written = 0;
-        try (FileChannel out = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
-                StandardOpenOption.WRITE)) {
-            while (snapshot.hasRemaining()) {
-                written += out.write(snapshot);
-            }
-            if (fsync) {
-                out.force(true);
-            }
-        }
         try {
-            Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-        } catch (AtomicMoveNotSupportedException e) {
-            throw new IOException("cannot compact acceptor log " + file + ": the file system cannot rename atomically", e);
+            ByteBuffer snapshot = snapshot();
+            try (FileChannel out = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
+                    StandardOpenOption.WRITE)) {
+                while (snapshot.hasRemaining()) {
+                    written += out.write(snapshot);
+                }
+                if (fsync) {
+                    out.force(true);
+                }
+            }
+            compactHook.beforeRename(tmp);
+            try {
+                Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+            } catch (AtomicMoveNotSupportedException e) {
+                throw new IOException("the file system cannot rename " + tmp + " atomically", e);
+            }
+        } catch (IOException | RuntimeException e) {
+            try {
+                Files.deleteIfExists(tmp);
+            } catch (IOException deleting) {
+                e.addSuppressed(deleting);
+            }
+            compactRetryBytes = 2 * size;
+            LOG.warn("cannot compact acceptor log {} ({} bytes); keeping the append-only log, next attempt at {} bytes",
+                    file, size, compactRetryBytes, e);
+            return;
         }
         if (fsync) {
             forceDirectory();
         }
-        channel.close();
-        channel = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE);
+        // The file is now the snapshot: the old channel names the replaced file, so a failure here is fatal.
+        FileChannel reopened = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE);
+        FileChannel old = channel;
+        channel = reopened;
         size = written;
         lastCompactedBytes = written;
+        compactRetryBytes = 0;
+        try {
+            old.close();
+        } catch (IOException e) {
+            LOG.debug("cannot close the replaced acceptor log channel of {}: {}", file, e.toString());
+        }
         LOG.debug("compacted acceptor log {} from {} to {} bytes", file, before, written);
+    }
+
+    /**
+     * The storage's current state as a whole log (magic, then records), encoded by this journal's own methods into a
+     * fresh buffer; {@code pending} (empty here) is restored even if encoding fails.
+     */
+    private ByteBuffer snapshot() {
+        ByteBuffer saved = pending;
+        int savedRecordStart = recordStart;
+        pending = ByteBuffer.allocate(4096);
+        try {
+            pending.put(MAGIC);
+            storage.writeTo(this);
+            return pending.flip();
+        } finally {
+            pending = saved;
+            recordStart = savedRecordStart;
+        }
+    }
+
+    /** For tests: called between writing the compacted file and renaming it over the log. */
+    interface CompactHook {
+        CompactHook NONE = tmp -> { };
+
+        void beforeRename(Path tmp) throws IOException;
+    }
+
+    private CompactHook compactHook = CompactHook.NONE;
+
+    /** For tests: sets {@code hook} to run before each compaction's rename (to make it fail). Owner thread only. */
+    void compactHook(CompactHook hook) {
+        this.compactHook = Objects.requireNonNull(hook, "hook");
     }
 
     private void forceDirectory() {

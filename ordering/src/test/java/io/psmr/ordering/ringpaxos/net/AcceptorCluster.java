@@ -13,7 +13,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.BooleanSupplier;
 
 /**
@@ -84,9 +86,21 @@ final class AcceptorCluster implements AutoCloseable {
     void awaitCoordinator(int id) throws InterruptedException {
         await(() -> {
             synchronized (acceptors) {
-                return acceptors.entrySet().stream().allMatch(e -> e.getValue().isCoordinator().join() == (e.getKey() == id));
+                return acceptors.entrySet().stream().allMatch(e -> isCoordinator(e.getValue()) == (e.getKey() == id));
             }
         }, "acceptor " + id + " to coordinate alone");
+    }
+
+    /** Asks {@code acceptor} whether it coordinates, failing after {@link #WAIT_S} rather than hanging. */
+    static boolean isCoordinator(RingPaxosAcceptor acceptor) {
+        try {
+            return acceptor.isCoordinator().get(WAIT_S, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError("interrupted asking " + acceptor + " whether it coordinates", e);
+        } catch (ExecutionException | TimeoutException e) {
+            throw new AssertionError("cannot ask " + acceptor + " whether it coordinates: " + e, e);
+        }
     }
 
     /** Waits until the learner delivered {@code count} values, and checks they are gap-free. */

@@ -3,10 +3,16 @@ package io.psmr.ordering.ringpaxos.net;
 import static io.psmr.ordering.ringpaxos.net.AcceptorCluster.PROPOSER;
 import static io.psmr.ordering.ringpaxos.net.AcceptorCluster.WAIT_S;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.psmr.ordering.OrderingClient;
 import io.psmr.ordering.ringpaxos.AcceptorNode;
 import io.psmr.ordering.ringpaxos.AcceptorStorage;
+import io.psmr.ordering.ringpaxos.Ballot;
+import io.psmr.ordering.ringpaxos.ProtocolNode;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
@@ -16,8 +22,11 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -46,12 +55,17 @@ class RingPaxosAcceptorRestartTest {
             proposeAll(client, "first", 100, acknowledged);
             cluster.awaitCoordinator(0);
             InetSocketAddress port0 = cluster.peers.get(0);
+            RingPaxosAcceptor.StorageState before = cluster.acceptor(0).storageState().get(WAIT_S, TimeUnit.SECONDS);
+            // Something to lose: a promise, and votes held or trimmed (everything decided may be trimmed already).
+            assertTrue(before.promised().isAbove(Ballot.ZERO) && (before.trimmedTo() > 0 || !before.voted().isEmpty()),
+                    "acceptor 0 promised and voted before its restart: " + before);
 
             cluster.close(0); // the coordinator
             proposeAll(client, "without-0", 100, acknowledged);
 
             cluster.restart(0); // same port, same directory
             assertEquals(port0, cluster.acceptor(0).localAddress());
+            assertRestored(before, cluster.acceptor(0).restoredState());
             cluster.awaitCoordinator(0); // the lowest id takes over again, under a higher ballot
             proposeAll(client, "with-0", 50, acknowledged);
 
@@ -93,6 +107,62 @@ class RingPaxosAcceptorRestartTest {
         } finally {
             node.close();
         }
+    }
+
+    @Test
+    void aCallQueuedWhenTheNodeClosesFailsInsteadOfHanging() throws Exception {
+        RingPaxosNode node = RingPaxosNode.start(new AcceptorNode(AcceptorCluster.CONFIG, 0,
+                        new AcceptorStorage(AcceptorCluster.CONFIG.logCapacity())), AcceptorCluster.CONFIG,
+                AcceptorCluster.TRANSPORT, new InetSocketAddress("127.0.0.1", 0), new ConcurrentHashMap<>(),
+                new RingPaxosNode.Listener() { });
+        CountDownLatch release = new CountDownLatch(1);
+        Thread closer = new Thread(node::close, "closer");
+        try {
+            node.execute(() -> {
+                try {
+                    release.await(); // holds the event loop, so the call below stays queued
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            });
+            CompletableFuture<Integer> queued = node.call(ProtocolNode::id);
+            closer.start(); // marks the node closed at once, then waits for the loop
+            AcceptorCluster.await(() -> {
+                try {
+                    node.execute(() -> { });
+                    return false;
+                } catch (RejectedExecutionException closed) {
+                    return true;
+                }
+            }, "the node to be marked closed");
+            release.countDown();
+            ExecutionException failed = assertThrows(ExecutionException.class, () -> queued.get(WAIT_S, TimeUnit.SECONDS));
+            assertInstanceOf(RejectedExecutionException.class, failed.getCause());
+            assertTrue(failed.getCause().getMessage().contains("node 0"), failed.getCause().getMessage());
+        } finally {
+            release.countDown();
+            closer.join(TimeUnit.SECONDS.toMillis(WAIT_S));
+            node.close();
+        }
+    }
+
+    /**
+     * Checks that {@code restored} (read from the data directory before the restarted node heard any peer) brings
+     * back {@code before} (read just before the close; the node may have changed a little more before it stopped,
+     * and all of it was made durable): a promise at least as high, a trim point at least as high, and every
+     * vote and decision of {@code before} above that trim point. Storage that ignored its directory has no promise and
+     * no trim point, and fails.
+     */
+    static void assertRestored(RingPaxosAcceptor.StorageState before, RingPaxosAcceptor.StorageState restored) {
+        assertFalse(restored.promised().isBelow(before.promised()),
+                "restored promise " + restored.promised() + " below " + before.promised());
+        assertTrue(restored.trimmedTo() >= before.trimmedTo(),
+                "restored trim point " + restored.trimmedTo() + " below " + before.trimmedTo());
+        Set<Long> voted = new TreeSet<>(before.voted().tailSet(restored.trimmedTo() + 1));
+        Set<Long> decided = new TreeSet<>(before.decided().tailSet(restored.trimmedTo() + 1));
+        assertTrue(restored.voted().containsAll(voted), "restored votes " + restored.voted() + " miss some of " + voted);
+        assertTrue(restored.decided().containsAll(decided),
+                "restored decisions " + restored.decided() + " miss some of " + decided);
     }
 
     /** Proposes {@code count} values and waits for every future; records them as acknowledged. */

@@ -276,4 +276,81 @@ class FileAcceptorLogTest {
                     files.map(p -> p.getFileName().toString()).sorted((a, b) -> a.equals(FileAcceptorLog.FILE_NAME) ? -1 : 1).toList());
         }
     }
+
+    @Test
+    void aFailedCompactionKeepsTheLogWorkingAndIsRetriedLater() throws IOException {
+        long compactBytes = 8 * 1024;
+        int[] attempts = {0};
+        boolean[] failing = {true};
+        List<String> before;
+        try (FileAcceptorLog log = FileAcceptorLog.open(dir, CAPACITY, false, compactBytes)) {
+            log.compactHook(tmp -> {
+                attempts[0]++;
+                assertTrue(Files.exists(tmp), "the compacted file was written");
+                if (failing[0]) {
+                    throw new IOException("No space left on device (test)");
+                }
+            });
+            AcceptorStorage s = log.storage();
+            long failedAt = 0;
+            long i = 1;
+            // One attempt above the bound, then none until the file has doubled.
+            while (attempts[0] < 2) {
+                writeInstance(s, i++);
+                long sizeBefore = log.sizeBytes();
+                log.flush(); // never throws: the records are durable
+                assertTrue(log.sizeBytes() >= sizeBefore, "a failing compaction replaced the file at instance " + i);
+                assertFalse(Files.exists(dir.resolve(FileAcceptorLog.TMP_NAME)), "the temporary file is deleted");
+                if (attempts[0] == 1 && failedAt == 0) {
+                    failedAt = log.sizeBytes();
+                }
+            }
+            assertTrue(failedAt > compactBytes, "compaction was tried only above its bound: " + failedAt);
+            assertTrue(log.sizeBytes() >= 2 * failedAt, "retried at " + log.sizeBytes() + " bytes, before the file doubled from "
+                    + failedAt);
+            failing[0] = false;
+            long retryFrom = log.sizeBytes();
+            while (attempts[0] < 3) {
+                writeInstance(s, i++);
+                log.flush();
+            }
+            assertTrue(log.sizeBytes() < retryFrom, "the next attempt compacted: " + log.sizeBytes() + " bytes");
+            writeInstance(s, i);
+            log.flush();
+            before = state(s);
+        }
+        try (FileAcceptorLog log = FileAcceptorLog.open(dir, CAPACITY, false, compactBytes)) {
+            assertEquals(before, state(log.storage()), "restored after a failed and a successful compaction");
+        }
+    }
+
+    @Test
+    void aFailedCompactionLeavesARestorableLog() throws IOException {
+        List<String> before;
+        try (FileAcceptorLog log = FileAcceptorLog.open(dir, CAPACITY, false, 4096)) {
+            log.compactHook(tmp -> {
+                throw new IOException("No space left on device (test)");
+            });
+            AcceptorStorage s = log.storage();
+            for (long i = 1; log.sizeBytes() < 3 * 4096; i++) {
+                writeInstance(s, i);
+                log.flush();
+            }
+            before = state(s);
+        }
+        try (FileAcceptorLog log = FileAcceptorLog.open(dir, CAPACITY, false, 4096)) {
+            assertEquals(before, state(log.storage()));
+        }
+    }
+
+    /** A promise, a vote and a decision at {@code i}, trimming every 10 instances. */
+    private static void writeInstance(AcceptorStorage s, long i) {
+        Ballot b = new Ballot(1 + i / 100, 0);
+        promise(s, b);
+        vote(s, i, b, value(20, i, 40));
+        decide(s, i, value(20, i, 40));
+        if (i % 10 == 0) {
+            trim(s, i - 20);
+        }
+    }
 }
