@@ -10,6 +10,7 @@ import io.psmr.kvstore.ReplyChannel;
 import io.psmr.ordering.AtomicBroadcast;
 import io.psmr.ordering.BroadcastClosedException;
 import io.psmr.ordering.OrderingClient;
+import io.psmr.ordering.OutcomeUnknownException;
 import io.psmr.ordering.OverloadedException;
 import io.psmr.scheduler.ConflictSummary;
 import io.psmr.scheduler.SummaryBuilder;
@@ -554,9 +555,15 @@ public final class ClientProxy implements ReplyChannel, AutoCloseable {
             } catch (java.util.concurrent.RejectedExecutionException e) {
                 // closing: close() fails what is left
             }
+        } else if (cause instanceof OutcomeUnknownException) {
+            // It may have been ordered: the replicas' exactly-once rule makes proposing it again safe,
+            // so the retry timer armed with this attempt does that, within maxRetries.
+            o.outcomeUnknown = true;
+            LOG.debug("proxy {}: batch {}'s outcome is unknown ({}); it will be proposed again on timeout",
+                    config.proxyId(), o.batchId, cause.getMessage());
         } else if (cause instanceof BroadcastClosedException) {
             failRemaining(o, new ProxyClosedException("the atomic broadcast closed; batch " + o.batchId
-                    + " was not ordered", cause));
+                    + (o.outcomeUnknown ? " may or may not have been ordered by an earlier attempt" : " was not ordered"), cause));
         } else {
             failRemaining(o, new ProxyClosedException("proposing batch " + o.batchId + " failed: " + cause, cause));
         }
@@ -659,6 +666,7 @@ public final class ClientProxy implements ReplyChannel, AutoCloseable {
         volatile boolean finished;
         volatile ScheduledFuture<?> timeout;
         volatile int attempts; // written by the sender only
+        volatile boolean outcomeUnknown; // an earlier attempt may have been ordered
         boolean retryQueued; // guarded by the proxy's lock
 
         Outstanding(long batchId, Pending[] commands, byte[] bytes) {

@@ -15,6 +15,7 @@ import io.psmr.kvstore.ReplicaConfig;
 import io.psmr.kvstore.StoreConfig;
 import io.psmr.ordering.AtomicBroadcast;
 import io.psmr.ordering.DeliveryListener;
+import io.psmr.ordering.OutcomeUnknownException;
 import io.psmr.ordering.OverloadedException;
 import io.psmr.ordering.Subscription;
 import io.psmr.scheduler.ConflictDetection;
@@ -249,6 +250,25 @@ class ClientProxyTest {
                 for (Replica r : c.replicas()) {
                     assertEquals(0, r.stats().duplicates());
                     assertEquals(1, r.stats().commandsExecuted());
+                }
+            }
+        }
+    }
+
+    @Test
+    void aProposalWhoseOutcomeIsUnknownIsProposedAgainAndAppliedOnce() throws Exception {
+        try (EmbeddedCluster c = EmbeddedCluster.start(3, replicas())) {
+            AtomicInteger n = new AtomicInteger();
+            // The first attempt is ordered, but the client is told only that the outcome is unknown.
+            Interposer cutOff = new Interposer(c.broadcast(), v -> n.incrementAndGet() == 1
+                    ? c.broadcast().propose(v).thenCompose(i -> CompletableFuture.<Long>failedFuture(
+                            new OutcomeUnknownException("test: cut off after sending")))
+                    : null);
+            try (ClientProxy p = ClientProxy.start(proxy().retryTimeout(Duration.ofMillis(200)).build(), cutOff, c.router())) {
+                assertEquals(KvStatus.OK, p.newClient().blocking().create(b("k"), b("v")).status());
+                assertTrue(c.awaitQuiescent(30, TimeUnit.SECONDS));
+                for (Replica r : c.replicas()) {
+                    assertEquals(1, r.stats().commandsExecuted(), "executed once on replica " + r.id());
                 }
             }
         }

@@ -12,9 +12,10 @@ import java.util.concurrent.CompletableFuture;
  * the value's instance when the implementation knows it ({@link AtomicBroadcast} always does), or
  * with {@link #UNKNOWN_INSTANCE} when it learns only <em>that</em> the value was ordered. It fails,
  * and the value is not ordered, with {@link OverloadedException}, {@link BroadcastClosedException}
- * or {@link IllegalStateException} as described in {@link AtomicBroadcast}; an implementation that
- * cannot tell whether a value it already sent was ordered says so in the exception's message (the
- * layer above deduplicates retries).
+ * or {@link IllegalStateException} as described in {@link AtomicBroadcast}. An implementation that
+ * cannot tell whether a value it already sent was ordered (a network client closed or cut off
+ * mid-request) fails the future with {@link OutcomeUnknownException} instead: the value may be
+ * delivered, and only a layer that deduplicates may propose it again.
  *
  * <h2>Thread safety</h2>
  * All methods may be called from any thread, concurrently. Futures may complete on an

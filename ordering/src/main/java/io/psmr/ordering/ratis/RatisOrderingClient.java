@@ -2,6 +2,7 @@ package io.psmr.ordering.ratis;
 
 import io.psmr.ordering.BroadcastClosedException;
 import io.psmr.ordering.OrderingClient;
+import io.psmr.ordering.OutcomeUnknownException;
 import java.io.IOException;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
@@ -92,10 +93,10 @@ public final class RatisOrderingClient implements OrderingClient {
         sent.whenComplete((reply, e) -> {
             outstanding.decrementAndGet();
             if (e != null) {
-                ordered.completeExceptionally(new IOException("Ratis request failed; the value may or may not have"
+                ordered.completeExceptionally(new OutcomeUnknownException("Ratis request failed; the value may or may not have"
                         + " been ordered: " + e, e));
             } else if (!reply.isSuccess()) {
-                ordered.completeExceptionally(new IOException("Ratis refused the request; the value may or may not"
+                ordered.completeExceptionally(new OutcomeUnknownException("Ratis refused the request; the value may or may not"
                         + " have been ordered: " + reply.getException(), reply.getException()));
             } else {
                 try {

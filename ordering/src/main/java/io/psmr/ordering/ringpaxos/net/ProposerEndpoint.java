@@ -1,6 +1,7 @@
 package io.psmr.ordering.ringpaxos.net;
 
 import io.psmr.ordering.BroadcastClosedException;
+import io.psmr.ordering.OutcomeUnknownException;
 import io.psmr.ordering.OverloadedException;
 import io.psmr.ordering.ringpaxos.ProposalId;
 import io.psmr.ordering.ringpaxos.Proposer;
@@ -141,7 +142,7 @@ final class ProposerEndpoint implements AutoCloseable {
         node.close();
         failQueued();
         for (CompletableFuture<Long> f : inFlight.values()) {
-            f.completeExceptionally(new BroadcastClosedException(
+            f.completeExceptionally(new OutcomeUnknownException(
                     "closed before the proposal's outcome was known: it may or may not have been ordered"));
         }
         inFlight.clear();
