@@ -29,7 +29,7 @@ import picocli.CommandLine.Spec;
         commandListHeading = "%nCommands:%n",
         description = {
             "Run a replicated key-value store as separate processes on 127.0.0.1: Ring Paxos acceptors and replicas, or Apache Ratis peers.",
-            "Drive it with ./psmr load --cluster DIR. Docs: docs/ringpaxos.md (Running a cluster)."},
+            "Drive it with ./psmr load --cluster DIR. Docs: docs/ringpaxos.md (Running a cluster of processes), docs/integration.md (Ratis)."},
         subcommands = {ClusterCommand.Start.class, ClusterCommand.Status.class, ClusterCommand.Kill.class,
             ClusterCommand.Restart.class, ClusterCommand.Stop.class})
 public final class ClusterCommand implements Callable<Integer> {
@@ -127,7 +127,7 @@ public final class ClusterCommand implements Callable<Integer> {
 
     /** {@code cluster status}. */
     @Command(name = "status", mixinStandardHelpOptions = true,
-            description = "Show every node (process, ports, state) and which acceptor coordinates.")
+            description = "Show every node (process, ports, state) and which acceptor coordinates (or which Ratis peer leads).")
     static final class Status implements Callable<Integer> {
         @Spec
         CommandSpec spec;

@@ -32,7 +32,7 @@ import picocli.CommandLine.Spec;
         sortOptions = false,
         description = {
             "Run one node (acceptor, replica or Ratis peer) of a process cluster in the foreground.",
-            "What ./psmr cluster start launches for each node. Docs: docs/ringpaxos.md (Running a cluster)."})
+            "What ./psmr cluster start launches for each node. Docs: docs/ringpaxos.md (Running a cluster of processes), docs/integration.md (Ratis)."})
 public final class NodeCommand implements Callable<Integer> {
 
     private static final Logger LOG = LoggerFactory.getLogger(NodeCommand.class);
