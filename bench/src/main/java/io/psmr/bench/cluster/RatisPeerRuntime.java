@@ -28,9 +28,7 @@ final class RatisPeerRuntime implements NodeRuntime {
 
     private final ClusterNode node;
     private final RatisPeer peer;
-    private long lastSeenApplied = -1;
-    private long digestIndex = -1;
-    private Long digest;
+    private final IdleDigest idle = new IdleDigest();
 
     RatisPeerRuntime(ClusterDirectory dir, ClusterDescriptor cluster, ClusterNode node) {
         this.node = node;
@@ -55,22 +53,14 @@ final class RatisPeerRuntime implements NodeRuntime {
     }
 
     @Override
-    public NodeStatus status() {
+    public NodeStatus status() throws InterruptedException {
         RatisReplica r = peer.replica();
         long applied = r.appliedIndex();
         long committed = peer.committedIndex();
-        if (applied != lastSeenApplied || applied != committed) {
-            lastSeenApplied = applied;
-            digest = null; // busy: wait for a quiet poll
-        } else if (digest == null || digestIndex != applied) {
-            long d = r.digest();
-            if (r.appliedIndex() == applied && peer.committedIndex() == committed) {
-                digest = d;
-                digestIndex = applied;
-            }
-        }
+        Long digest = idle.poll(applied, applied, () -> applied == committed, r::digest,
+                () -> r.appliedIndex() == applied && peer.committedIndex() == committed);
         return new NodeStatus(node.name(), ProcessHandle.current().pid(), committed >= 0, peer.isLeader(),
-                digest == null ? applied : digestIndex, digest, null, System.currentTimeMillis());
+                idle.instance(applied), digest, null, System.currentTimeMillis());
     }
 
     @Override

@@ -15,9 +15,8 @@ import java.util.concurrent.TimeUnit;
  * A replica process: a Ring Paxos learner on its fixed port, the {@link Replica} (scheduler and
  * Chronicle Map) subscribed to it, and a {@link ReplyServer} on its reply port.
  *
- * <p><b>Digest.</b> A replica's digest is comparable with another's only at the same instance with
- * nothing executing. {@link #status} therefore reports one only when no batch arrived since the
- * previous poll, and only if none arrived while it was computed; otherwise the status says busy.
+ * <p><b>Digest.</b> Reported only when idle ({@link IdleDigest}): no batch delivered since the
+ * previous poll, everything delivered executed, and nothing delivered while it was computed.
  */
 final class ReplicaRuntime implements NodeRuntime {
 
@@ -25,9 +24,7 @@ final class ReplicaRuntime implements NodeRuntime {
     private final RingPaxosBroadcast broadcast;
     private final ReplyServer replies;
     private final Replica replica;
-    private long lastSeenBatches = -1;
-    private long digestInstance = -1;
-    private Long digest;
+    private final IdleDigest idle = new IdleDigest();
 
     ReplicaRuntime(ClusterDescriptor cluster, ClusterNode node) {
         this.node = node;
@@ -52,23 +49,14 @@ final class ReplicaRuntime implements NodeRuntime {
     public NodeStatus status() throws InterruptedException {
         ReplicaStats before = replica.stats();
         long batches = before.batchesDelivered();
-        String failure = replica.failure().map(Throwable::toString).orElse(null);
-        if (batches != lastSeenBatches) {
-            lastSeenBatches = batches;
-            digest = null; // busy: wait for a quiet poll
-        } else if (digest == null || digestInstance != before.lastInstance()) {
-            long instance = before.lastInstance();
-            if (replica.awaitApplied(instance, 1, TimeUnit.SECONDS)) {
-                long d = replica.digest();
-                ReplicaStats after = replica.stats();
-                if (after.batchesDelivered() == batches && after.lastInstance() == instance) {
-                    digest = d;
-                    digestInstance = instance;
-                }
-            }
-        }
-        return new NodeStatus(node.name(), ProcessHandle.current().pid(), replica.isServing(), false,
-                digest == null ? before.lastInstance() : digestInstance, digest, failure, System.currentTimeMillis());
+        long instance = before.lastInstance();
+        Long digest = idle.poll(batches, instance, () -> replica.awaitApplied(instance, 1, TimeUnit.SECONDS), replica::digest,
+                () -> {
+                    ReplicaStats after = replica.stats();
+                    return after.batchesDelivered() == batches && after.lastInstance() == instance;
+                });
+        return new NodeStatus(node.name(), ProcessHandle.current().pid(), replica.isServing(), false, idle.instance(instance),
+                digest, replica.failure().map(Throwable::toString).orElse(null), System.currentTimeMillis());
     }
 
     @Override
