@@ -8,6 +8,10 @@ import org.slf4j.LoggerFactory;
 /**
  * Runs the commands of one batch, in order, through the service, and reports each outcome to the
  * sink. Shared by both schedulers. Thread-safe: workers call it concurrently for different batches.
+ *
+ * <p>Only a {@link DeterministicFailure} becomes a FAILED outcome. Anything else the service throws
+ * leaves {@link #run} (checked exceptions wrapped in {@link UndeclaredServiceFailure}), and the
+ * scheduler fail-stops: the batch stopped half-way on a failure that may not repeat elsewhere.
  */
 final class BatchRunner<C extends Command, R> {
 
@@ -36,13 +40,15 @@ final class BatchRunner<C extends Command, R> {
             R result;
             try {
                 result = service.execute(command);
-            } catch (VirtualMachineError e) {
-                throw e;
-            } catch (Throwable e) {
+            } catch (DeterministicFailure e) {
                 failed++;
                 reportError(instance, i, command, new CommandError(CommandError.Kind.FAILED,
-                        "command " + i + " of batch " + instance + " failed: " + e));
+                        "command " + i + " of batch " + instance + " failed: " + e.getMessage()));
                 continue;
+            } catch (Error | RuntimeException e) {
+                throw e;
+            } catch (Exception e) {
+                throw new UndeclaredServiceFailure(instance, i, e);
             }
             reportResult(instance, i, command, result);
         }

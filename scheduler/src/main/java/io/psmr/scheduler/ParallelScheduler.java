@@ -94,14 +94,15 @@ final class ParallelScheduler<C extends Command, R> implements Scheduler<C, R> {
     }
 
     /**
-     * A batch stopped half-way (a {@link VirtualMachineError} in the service, or an {@link Error}
-     * from the sink): this replica's state may now differ from the others', so nothing more may run.
+     * A batch stopped half-way (the service threw something other than a {@link DeterministicFailure},
+     * or the sink threw an {@link Error}): this replica's state may now differ from the others', so nothing more may run.
      * The graph is aborted, so no dependent batch starts, and every later call reports the failure.
      */
     private void failStop(Throwable e, PendingBatch<C> pending) {
         if (failure.compareAndSet(null, e)) {
-            LOG.error("batch {} stopped half-way on {}; the scheduler stops, its state can no longer be trusted",
-                    pending.batch().instance(), Thread.currentThread().getName(), e);
+            LOG.error("FAIL-STOP: batch {} stopped half-way on {} ({}); this replica's state may now differ from the "
+                    + "other replicas', so it runs nothing more", pending.batch().instance(),
+                    Thread.currentThread().getName(), e.toString(), e);
         }
         closed = true;
         graph.abort();

@@ -3,6 +3,8 @@ package io.psmr.scheduler;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Classic SMR: no dependency graph and no workers. {@link #deliver} executes the batch on the
@@ -10,6 +12,8 @@ import java.util.concurrent.TimeUnit;
  * configuration is compared with, and, times the usable cores, the physical limit.
  */
 final class SequentialScheduler<C extends Command, R> implements Scheduler<C, R> {
+
+    private static final Logger LOG = LoggerFactory.getLogger(SequentialScheduler.class);
 
     private static final GraphStatistics NO_GRAPH = new GraphStatistics(0, 0, 0, 0, 0, 0, 0, 0);
 
@@ -47,6 +51,8 @@ final class SequentialScheduler<C extends Command, R> implements Scheduler<C, R>
             runner.run(batch);
         } catch (Throwable e) {
             // The batch stopped half-way: nothing more may run (see ParallelScheduler.failStop).
+            LOG.error("FAIL-STOP: batch {} stopped half-way ({}); this replica's state may now differ from the "
+                    + "other replicas', so it runs nothing more", batch.instance(), e.toString(), e);
             failure = e;
             closed = true;
             throw e;

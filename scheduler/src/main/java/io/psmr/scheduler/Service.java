@@ -12,6 +12,14 @@ package io.psmr.scheduler;
  * state of the keys it declares, never on time, thread identity or randomness; otherwise replicas
  * diverge.
  *
+ * <p><b>Failures.</b> A command that fails the same way everywhere (a refused argument, a business
+ * rule) is answered, not thrown: return a result that says so, or throw {@link DeterministicFailure},
+ * which the scheduler reports as {@link CommandError.Kind#FAILED}. Any other exception (an I/O
+ * error, a full store, a bug) could happen on one replica and not on another, so the scheduler
+ * treats it as the end of this replica: it <b>fail-stops</b>, runs nothing more, and reports the
+ * exception from {@link Scheduler#failure()}. A replica that serves diverged state is worse than one
+ * that stops; the others go on, and the stopped one comes back from a checkpoint.
+ *
  * @param <C> the command type
  * @param <R> the result type
  */
@@ -19,9 +27,11 @@ package io.psmr.scheduler;
 public interface Service<C extends Command, R> {
 
     /**
-     * Executes {@code command}. An exception becomes a {@link CommandError.Kind#FAILED} result for
-     * this command; the batch goes on with its next command. The exception must itself be
-     * deterministic (the same on every replica) for replicas to answer alike.
+     * Executes {@code command}.
+     *
+     * @throws DeterministicFailure if the command fails the same way on every replica: a
+     *         {@link CommandError.Kind#FAILED} result for this command, and the batch goes on
+     * @throws Exception            anything else fail-stops the scheduler (see the class comment)
      */
     R execute(C command) throws Exception;
 }

@@ -114,12 +114,12 @@ class SchedulerLifecycleTest {
     }
 
     @Test
-    void aFailingCommandGetsAnErrorAndTheBatchAndWorkerGoOn() throws Exception {
+    void aDeterministicFailureGetsAnErrorAndTheBatchAndWorkerGoOn() throws Exception {
         ConflictDetection d = ConflictDetection.bitmap(1_024);
         RecordingSink sink = new RecordingSink();
         Service<TestCommand, Long> service = c -> {
             if (c.id() == 2) {
-                throw new IllegalStateException("boom on command 2");
+                throw new DeterministicFailure("boom on command 2");
             }
             return c.id();
         };
@@ -132,8 +132,7 @@ class SchedulerLifecycleTest {
             s.close();
         }
         assertEquals("ok:1", sink.outcome(1, 0));
-        assertEquals("FAILED:command 1 of batch 1 failed: java.lang.IllegalStateException: boom on command 2",
-                sink.outcome(1, 1));
+        assertEquals("FAILED:command 1 of batch 1 failed: boom on command 2", sink.outcome(1, 1));
         assertEquals("ok:3", sink.outcome(1, 2));
         assertEquals("ok:4", sink.outcome(2, 0), "the worker survives and runs the next batch");
         assertEquals(1, s.metrics().commandsFailed());
@@ -229,14 +228,42 @@ class SchedulerLifecycleTest {
                 () -> ConflictDetection.bitmap(0)).getMessage());
     }
 
-    @ParameterizedTest(name = "sequential={0}")
-    @org.junit.jupiter.params.provider.ValueSource(booleans = {false, true})
-    void aBatchStoppedHalfWayByAnErrorFailStopsTheScheduler(boolean sequential) throws Exception {
+    /** What the service throws at command 2, and what {@link Scheduler#failure()} then reports. */
+    enum Undeclared {
+        ERROR(() -> new StackOverflowError("deep recursion in command 2"),
+                "java.lang.StackOverflowError: deep recursion in command 2"),
+        RUNTIME(() -> new IllegalStateException("store full under command 2"),
+                "java.lang.IllegalStateException: store full under command 2"),
+        CHECKED(() -> new java.io.IOException("disk gone under command 2"),
+                "io.psmr.scheduler.UndeclaredServiceFailure: command 0 of batch 2 threw java.io.IOException: disk gone "
+                        + "under command 2, which the service did not declare deterministic");
+
+        final java.util.function.Supplier<Throwable> thrown;
+        final String reported;
+
+        Undeclared(java.util.function.Supplier<Throwable> thrown, String reported) {
+            this.thrown = thrown;
+            this.reported = reported;
+        }
+    }
+
+    static Stream<Arguments> undeclaredFailures() {
+        return Stream.of(Undeclared.values()).flatMap(u -> Stream.of(Arguments.of(u, false), Arguments.of(u, true)));
+    }
+
+    @ParameterizedTest(name = "{0}, sequential={1}")
+    @MethodSource("undeclaredFailures")
+    void aFailureTheServiceDidNotDeclareDeterministicFailStopsTheScheduler(Undeclared kind, boolean sequential)
+            throws Exception {
         ConflictDetection d = ConflictDetection.bitmap(1_024);
         RecordingSink sink = new RecordingSink();
         Service<TestCommand, Long> service = c -> {
             if (c.id() == 2) {
-                throw new StackOverflowError("deep recursion in command 2");
+                Throwable t = kind.thrown.get();
+                if (t instanceof Exception e) {
+                    throw e;
+                }
+                throw (Error) t;
             }
             return c.id();
         };
@@ -246,16 +273,15 @@ class SchedulerLifecycleTest {
         Scheduler<TestCommand, Long> s = (sequential ? b.sequential() : b).start();
         s.deliver(batch(1, d, TestCommand.write(1, 1)));
         if (sequential) {
-            assertThrows(StackOverflowError.class, () -> s.deliver(batch(2, d, TestCommand.write(2, 1))));
+            assertThrows(Throwable.class, () -> s.deliver(batch(2, d, TestCommand.write(2, 1))));
         } else {
             s.deliver(batch(2, d, TestCommand.write(2, 1)));
             Conditions.await("the scheduler to fail-stop", TIMEOUT, () -> s.failure().isPresent());
         }
-        assertEquals("deep recursion in command 2", s.failure().orElseThrow().getMessage());
+        assertEquals(kind.reported, s.failure().orElseThrow().toString());
         IllegalStateException refused = assertThrows(IllegalStateException.class,
                 () -> s.deliver(batch(3, d, TestCommand.write(3, 1))));
-        assertEquals("scheduler failed and stopped: java.lang.StackOverflowError: deep recursion in command 2",
-                refused.getMessage());
+        assertEquals("scheduler failed and stopped: " + kind.reported, refused.getMessage());
         if (!sequential) {
             assertThrows(IllegalStateException.class, () -> s.awaitIdle(30, TimeUnit.SECONDS));
         }
