@@ -3,6 +3,7 @@ package io.psmr.proxy;
 import io.psmr.kvstore.KvCodec;
 import io.psmr.kvstore.KvCommand;
 import io.psmr.kvstore.KvReply;
+import io.psmr.kvstore.KvOp;
 import io.psmr.kvstore.KvResult;
 import io.psmr.kvstore.KvStatus;
 import io.psmr.kvstore.LocalReplyRouter;
@@ -141,6 +142,8 @@ public final class ClientProxy implements ReplyChannel, AutoCloseable {
     private long nextBatchId;
     private long newBatches;
     private long hotSeq;
+    // The hot-key writer's session; 0 until one is open (the first hot batch opens it instead of writing).
+    private volatile long hotSession;
 
     private final LongAdder batches = new LongAdder();
     private final LongAdder commands = new LongAdder();
@@ -455,16 +458,31 @@ public final class ClientProxy implements ReplyChannel, AutoCloseable {
 
     /** Bytes of a batch besides its client commands: overhead, summary bound, and the hot write if any. */
     private int fixedBatchBytes(boolean hot) {
-        return KvCodec.BATCH_OVERHEAD_BYTES + SUMMARY_FIXED_BOUND + (hot ? cost(hotCommand(Long.MAX_VALUE)) : 0);
+        return KvCodec.BATCH_OVERHEAD_BYTES + SUMMARY_FIXED_BOUND + (hot ? cost(hotWrite(Long.MAX_VALUE, Long.MAX_VALUE)) : 0);
     }
 
     private static int cost(KvCommand c) {
         return KvCodec.encodedSize(c) + SUMMARY_BYTES_PER_KEY * c.keyCount();
     }
 
+    /** The hot write under the hot writer's session, or the OPEN_SESSION that opens one (it has no keys). */
     private KvCommand hotCommand(long seq) {
+        long session = hotSession;
+        return session == 0 ? KvCommand.openSession(config.proxyId() << 32, seq) : hotWrite(session, seq);
+    }
+
+    private KvCommand hotWrite(long session, long seq) {
         byte[] value = ("p" + config.proxyId() + "." + seq).getBytes(StandardCharsets.UTF_8);
-        return KvCommand.multiPut(config.proxyId() << 32, seq, new byte[][] {config.hotKey()}, new byte[][] {value});
+        return KvCommand.multiPut(session, seq, new byte[][] {config.hotKey()}, new byte[][] {value});
+    }
+
+    /** Keeps the session an OPEN_SESSION returned, and drops one the replicas say expired. Any thread. */
+    private void onHotResult(KvCommand sent, KvResult r) {
+        if (sent.op() == KvOp.OPEN_SESSION && r.status() == KvStatus.OK) {
+            hotSession = r.sessionId();
+        } else if (r.status() == KvStatus.SESSION_EXPIRED && hotSession == sent.clientId()) {
+            hotSession = 0;
+        }
     }
 
     private void send(List<Pending> drained, boolean hot) {
@@ -473,6 +491,7 @@ public final class ClientProxy implements ReplyChannel, AutoCloseable {
         if (hot) {
             KvCommand h = hotCommand(++hotSeq);
             cmds[n - 1] = new Pending(h, cost(h));
+            cmds[n - 1].future.thenAccept(r -> onHotResult(h, r));
             hotWrites.increment();
         }
         List<KvCommand> list = new ArrayList<>(n);

@@ -2,16 +2,24 @@ package io.psmr.proxy;
 
 import io.psmr.kvstore.KvCommand;
 import io.psmr.kvstore.KvResult;
+import io.psmr.kvstore.KvStatus;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.LongFunction;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * One client of the replicated key-value store, talking through a {@link ClientProxy}. Each client
- * has a {@link #clientId()} and numbers its requests 1, 2, 3, … ({@code requestSeq}); the pair
- * identifies a request for the replicas' exactly-once rule, and the proxy's retries reuse it.
+ * has a {@link #clientId()} and numbers its requests 1, 2, 3, … ({@code requestSeq}).
+ *
+ * <p><b>Sessions.</b> Before its first request the client opens a session: an OPEN_SESSION command,
+ * ordered like any other, whose answer carries the session id the log assigned. Every request then
+ * travels under that id, and the pair (session, requestSeq) identifies it for the replicas'
+ * exactly-once rule; the proxy's retries reuse it. The caller of the first request waits (within
+ * the proxy's timeout) until the session is open. A session that the replicas have let expire
+ * answers {@link KvStatus#SESSION_EXPIRED}: that request did not execute then, and whether an earlier
+ * copy of it executed is unknown; the client opens a new session for its next request.
  *
  * <p>The asynchronous methods return a future of the command's {@link KvResult}; the
  * {@link #blocking()} view waits for it. A result's status may be an error status (NOT_FOUND,
@@ -35,6 +43,7 @@ public final class KvClient {
     private final long clientId;
     private final AtomicLong lastSeq = new AtomicLong();
     private final Semaphore permits;
+    private final AtomicReference<CompletableFuture<Long>> session = new AtomicReference<>();
     private final Blocking blocking = new Blocking();
 
     KvClient(ClientProxy proxy, long clientId) {
@@ -43,9 +52,15 @@ public final class KvClient {
         this.permits = new Semaphore(proxy.config().maxOutstandingPerClient());
     }
 
-    /** The client's id. */
+    /** The client's own id (it names the client in histories and in its OPEN_SESSION commands). */
     public long clientId() {
         return clientId;
+    }
+
+    /** The id of the client's open session, or 0 while it has none. */
+    public long sessionId() {
+        CompletableFuture<Long> s = session.get();
+        return s != null && s.isDone() && !s.isCompletedExceptionally() ? s.join() : 0;
     }
 
     /** The last request sequence number used (0 before the first request). */
@@ -55,27 +70,27 @@ public final class KvClient {
 
     /** CREATE(key, value): OK, or EXISTS if present. */
     public CompletableFuture<KvResult> create(byte[] key, byte[] value) {
-        return submit(s -> KvCommand.create(clientId, s, key, value));
+        return submit((session, s) -> KvCommand.create(session, s, key, value));
     }
 
     /** READ(key): OK with the value, or NOT_FOUND. */
     public CompletableFuture<KvResult> read(byte[] key) {
-        return submit(s -> KvCommand.read(clientId, s, key));
+        return submit((session, s) -> KvCommand.read(session, s, key));
     }
 
     /** UPDATE(key, value): OK, or NOT_FOUND if absent. */
     public CompletableFuture<KvResult> update(byte[] key, byte[] value) {
-        return submit(s -> KvCommand.update(clientId, s, key, value));
+        return submit((session, s) -> KvCommand.update(session, s, key, value));
     }
 
     /** DELETE(key): OK, or NOT_FOUND if absent. */
     public CompletableFuture<KvResult> delete(byte[] key) {
-        return submit(s -> KvCommand.delete(clientId, s, key));
+        return submit((session, s) -> KvCommand.delete(session, s, key));
     }
 
     /** MULTI_PUT(keys[i] = values[i], …): OK; the pairs are applied in order, atomically with respect to other commands. */
     public CompletableFuture<KvResult> multiPut(byte[][] keys, byte[][] values) {
-        return submit(s -> KvCommand.multiPut(clientId, s, keys, values));
+        return submit((session, s) -> KvCommand.multiPut(session, s, keys, values));
     }
 
     /** The blocking view of this client. */
@@ -83,7 +98,13 @@ public final class KvClient {
         return blocking;
     }
 
-    private CompletableFuture<KvResult> submit(LongFunction<KvCommand> make) {
+    /** Makes a request from its session id and sequence number. */
+    @FunctionalInterface
+    private interface Request {
+        KvCommand make(long session, long seq);
+    }
+
+    private CompletableFuture<KvResult> submit(Request make) {
         if (proxy.config().overflow() == OverflowPolicy.REJECT) {
             if (!permits.tryAcquire()) {
                 return CompletableFuture.failedFuture(new ProxyOverloadedException("client " + clientId + " has "
@@ -98,21 +119,65 @@ public final class KvClient {
                         + " waited for one of its outstanding requests to complete", e));
             }
         }
+        CompletableFuture<Long> open;
+        long sessionId;
         KvCommand command;
         try {
-            command = make.apply(lastSeq.incrementAndGet());
+            open = openSession();
+            sessionId = awaitSession(open);
+            command = make.make(sessionId, lastSeq.incrementAndGet());
         } catch (RuntimeException e) {
             permits.release();
             return CompletableFuture.failedFuture(e);
         }
         // The returned stage completes after the permit is back, so a caller that issues its next
         // request as soon as this one completes never waits for its own permit.
-        return proxy.submit(command).whenComplete((r, e) -> permits.release());
+        return proxy.submit(command).whenComplete((r, e) -> {
+            if (r != null && r.status() == KvStatus.SESSION_EXPIRED) {
+                session.compareAndSet(open, null); // the next request opens a new one
+            }
+            permits.release();
+        });
+    }
+
+    /** The open session, or the one being opened; starts opening one if there is none. */
+    private CompletableFuture<Long> openSession() {
+        CompletableFuture<Long> s = session.get();
+        if (s != null) {
+            return s;
+        }
+        CompletableFuture<Long> mine = new CompletableFuture<>();
+        if (!session.compareAndSet(null, mine)) {
+            return session.get();
+        }
+        proxy.submit(KvCommand.openSession(clientId, lastSeq.get() + 1)).whenComplete((r, e) -> {
+            if (e == null && r.status() == KvStatus.OK) {
+                mine.complete(r.sessionId());
+                return;
+            }
+            session.compareAndSet(mine, null); // let the next request try again
+            mine.completeExceptionally(e != null ? e : new KvRequestException("client " + clientId
+                    + " could not open a session: " + r.status() + " " + r.detail()));
+        });
+        return mine;
+    }
+
+    private long awaitSession(CompletableFuture<Long> open) {
+        try {
+            return open.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new KvRequestException("interrupted while client " + clientId + " waited for its session to open", e);
+        } catch (ExecutionException e) {
+            Throwable c = e.getCause();
+            throw c instanceof KvRequestException k ? k
+                    : new KvRequestException("client " + clientId + " could not open a session: " + c, c);
+        }
     }
 
     @Override
     public String toString() {
-        return "KvClient[" + clientId + ", last request " + lastSeq.get() + "]";
+        return "KvClient[" + clientId + ", session " + sessionId() + ", last request " + lastSeq.get() + "]";
     }
 
     /**

@@ -14,9 +14,9 @@ import net.openhft.chronicle.map.ChronicleMapBuilder;
  *
  * <p><b>Capacity.</b> Chronicle Map is sized up front by {@link StoreConfig#entries()} and the
  * average key and value sizes; it may grow to {@link StoreConfig#MAX_BLOAT_FACTOR} times that
- * before a put fails. Capacity is a provisioning setting, not a replicated limit: under parallel
- * execution the moment a store fills depends on timing, so a full store is reported as
- * {@link KvStatus#FAILED} and must be avoided by sizing, not relied on.
+ * before a put fails. That is a provisioning bound, not a replicated one: the replicated bound is
+ * {@link StoreCapacity}, enforced in delivery order, and {@link StoreConfig#forCapacity} sizes the
+ * map above it. Should the map fail all the same, the exception fail-stops the replica.
  *
  * <p>Needs the JVM flags of the root pom's {@code psmr.jvm.flags} on JDK 17, and a full JDK.
  */
@@ -64,6 +64,21 @@ public final class ChronicleKvStore implements KvStore {
     @Override
     public boolean remove(byte[] key) {
         return map.remove(key) != null;
+    }
+
+    @Override
+    public byte[] putAndGetPrevious(byte[] key, byte[] value) {
+        return map.put(key, value);
+    }
+
+    @Override
+    public byte[] replaceAndGetPrevious(byte[] key, byte[] value) {
+        return map.replace(key, value);
+    }
+
+    @Override
+    public byte[] removeAndGetPrevious(byte[] key) {
+        return map.remove(key);
     }
 
     @Override

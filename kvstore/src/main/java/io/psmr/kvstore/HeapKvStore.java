@@ -7,7 +7,7 @@ import java.util.function.BiConsumer;
 /**
  * A {@link KvStore} on the Java heap, over a {@link ConcurrentHashMap}. For comparison with the
  * Chronicle Map backend and for tests; the replica uses Chronicle Map by default. Unbounded by
- * itself: the replica bounds it only through the client's limits on keys and values.
+ * itself: the replica bounds it through its replicated {@link StoreCapacity}.
  */
 public final class HeapKvStore implements KvStore {
 
@@ -41,6 +41,21 @@ public final class HeapKvStore implements KvStore {
     @Override
     public boolean remove(byte[] key) {
         return map.remove(k(key)) != null;
+    }
+
+    @Override
+    public byte[] putAndGetPrevious(byte[] key, byte[] value) {
+        return map.put(k(key), value);
+    }
+
+    @Override
+    public byte[] replaceAndGetPrevious(byte[] key, byte[] value) {
+        return map.replace(k(key), value);
+    }
+
+    @Override
+    public byte[] removeAndGetPrevious(byte[] key) {
+        return map.remove(k(key));
     }
 
     @Override

@@ -44,7 +44,7 @@ public final class KvCodec {
     public static final int BATCH_OVERHEAD_BYTES = BATCH_HEADER_BYTES + 4 + 4;
 
     private static final int COMMAND_FIXED_BYTES = 1 + 8 + 8;
-    private static final int MIN_COMMAND_BYTES = COMMAND_FIXED_BYTES + 4 + 1;
+    private static final int MIN_COMMAND_BYTES = COMMAND_FIXED_BYTES; // OPEN_SESSION: no key
 
     private KvCodec() {
     }
@@ -132,7 +132,7 @@ public final class KvCodec {
         if (seq < 1) {
             throw r.malformed("command " + index + " has request sequence " + seq + "; sequences start at 1");
         }
-        int pairs = 1;
+        int pairs = op == KvOp.OPEN_SESSION ? 0 : 1;
         if (op == KvOp.MULTI_PUT) {
             pairs = in.getInt();
             if (pairs < 1) {

@@ -77,8 +77,22 @@ public final class KvCommand implements Command {
         return new KvCommand(KvOp.MULTI_PUT, clientId, requestSeq, keys, values);
     }
 
+    /**
+     * OPEN_SESSION: asks the replicas to open a session; the answer carries its id. {@code clientId}
+     * is the caller's own id (any value); only the answer's session id matters afterwards.
+     */
+    public static KvCommand openSession(long clientId, long requestSeq) {
+        return new KvCommand(KvOp.OPEN_SESSION, clientId, requestSeq, new byte[0][], null);
+    }
+
     /** A command of any operation; used by the codec. Single-key operations take exactly one key. */
     static KvCommand of(KvOp op, long clientId, long requestSeq, byte[][] keys, byte[][] values) {
+        if (op == KvOp.OPEN_SESSION) {
+            if (keys.length != 0 || values != null) {
+                throw new IllegalArgumentException("OPEN_SESSION takes no keys and no values");
+            }
+            return openSession(clientId, requestSeq);
+        }
         if (op != KvOp.MULTI_PUT && keys.length != 1) {
             throw new IllegalArgumentException(op + " takes exactly one key, got " + keys.length);
         }
@@ -94,7 +108,7 @@ public final class KvCommand implements Command {
         return op;
     }
 
-    /** The issuing client; any 64-bit value, unique per client. */
+    /** The issuing client's session id (see {@link SessionTable}); for OPEN_SESSION, the client's own id. */
     public long clientId() {
         return clientId;
     }

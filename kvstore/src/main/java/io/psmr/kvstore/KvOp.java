@@ -11,9 +11,15 @@ public enum KvOp {
     /** Remove a key; {@link KvStatus#NOT_FOUND} if absent. Writes its key. */
     DELETE(4),
     /** Put several keys (insert or replace), in order; the cross-key command. Writes all its keys. */
-    MULTI_PUT(5);
+    MULTI_PUT(5),
+    /**
+     * Open a client session: no keys, no values. The replica answers OK with the new session's id
+     * (8 bytes, big-endian), which the log assigns; the client then sends its requests under that id.
+     * See {@link SessionTable}.
+     */
+    OPEN_SESSION(6);
 
-    private static final KvOp[] BY_CODE = {null, CREATE, READ, UPDATE, DELETE, MULTI_PUT};
+    private static final KvOp[] BY_CODE = {null, CREATE, READ, UPDATE, DELETE, MULTI_PUT, OPEN_SESSION};
 
     private final byte code;
 

@@ -52,6 +52,18 @@ public record KvResult(KvStatus status, byte[] value, String detail) {
         return new KvResult(status, null, detail);
     }
 
+    /**
+     * The session id in the answer to an OPEN_SESSION.
+     *
+     * @throws IllegalArgumentException if this is not such an answer
+     */
+    public long sessionId() {
+        if (status != KvStatus.OK || value == null || value.length != 8) {
+            throw new IllegalArgumentException("not the answer to an OPEN_SESSION: " + this);
+        }
+        return java.nio.ByteBuffer.wrap(value).getLong();
+    }
+
     @Override
     public boolean equals(Object o) {
         return o instanceof KvResult r && r.status == status && Arrays.equals(r.value, value) && r.detail.equals(detail);

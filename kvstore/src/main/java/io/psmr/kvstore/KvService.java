@@ -2,12 +2,21 @@ package io.psmr.kvstore;
 
 import io.psmr.scheduler.Service;
 import java.util.Objects;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * The key-value store as a psmr {@link Service}: executes one {@link KvCommand} against a
  * {@link KvStore}. It knows nothing of clients, batches or replies; the {@link Replica} adds
- * exactly-once execution and reply routing around it. A team with its own SMR stack can drive it
+ * sessions, capacity and reply routing around it. A team with its own SMR stack can drive it
  * through a scheduler directly.
+ *
+ * <p><b>Usage.</b> It keeps the number of key-plus-value bytes the store holds ({@link #usedBytes()}),
+ * from the previous values its writes replace; with the store's size, that is what
+ * {@link CapacityGuard} reads when the scheduler is quiescent. A store opened with contents must be
+ * counted once with {@link #recount()}.
+ *
+ * <p><b>Failures.</b> It declares no deterministic failure: anything the store throws (for example
+ * Chronicle Map out of space) fail-stops the replica's scheduler (see {@link Service}).
  *
  * <p><b>Threads.</b> As {@link Service}: called from worker threads, concurrently only for
  * commands on different keys. Deterministic: the result depends only on the command and the state
@@ -17,6 +26,7 @@ public final class KvService implements Service<KvCommand, KvResult> {
 
     private final KvStore store;
     private final KvLimits limits;
+    private final LongAdder usedBytes = new LongAdder();
 
     /** A service over {@code store}, refusing commands over {@code limits} with TOO_LARGE. */
     public KvService(KvStore store, KvLimits limits) {
@@ -29,6 +39,19 @@ public final class KvService implements Service<KvCommand, KvResult> {
         return store;
     }
 
+    /** Key-plus-value bytes held; exact only while no command executes. */
+    public long usedBytes() {
+        return usedBytes.sum();
+    }
+
+    /** Counts the bytes of the store's current contents; only while no command executes. */
+    public void recount() {
+        long[] total = new long[1];
+        store.forEach((k, v) -> total[0] += k.length + v.length);
+        usedBytes.reset();
+        usedBytes.add(total[0]);
+    }
+
     @Override
     public KvResult execute(KvCommand c) {
         String tooLarge = limits.checkCommand(c);
@@ -36,19 +59,44 @@ public final class KvService implements Service<KvCommand, KvResult> {
             return KvResult.of(KvStatus.TOO_LARGE, tooLarge);
         }
         return switch (c.op()) {
-            case CREATE -> store.putIfAbsent(c.key(), c.value()) ? KvResult.ok() : KvResult.exists();
+            case CREATE -> {
+                if (!store.putIfAbsent(c.key(), c.value())) {
+                    yield KvResult.exists();
+                }
+                usedBytes.add(c.key().length + c.value().length);
+                yield KvResult.ok();
+            }
             case READ -> {
                 byte[] v = store.get(c.key());
                 yield v == null ? KvResult.notFound() : KvResult.ok(v);
             }
-            case UPDATE -> store.replace(c.key(), c.value()) ? KvResult.ok() : KvResult.notFound();
-            case DELETE -> store.remove(c.key()) ? KvResult.ok() : KvResult.notFound();
+            case UPDATE -> {
+                byte[] previous = store.replaceAndGetPrevious(c.key(), c.value());
+                if (previous == null) {
+                    yield KvResult.notFound();
+                }
+                usedBytes.add(c.value().length - previous.length);
+                yield KvResult.ok();
+            }
+            case DELETE -> {
+                byte[] previous = store.removeAndGetPrevious(c.key());
+                if (previous == null) {
+                    yield KvResult.notFound();
+                }
+                usedBytes.add(-(c.key().length + previous.length));
+                yield KvResult.ok();
+            }
             case MULTI_PUT -> {
                 for (int i = 0; i < c.keyCount(); i++) {
-                    store.put(c.key(i), c.value(i));
+                    byte[] previous = store.putAndGetPrevious(c.key(i), c.value(i));
+                    usedBytes.add(previous == null ? c.key(i).length + c.value(i).length
+                            : c.value(i).length - previous.length);
                 }
                 yield KvResult.ok();
             }
+            // Sessions are opened by the replica's session table on the delivery thread, never here.
+            case OPEN_SESSION -> KvResult.of(KvStatus.REJECTED,
+                    "OPEN_SESSION is answered by the replica's session table, not by the store");
         };
     }
 }

@@ -18,11 +18,23 @@ public enum KvStatus {
      */
     REJECTED(5),
     /**
-     * The store threw while executing the command (for example because it is out of capacity). Not
-     * one of the issue's statuses: it reports the scheduler's {@code FAILED} outcome, which should
-     * never happen in a correctly provisioned replica.
+     * The service reported a deterministic failure ({@link io.psmr.scheduler.DeterministicFailure}).
+     * The key-value service declares none today, so a replica never answers it; any other failure
+     * of the store stops the replica instead (fail-stop).
      */
-    FAILED(6);
+    FAILED(6),
+    /**
+     * The write would take the store past its replicated {@link StoreCapacity} (entries or bytes);
+     * nothing was executed. Decided in delivery order from replicated counters, so every replica
+     * refuses the same commands.
+     */
+    FULL(7),
+    /**
+     * The request names a session that is not open: it expired (idle too many instances), was
+     * evicted to make room, or was never opened. Nothing was executed now; whether an earlier copy of
+     * the request executed before the session ended is unknown. Open a new session.
+     */
+    SESSION_EXPIRED(8);
 
     private static final KvStatus[] BY_CODE = values();
 

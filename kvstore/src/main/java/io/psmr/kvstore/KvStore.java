@@ -29,6 +29,29 @@ public interface KvStore extends AutoCloseable {
     /** Removes {@code key}. @return true if it was present */
     boolean remove(byte[] key);
 
+    /**
+     * Inserts or replaces, and returns the previous value (null if absent). Used where the caller
+     * accounts for sizes; the default reads first, which is atomic enough because the scheduler never
+     * runs two commands on one key at once.
+     */
+    default byte[] putAndGetPrevious(byte[] key, byte[] value) {
+        byte[] previous = get(key);
+        put(key, value);
+        return previous;
+    }
+
+    /** Replaces the value of a present key and returns the previous value; null (and no change) if absent. */
+    default byte[] replaceAndGetPrevious(byte[] key, byte[] value) {
+        byte[] previous = get(key);
+        return previous != null && replace(key, value) ? previous : null;
+    }
+
+    /** Removes {@code key} and returns its value, or null if it was absent. */
+    default byte[] removeAndGetPrevious(byte[] key) {
+        byte[] previous = get(key);
+        return previous != null && remove(key) ? previous : null;
+    }
+
     /** Number of entries. */
     long size();
 

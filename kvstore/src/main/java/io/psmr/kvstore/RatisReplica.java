@@ -8,7 +8,6 @@ import io.psmr.scheduler.Batch;
 import io.psmr.scheduler.CommandError;
 import io.psmr.scheduler.Scheduler;
 import io.psmr.scheduler.SchedulerBuilder;
-import io.psmr.scheduler.SummaryVerifier;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
@@ -30,13 +29,14 @@ import org.apache.ratis.statemachine.StateMachine;
  * ({@link KvCodec#encodeReplies}), which the leader returns to the proposing proxy.
  *
  * <h2>Exactly-once</h2>
- * Admission runs on Ratis' updater thread in log order, through the same {@link ReplyCache} rule
- * as {@link Replica}: a proxy's retry (a new log entry with the same client ids and request
- * sequences) is answered from the cache, never executed twice. The cache is part of the snapshot,
- * so a replica that loads a snapshot decides duplicates exactly as one that applied the whole log.
+ * Admission runs on Ratis' updater thread in log order, through the same {@link CommandAdmission}
+ * as {@link Replica} (sessions, limits, capacity): a proxy's retry (a new log entry with the same
+ * session and request sequences) is answered from the session table, never executed twice. The
+ * table is part of the snapshot, so a replica that loads a snapshot decides duplicates, session
+ * expiry and capacity exactly as one that applied the whole log.
  *
  * <h2>Snapshot content</h2>
- * The store's entries, the reply cache, and the store's {@link StateDigest}, checked on loading.
+ * The store's entries, the store's {@link StateDigest} (checked on loading), and the session table.
  *
  * <h2>Threads</h2>
  * Ratis owns the updater thread; the replica owns its scheduler's workers. {@link #digest()} and
@@ -48,17 +48,19 @@ public final class RatisReplica implements AutoCloseable {
     private final ReplicaConfig config;
     private final KvStore store;
     private final KvService service;
-    private final ReplyCache cache;
+    private final SessionTable sessions;
+    private final CapacityGuard capacity;
+    private final CommandAdmission admission;
     private final PsmrStateMachine<AdmittedCommand, KvResult> stateMachine;
     private final AtomicBoolean closed = new AtomicBoolean();
     private final LongAdder snapshotsLoaded = new LongAdder();
-    private final LongAdder duplicates = new LongAdder();
 
     private RatisReplica(ReplicaConfig config) {
         this.config = config;
         this.store = config.store().open();
         this.service = new KvService(store, config.limits());
-        this.cache = new ReplyCache(config.replyCacheWindow(), config.maxClients());
+        service.recount();
+        this.sessions = new SessionTable(config.replyCacheWindow(), config.maxSessions(), config.sessionTimeoutInstances());
         SchedulerBuilder<AdmittedCommand, KvResult> b = Scheduler.<AdmittedCommand, KvResult>builder(this::execute)
                 .detection(config.detection())
                 .graph(config.graph())
@@ -70,6 +72,23 @@ public final class RatisReplica implements AutoCloseable {
             b.sequential();
         }
         this.stateMachine = new PsmrStateMachine<>(b, new Codec(), new StoreSnapshotter());
+        this.capacity = new CapacityGuard(config.capacity(), new CapacityGuard.Usage() {
+            @Override
+            public void quiesce() throws InterruptedException {
+                stateMachine.awaitExecuted();
+            }
+
+            @Override
+            public long entries() {
+                return store.size();
+            }
+
+            @Override
+            public long bytes() {
+                return service.usedBytes();
+            }
+        });
+        this.admission = new CommandAdmission(config, sessions, capacity);
     }
 
     /**
@@ -100,9 +119,14 @@ public final class RatisReplica implements AutoCloseable {
         return snapshotsLoaded.sum();
     }
 
-    /** Commands answered from the reply cache instead of executed. */
+    /** Commands answered from the session table instead of executed. */
     public long duplicates() {
-        return duplicates.sum();
+        return admission.duplicates.sum();
+    }
+
+    /** Writes refused FULL. */
+    public long commandsFull() {
+        return admission.commandsFull.sum();
     }
 
     /** The {@link StateDigest} of the store; compare only while nothing executes. */
@@ -136,7 +160,7 @@ public final class RatisReplica implements AutoCloseable {
 
     private KvResult execute(AdmittedCommand c) {
         if (c.verdict != AdmittedCommand.Verdict.EXECUTE) {
-            return c.preset; // null for a duplicate: answered from the cache in the reply
+            return c.preset; // null for a duplicate: answered from the session table in the reply
         }
         return service.execute(c.command);
     }
@@ -146,41 +170,18 @@ public final class RatisReplica implements AutoCloseable {
 
         @Override
         public Decoded<AdmittedCommand> decode(long index, byte[] entry) {
-            KvBatch batch;
+            CommandAdmission.Verdict v;
             try {
-                batch = KvCodec.decodeBatch(entry, config.detection(), config.limits());
-            } catch (KvDecodeException e) {
-                return refuse(index, e.addressed(), e.proxyId(), e.batchId(), e.status(), e.getMessage());
+                v = admission.admit(index, entry);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while admitting log entry " + index, e);
             }
-            // As Replica: exact-key summaries are rebuilt from the commands, only bitmaps need checking.
-            String problem = batch.summary().mode().usesBitmaps()
-                    ? SummaryVerifier.findProblem(batch.summary(), batch.commands())
-                    : null;
-            if (problem != null) {
-                return refuse(index, true, batch.proxyId(), batch.batchId(), KvStatus.REJECTED, problem);
+            if (v instanceof CommandAdmission.Refused r) {
+                return refuse(index, r.addressed(), r.proxyId(), r.batchId(), r.status(), r.reason());
             }
-            AdmittedCommand.BatchOrigin origin = new AdmittedCommand.BatchOrigin(batch.proxyId(), batch.batchId());
-            List<AdmittedCommand> admitted = new ArrayList<>(batch.commands().size());
-            for (KvCommand c : batch.commands()) {
-                admitted.add(admit(c, origin));
-            }
-            return Decoded.execute(new Batch<>(index, admitted, batch.summary()));
-        }
-
-        private AdmittedCommand admit(KvCommand c, AdmittedCommand.BatchOrigin origin) {
-            String tooLarge = config.limits().checkCommand(c);
-            if (tooLarge != null) {
-                return AdmittedCommand.answered(c, origin, KvResult.of(KvStatus.TOO_LARGE, tooLarge));
-            }
-            ReplyCache.Admission a = cache.admit(c.clientId(), c.requestSeq());
-            if (a.refusal() != null) {
-                return AdmittedCommand.answered(c, origin, KvResult.of(KvStatus.REJECTED, a.refusal()));
-            }
-            if (a.duplicate()) {
-                duplicates.increment();
-                return AdmittedCommand.duplicate(c, origin, a.entry());
-            }
-            return AdmittedCommand.execute(c, origin, a.entry());
+            CommandAdmission.Admitted a = (CommandAdmission.Admitted) v;
+            return Decoded.execute(new Batch<>(index, a.commands(), a.batch().summary()));
         }
 
         private Decoded<AdmittedCommand> refuse(long index, boolean addressed, long proxyId, long batchId,
@@ -253,7 +254,7 @@ public final class RatisReplica implements AutoCloseable {
         }
     }
 
-    /** The store and the reply cache to and from a snapshot file. */
+    /** The store and the session table to and from a snapshot file. */
     private final class StoreSnapshotter implements Snapshotter {
 
         @Override
@@ -280,7 +281,7 @@ public final class RatisReplica implements AutoCloseable {
                 throw failure[0];
             }
             out.writeLong(digest.value());
-            cache.writeTo(out);
+            sessions.writeTo(out);
             out.flush();
         }
 
@@ -307,7 +308,9 @@ public final class RatisReplica implements AutoCloseable {
                 throw new IOException("the restored store's digest " + StateDigest.hex(actual)
                         + " differs from the snapshot's " + StateDigest.hex(expected));
             }
-            cache.readFrom(in);
+            sessions.readFrom(in);
+            service.recount();
+            capacity.reset();
             snapshotsLoaded.increment();
         }
 

@@ -9,9 +9,6 @@ import io.psmr.scheduler.ResultSink;
 import io.psmr.scheduler.Scheduler;
 import io.psmr.scheduler.SchedulerBuilder;
 import io.psmr.scheduler.SchedulerMetrics;
-import io.psmr.scheduler.SummaryVerifier;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
@@ -19,27 +16,24 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * A replica of the key-value store: atomic broadcast → decode → summary verification →
- * exactly-once admission → scheduler → {@link KvService} → replies to the proposing proxy.
+ * A replica of the key-value store: atomic broadcast → admission → scheduler → {@link KvService}
+ * → replies to the proposing proxy.
  *
  * <h2>Pipeline (on the subscription's delivery thread, in delivery order)</h2>
  * <ol>
- *   <li><b>Decode</b> the delivered value with {@link KvCodec#decodeBatch}. A value that is not a
- *       valid batch is refused as a whole ({@link KvReply#WHOLE_BATCH}) with MALFORMED, TOO_LARGE or
- *       REJECTED, answered to the proxy named in its header if that could be read; nothing runs.</li>
- *   <li><b>Verify</b> that the summary covers every key, with the scheduler's {@link SummaryVerifier};
- *       a batch that misses one is refused whole with REJECTED naming the key. (The replica verifies
- *       before admission, so a refused batch leaves no trace in the reply cache; the scheduler's own
- *       check is therefore turned off, not skipped.)</li>
- *   <li><b>Admit</b> each command: one over a per-command limit is answered TOO_LARGE; otherwise the
- *       exactly-once rule of {@link ReplyCache} makes it new, a duplicate, or too old (REJECTED).</li>
- *   <li><b>Schedule</b> the batch at its instance; the scheduler runs new commands through the
- *       {@link KvService}, in parallel where batches do not conflict.</li>
+ *   <li><b>Admit</b> the delivered value ({@link CommandAdmission}): decode, verify the summary,
+ *       and decide each command — over a limit, a session's duplicate or refusal, a new session, no
+ *       room in the store (FULL), or execute. A value refused whole is answered
+ *       ({@link KvReply#WHOLE_BATCH}) to the proxy named in its header if that could be read.</li>
+ *   <li><b>Schedule</b> the batch at its instance; the scheduler runs the commands to execute through
+ *       the {@link KvService}, in parallel where batches do not conflict.</li>
  *   <li><b>Reply</b>: one {@link KvReply} per command, to the {@link ReplyRouter}, from the worker
  *       that ran the batch; a duplicate is answered when the original's result is known.</li>
  * </ol>
  * Every verdict and every result depends only on delivered data and the replicated configuration,
- * so all replicas send equal replies and reach equal {@link #digest() digests}.
+ * so all replicas send equal replies and reach equal {@link #digest() digests}. A failure that is
+ * not decided by the log (the store throws) fail-stops the scheduler: {@link #failure()} reports it
+ * and the replica delivers nothing more.
  *
  * <h2>Threads</h2>
  * The replica owns its scheduler's workers; the broadcast owns the delivery thread. The public
@@ -52,18 +46,15 @@ public final class Replica implements AutoCloseable {
     private final ReplyRouter router;
     private final KvStore store;
     private final KvService service;
-    private final ReplyCache cache;
+    private final SessionTable sessions;
+    private final CapacityGuard capacity;
+    private final CommandAdmission admission;
     private final Scheduler<AdmittedCommand, KvResult> scheduler;
     private final Subscription subscription;
     private final AtomicBoolean closed = new AtomicBoolean();
 
     private final LongAdder batchesDelivered = new LongAdder();
-    private final LongAdder batchesRefused = new LongAdder();
-    private final LongAdder refusalsUnaddressed = new LongAdder();
     private final LongAdder commandsExecuted = new LongAdder();
-    private final LongAdder duplicates = new LongAdder();
-    private final LongAdder staleRequests = new LongAdder();
-    private final LongAdder commandsTooLarge = new LongAdder();
     private volatile long lastInstance;
 
     private Replica(ReplicaConfig config, AtomicBroadcast broadcast, ReplyRouter router) {
@@ -72,19 +63,23 @@ public final class Replica implements AutoCloseable {
         this.store = config.store().open();
         try {
             this.service = new KvService(store, config.limits());
-            this.cache = new ReplyCache(config.replyCacheWindow(), config.maxClients());
+            service.recount();
+            this.sessions = new SessionTable(config.replyCacheWindow(), config.maxSessions(),
+                    config.sessionTimeoutInstances());
             SchedulerBuilder<AdmittedCommand, KvResult> b = Scheduler.<AdmittedCommand, KvResult>builder(this::execute)
                     .detection(config.detection())
                     .graph(config.graph())
                     .workers(config.workers())
                     .maxPending(config.maxPending())
-                    .verifySummaries(false)
+                    .verifySummaries(false) // admission verifies first, so a refused batch leaves no trace
                     .resultSink(new Replies())
                     .threadNamePrefix("psmr-replica-" + config.replicaId() + "-worker-");
             if (config.sequential()) {
                 b.sequential();
             }
             this.scheduler = b.start();
+            this.capacity = new CapacityGuard(config.capacity(), new StoreUsage());
+            this.admission = new CommandAdmission(config, sessions, capacity);
         } catch (RuntimeException | Error e) {
             // The store may be off-heap or a file: do not leak it when the replica cannot start.
             store.close();
@@ -163,8 +158,10 @@ public final class Replica implements AutoCloseable {
 
     /** A snapshot of the replica's counters. */
     public ReplicaStats stats() {
-        return new ReplicaStats(batchesDelivered.sum(), batchesRefused.sum(), refusalsUnaddressed.sum(),
-                commandsExecuted.sum(), duplicates.sum(), staleRequests.sum(), commandsTooLarge.sum(), lastInstance);
+        CommandAdmission a = admission;
+        return new ReplicaStats(batchesDelivered.sum(), a.batchesRefused.sum(), a.refusalsUnaddressed.sum(),
+                commandsExecuted.sum(), a.duplicates.sum(), a.staleRequests.sum(), a.commandsTooLarge.sum(),
+                a.commandsFull.sum(), a.sessionsOpened.sum(), a.sessionRefusals.sum(), lastInstance);
     }
 
     /** The scheduler's counters. */
@@ -233,66 +230,48 @@ public final class Replica implements AutoCloseable {
 
     // ---------------------------------------------------------------- delivery
 
-    /** The delivery thread's work: decode, verify, admit, schedule. */
+    /** The delivery thread's work: admit, schedule. */
     private final class Delivery implements DeliveryListener {
 
         @Override
         public void deliver(long instance, byte[] value) throws InterruptedException {
             batchesDelivered.increment();
-            KvBatch batch;
-            try {
-                batch = KvCodec.decodeBatch(value, config.detection(), config.limits());
-            } catch (KvDecodeException e) {
-                refuse(instance, e.addressed(), e.proxyId(), e.batchId(), e.status(), e.getMessage());
+            CommandAdmission.Verdict v = admission.admit(instance, value);
+            if (v instanceof CommandAdmission.Refused r) {
+                lastInstance = instance;
+                if (r.addressed()) {
+                    router.route(new KvReply(config.replicaId(), r.proxyId(), r.batchId(), KvReply.WHOLE_BATCH, instance,
+                            KvResult.of(r.status(), r.detail(instance))));
+                }
                 return;
             }
-            // Exact-key summaries are rebuilt here from the commands themselves (they do not travel),
-            // so only bitmaps, which come from the proxy, need checking.
-            String problem = batch.summary().mode().usesBitmaps()
-                    ? SummaryVerifier.findProblem(batch.summary(), batch.commands())
-                    : null;
-            if (problem != null) {
-                refuse(instance, true, batch.proxyId(), batch.batchId(), KvStatus.REJECTED, problem);
-                return;
-            }
-            AdmittedCommand.BatchOrigin origin = new AdmittedCommand.BatchOrigin(batch.proxyId(), batch.batchId());
-            List<KvCommand> commands = batch.commands();
-            List<AdmittedCommand> admitted = new ArrayList<>(commands.size());
-            for (KvCommand c : commands) {
-                admitted.add(admit(c, origin));
-            }
-            scheduler.deliver(new Batch<>(instance, admitted, batch.summary()));
+            CommandAdmission.Admitted a = (CommandAdmission.Admitted) v;
+            scheduler.deliver(new Batch<>(instance, a.commands(), a.batch().summary()));
             lastInstance = instance;
         }
+    }
 
-        private AdmittedCommand admit(KvCommand c, AdmittedCommand.BatchOrigin origin) {
-            String tooLarge = config.limits().checkCommand(c);
-            if (tooLarge != null) {
-                commandsTooLarge.increment();
-                return AdmittedCommand.answered(c, origin, KvResult.of(KvStatus.TOO_LARGE, tooLarge));
+    /** What the capacity guard reads: exact only once the scheduler has run everything delivered. */
+    private final class StoreUsage implements CapacityGuard.Usage {
+
+        @Override
+        public void quiesce() throws InterruptedException {
+            while (!scheduler.awaitIdle(1, TimeUnit.SECONDS)) {
+                // Bounded waits, so a close() or a fail-stop (awaitIdle throws) ends the loop.
+                if (closed.get()) {
+                    throw new InterruptedException("replica " + config.replicaId() + " closed while waiting to count its store");
+                }
             }
-            ReplyCache.Admission a = cache.admit(c.clientId(), c.requestSeq());
-            if (a.refusal() != null) {
-                staleRequests.increment();
-                return AdmittedCommand.answered(c, origin, KvResult.of(KvStatus.REJECTED, a.refusal()));
-            }
-            if (a.duplicate()) {
-                duplicates.increment();
-                return AdmittedCommand.duplicate(c, origin, a.entry());
-            }
-            return AdmittedCommand.execute(c, origin, a.entry());
         }
 
-        private void refuse(long instance, boolean addressed, long proxyId, long batchId, KvStatus status, String why) {
-            batchesRefused.increment();
-            lastInstance = instance;
-            if (!addressed) {
-                refusalsUnaddressed.increment();
-                return;
-            }
-            router.route(new KvReply(config.replicaId(), proxyId, batchId, KvReply.WHOLE_BATCH, instance,
-                    KvResult.of(status, "batch " + batchId + " of proxy " + proxyId + " at instance " + instance
-                            + " refused: " + why)));
+        @Override
+        public long entries() {
+            return store.size();
+        }
+
+        @Override
+        public long bytes() {
+            return service.usedBytes();
         }
     }
 }

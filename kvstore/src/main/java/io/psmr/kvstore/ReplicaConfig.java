@@ -7,8 +7,8 @@ import io.psmr.scheduler.SchedulerBuilder;
 import java.util.Objects;
 
 /**
- * The settings of a {@link Replica}. The conflict detection, limits and reply-cache bounds are part
- * of the replicated configuration: every replica (and, for detection and limits, every proxy) of a
+ * The settings of a {@link Replica}. The conflict detection, limits, session settings and capacity are
+ * part of the replicated configuration: every replica (and, for detection and limits, every proxy) of a
  * cluster must use the same. Workers, pending bound, graph kind, sequential mode and store are local
  * choices that never change results.
  *
@@ -21,13 +21,16 @@ import java.util.Objects;
  * @param sequential      classic SMR: execute on the delivery thread, no graph, no workers (default false)
  * @param limits          size limits (default {@link KvLimits#defaults()})
  * @param store           the store to open (default in-memory Chronicle Map)
- * @param replyCacheWindow results kept per client for exactly-once (default 16)
- * @param maxClients      clients kept in the reply cache (default 4,096)
+ * @param replyCacheWindow results kept per session for exactly-once (default 16)
+ * @param maxSessions     open client sessions kept (default 16,384); see {@link SessionTable}
+ * @param sessionTimeoutInstances delivered instances after which an unused session expires (default 1,000,000)
+ * @param capacity        the store's replicated capacity (default {@link StoreCapacity#unbounded()}); writes
+ *                        beyond it are refused FULL
  * @param fromInstance    the first instance to deliver (default {@link AtomicBroadcast#FIRST_INSTANCE})
  */
 public record ReplicaConfig(int replicaId, ConflictDetection detection, GraphKind graph, int workers, int maxPending,
                             boolean sequential, KvLimits limits, StoreConfig store, int replyCacheWindow,
-                            int maxClients, long fromInstance) {
+                            int maxSessions, long sessionTimeoutInstances, StoreCapacity capacity, long fromInstance) {
 
     /** Validates the settings. */
     public ReplicaConfig {
@@ -35,6 +38,11 @@ public record ReplicaConfig(int replicaId, ConflictDetection detection, GraphKin
         Objects.requireNonNull(graph, "graph");
         Objects.requireNonNull(limits, "limits");
         Objects.requireNonNull(store, "store");
+        Objects.requireNonNull(capacity, "capacity");
+        if (limits.maxCommandsPerBatch() > SessionTable.SESSION_ID_STRIDE) {
+            throw new IllegalArgumentException("limits.maxCommandsPerBatch must be at most " + SessionTable.SESSION_ID_STRIDE
+                    + " (session ids number a batch's commands in 16 bits), got " + limits.maxCommandsPerBatch());
+        }
         if (workers < 1) {
             throw new IllegalArgumentException("workers must be at least 1, got " + workers);
         }
@@ -44,8 +52,11 @@ public record ReplicaConfig(int replicaId, ConflictDetection detection, GraphKin
         if (replyCacheWindow < 1) {
             throw new IllegalArgumentException("replyCacheWindow must be at least 1, got " + replyCacheWindow);
         }
-        if (maxClients < 1) {
-            throw new IllegalArgumentException("maxClients must be at least 1, got " + maxClients);
+        if (maxSessions < 1) {
+            throw new IllegalArgumentException("maxSessions must be at least 1, got " + maxSessions);
+        }
+        if (sessionTimeoutInstances < 1) {
+            throw new IllegalArgumentException("sessionTimeoutInstances must be at least 1, got " + sessionTimeoutInstances);
         }
         if (fromInstance < AtomicBroadcast.FIRST_INSTANCE) {
             throw new IllegalArgumentException("fromInstance must be at least " + AtomicBroadcast.FIRST_INSTANCE
@@ -70,7 +81,9 @@ public record ReplicaConfig(int replicaId, ConflictDetection detection, GraphKin
         b.limits = limits;
         b.store = store;
         b.replyCacheWindow = replyCacheWindow;
-        b.maxClients = maxClients;
+        b.maxSessions = maxSessions;
+        b.sessionTimeoutInstances = sessionTimeoutInstances;
+        b.capacity = capacity;
         b.fromInstance = fromInstance;
         return b;
     }
@@ -86,7 +99,9 @@ public record ReplicaConfig(int replicaId, ConflictDetection detection, GraphKin
         private KvLimits limits = KvLimits.defaults();
         private StoreConfig store = StoreConfig.defaults();
         private int replyCacheWindow = 16;
-        private int maxClients = 4096;
+        private int maxSessions = 16_384;
+        private long sessionTimeoutInstances = 1_000_000;
+        private StoreCapacity capacity = StoreCapacity.unbounded();
         private long fromInstance = AtomicBroadcast.FIRST_INSTANCE;
 
         private Builder() {
@@ -146,9 +161,21 @@ public record ReplicaConfig(int replicaId, ConflictDetection detection, GraphKin
             return this;
         }
 
-        /** See {@link ReplicaConfig#maxClients()}. */
-        public Builder maxClients(int n) {
-            this.maxClients = n;
+        /** See {@link ReplicaConfig#maxSessions()}. */
+        public Builder maxSessions(int n) {
+            this.maxSessions = n;
+            return this;
+        }
+
+        /** See {@link ReplicaConfig#sessionTimeoutInstances()}. */
+        public Builder sessionTimeoutInstances(long n) {
+            this.sessionTimeoutInstances = n;
+            return this;
+        }
+
+        /** See {@link ReplicaConfig#capacity()}. */
+        public Builder capacity(StoreCapacity c) {
+            this.capacity = c;
             return this;
         }
 
@@ -161,7 +188,7 @@ public record ReplicaConfig(int replicaId, ConflictDetection detection, GraphKin
         /** The validated settings. */
         public ReplicaConfig build() {
             return new ReplicaConfig(replicaId, detection, graph, workers, maxPending, sequential, limits, store,
-                    replyCacheWindow, maxClients, fromInstance);
+                    replyCacheWindow, maxSessions, sessionTimeoutInstances, capacity, fromInstance);
         }
     }
 }

@@ -60,6 +60,20 @@ public record StoreConfig(Backend backend, long entries, int averageKeyBytes, in
         return new StoreConfig(backend, entries, averageKeyBytes, averageValueBytes, Objects.requireNonNull(file, "file"));
     }
 
+    /**
+     * The same backend and path, sized so that a store holding {@code capacity} never fills the
+     * backend first: Chronicle Map is sized for a quarter more entries than the capacity allows, with
+     * an average entry at least as large as the capacity's bytes per entry, and may still bloat
+     * {@link #MAX_BLOAT_FACTOR} times beyond that.
+     */
+    public StoreConfig forCapacity(StoreCapacity capacity, int averageKeyBytes) {
+        long entries = Math.max(1_000, capacity.maxEntries() + capacity.maxEntries() / 4 + 16);
+        long perEntry = Math.max(1, capacity.maxBytes() / capacity.maxEntries());
+        int key = Math.max(1, averageKeyBytes);
+        int value = (int) Math.max(1, Math.min(1 << 20, perEntry - key));
+        return new StoreConfig(backend, entries, key, Math.max(value, 8), path);
+    }
+
     /** Opens a new store with these settings. */
     public KvStore open() {
         return switch (backend) {

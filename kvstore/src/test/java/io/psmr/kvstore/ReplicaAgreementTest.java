@@ -50,6 +50,8 @@ class ReplicaAgreementTest {
                 List<Thread> threads = new ArrayList<>();
                 List<Throwable> errors = Collections.synchronizedList(new ArrayList<>());
                 List<long[]> retries = Collections.synchronizedList(new ArrayList<>());
+                // Sessions for every client id proxy * 100 + client, opened by instance 1.
+                assertEquals(1, c.broadcast().propose(Workload.openSessions(100 * proxies + 3, detection)).get());
                 for (int p = 1; p <= proxies; p++) {
                     long proxy = p;
                     c.router().register(proxy, replies);
@@ -130,7 +132,7 @@ class ReplicaAgreementTest {
                 commands = new ArrayList<>(n);
                 for (int i = 0; i < n; i++) {
                     int client = random.nextInt(nextSeq.length);
-                    commands.add(w.command(proxy * 100 + client, ++nextSeq[client]));
+                    commands.add(w.command(Workload.session(1, proxy * 100 + client), ++nextSeq[client]));
                 }
                 sent.add(commands);
             }

@@ -32,6 +32,11 @@ class ReplicaTest {
         return EmbeddedCluster.start(3, config(), LocalSequencer.builder().maxValueBytes(LIMITS.maxBatchBytes() * 2));
     }
 
+    /** Client {@code c}'s session, opened by the first batch of each test. */
+    static long sid(long c) {
+        return Workload.session(1, c);
+    }
+
     static byte[] encode(long proxy, long batch, List<KvCommand> commands) {
         return Workload.encode(proxy, batch, commands, DETECTION);
     }
@@ -54,9 +59,10 @@ class ReplicaTest {
             ReplyCollector replies = new ReplyCollector();
             c.router().register(1, replies);
             LocalSequencer seq = c.broadcast();
+            assertEquals(1, seq.propose(Workload.openSessions(8, DETECTION)).get()); // clients 0..7
             byte[] k1 = Workload.key(1);
             byte[] k2 = Workload.key(2);
-            List<KvCommand> good = List.of(KvCommand.create(1, 1, k1, new byte[] {1}), KvCommand.create(1, 2, k2, new byte[] {2}));
+            List<KvCommand> good = List.of(KvCommand.create(sid(1), 1, k1, new byte[] {1}), KvCommand.create(sid(1), 2, k2, new byte[] {2}));
             byte[] goodBytes = encode(1, 1, good);
             seq.propose(goodBytes).get();
 
@@ -69,22 +75,22 @@ class ReplicaTest {
             version[0] = 9;
             seq.propose(version).get();                                                       // batch 3
             seq.propose(new byte[] {1, 2, 3}).get();                                          // unaddressable
-            List<KvCommand> other = List.of(KvCommand.update(1, 3, Workload.key(77), new byte[] {3}));
-            seq.propose(KvCodec.encodeBatch(1, 4, List.of(KvCommand.update(1, 3, k1, new byte[] {3})),
+            List<KvCommand> other = List.of(KvCommand.update(sid(1), 3, Workload.key(77), new byte[] {3}));
+            seq.propose(KvCodec.encodeBatch(1, 4, List.of(KvCommand.update(sid(1), 3, k1, new byte[] {3})),
                     SummaryBuilder.summarize(DETECTION, other))).get();                       // batch 4: summary misses k1
             seq.propose(Workload.encode(1, 5, good, ConflictDetection.keysHashed())).get();   // batch 5: other mode
             List<KvCommand> many = new ArrayList<>();
             for (int i = 0; i < LIMITS.maxCommandsPerBatch() + 1; i++) {
-                many.add(KvCommand.read(2, i + 1, k1));
+                many.add(KvCommand.read(sid(2), i + 1, k1));
             }
             seq.propose(encode(1, 6, many)).get();                                            // batch 6: too many commands
-            seq.propose(encode(1, 7, List.of(KvCommand.create(3, 1, Workload.key(3),
+            seq.propose(encode(1, 7, List.of(KvCommand.create(sid(3), 1, Workload.key(3),
                     new byte[LIMITS.maxBatchBytes()])))).get();                               // batch 7: too many bytes
-            List<KvCommand> mixed = List.of(KvCommand.update(4, 1, k1, new byte[] {4}),
-                    KvCommand.create(4, 2, Workload.key(5), new byte[LIMITS.maxValueBytes() + 1]),
-                    KvCommand.read(4, 3, k1));
+            List<KvCommand> mixed = List.of(KvCommand.update(sid(4), 1, k1, new byte[] {4}),
+                    KvCommand.create(sid(4), 2, Workload.key(5), new byte[LIMITS.maxValueBytes() + 1]),
+                    KvCommand.read(sid(4), 3, k1));
             seq.propose(encode(1, 8, mixed)).get();                                           // batch 8: one command too large
-            List<KvCommand> after = List.of(KvCommand.read(5, 1, k2), KvCommand.delete(5, 2, k2), KvCommand.read(5, 3, k1));
+            List<KvCommand> after = List.of(KvCommand.read(sid(5), 1, k2), KvCommand.delete(sid(5), 2, k2), KvCommand.read(sid(5), 3, k1));
             long last = seq.propose(encode(1, 9, after)).get();                               // batch 9: still served
 
             assertTrue(c.awaitApplied(last, 30, TimeUnit.SECONDS));
@@ -93,7 +99,7 @@ class ReplicaTest {
             for (Replica r : c.replicas()) {
                 assertTrue(r.isServing());
                 ReplicaStats s = r.stats();
-                assertEquals(11, s.batchesDelivered());
+                assertEquals(12, s.batchesDelivered());
                 assertEquals(8, s.batchesRefused());
                 assertEquals(1, s.refusalsUnaddressed());
                 assertEquals(1, s.commandsTooLarge());
@@ -128,18 +134,19 @@ class ReplicaTest {
             ReplyCollector replies = new ReplyCollector();
             c.router().register(1, replies);
             LocalSequencer seq = c.broadcast();
+            assertEquals(1, seq.propose(Workload.openSessions(8, DETECTION)).get()); // clients 0..7
             byte[] k = Workload.key(1);
             byte[] k2 = Workload.key(2);
-            List<KvCommand> first = List.of(KvCommand.create(5, 1, k, new byte[] {1}), KvCommand.read(5, 2, k2));
+            List<KvCommand> first = List.of(KvCommand.create(sid(5), 1, k, new byte[] {1}), KvCommand.read(sid(5), 2, k2));
             seq.propose(encode(1, 1, first)).get();
-            seq.propose(encode(1, 2, List.of(KvCommand.update(6, 1, k, new byte[] {2}),
-                    KvCommand.create(6, 2, k2, new byte[] {9})))).get();
+            seq.propose(encode(1, 2, List.of(KvCommand.update(sid(6), 1, k, new byte[] {2}),
+                    KvCommand.create(sid(6), 2, k2, new byte[] {9})))).get();
             // The proxy retries batch 1 as batch 3, and a client repeats a request inside one batch.
             seq.propose(encode(1, 3, first)).get();
-            seq.propose(encode(1, 4, List.of(KvCommand.delete(7, 1, k2), KvCommand.delete(7, 1, k2)))).get();
+            seq.propose(encode(1, 4, List.of(KvCommand.delete(sid(7), 1, k2), KvCommand.delete(sid(7), 1, k2)))).get();
             // Client 5 moves far ahead; its request 2 is then too old to tell.
-            seq.propose(encode(1, 5, List.of(KvCommand.read(5, 2 + config().replyCacheWindow(), k)))).get();
-            long last = seq.propose(encode(1, 6, List.of(KvCommand.read(5, 2, k2)))).get();
+            seq.propose(encode(1, 5, List.of(KvCommand.read(sid(5), 2 + config().replyCacheWindow(), k)))).get();
+            long last = seq.propose(encode(1, 6, List.of(KvCommand.read(sid(5), 2, k2)))).get();
 
             assertTrue(c.awaitApplied(last, 30, TimeUnit.SECONDS));
             assertRepliesAgree(replies, 3);
@@ -166,7 +173,12 @@ class ReplicaTest {
         assertThrows(IllegalArgumentException.class, () -> ReplicaConfig.builder().workers(0).build());
         assertThrows(IllegalArgumentException.class, () -> ReplicaConfig.builder().maxPending(0).build());
         assertThrows(IllegalArgumentException.class, () -> ReplicaConfig.builder().replyCacheWindow(0).build());
-        assertThrows(IllegalArgumentException.class, () -> ReplicaConfig.builder().maxClients(0).build());
+        assertEquals("maxSessions must be at least 1, got 0", assertThrows(IllegalArgumentException.class,
+                () -> ReplicaConfig.builder().maxSessions(0).build()).getMessage());
+        assertEquals("sessionTimeoutInstances must be at least 1, got 0", assertThrows(IllegalArgumentException.class,
+                () -> ReplicaConfig.builder().sessionTimeoutInstances(0).build()).getMessage());
+        assertEquals("store capacity maxEntries must be at least 1, got 0", assertThrows(IllegalArgumentException.class,
+                () -> new StoreCapacity(0, 10)).getMessage());
         assertThrows(IllegalArgumentException.class, () -> ReplicaConfig.builder().fromInstance(0).build());
         assertThrows(IllegalArgumentException.class, () -> EmbeddedCluster.start(0, config()));
         try (LocalSequencer seq = LocalSequencer.builder().retainedInstances(2).build()) {

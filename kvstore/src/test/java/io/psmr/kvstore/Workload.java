@@ -66,4 +66,22 @@ final class Workload {
         }
         return list;
     }
+
+    /**
+     * A batch of {@code n} OPEN_SESSION commands from proxy 98 (whose replies nobody reads). Proposed
+     * as instance {@code instance}, it opens the sessions {@link #session(long, long) session(instance, c)}
+     * for c = 0 … n−1, since the log assigns session ids from the instance and the command's index.
+     */
+    static byte[] openSessions(int n, ConflictDetection detection) {
+        List<KvCommand> open = new java.util.ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            open.add(KvCommand.openSession(i, 1));
+        }
+        return encode(98, 1, open, detection);
+    }
+
+    /** The id of the session that command {@code index} of the OPEN_SESSION batch at {@code instance} opened. */
+    static long session(long instance, long index) {
+        return instance * SessionTable.SESSION_ID_STRIDE + index;
+    }
 }

@@ -26,8 +26,9 @@ import java.util.Set;
  * <p><b>Model per key.</b> READ: OK with v needs the state v; NOT_FOUND needs absent. CREATE: OK needs
  * absent, then v; EXISTS needs present. UPDATE: OK needs present, then v; NOT_FOUND needs absent.
  * DELETE: OK needs present, then absent; NOT_FOUND needs absent. MULTI_PUT OK: then v. Operations
- * answered with TOO_LARGE, MALFORMED or REJECTED executed nothing and are left out. An operation
- * with no answer (status null: timed out) may or may not have taken effect: its return is at
+ * answered with TOO_LARGE, MALFORMED, REJECTED or FULL executed nothing and are left out. An operation
+ * with no answer (timed out), or answered SESSION_EXPIRED (a retry whose first copy may have run
+ * before its session ended), may or may not have taken effect: its return is at
  * infinity and it may leave the state unchanged or apply its write.
  *
  * <p>Ties in time are resolved in favour of concurrency (an invocation at the same nanosecond as a
@@ -61,7 +62,10 @@ public final class LinearizabilityChecker {
             if (r.acknowledged() && executedNothing(r.status())) {
                 continue;
             }
-            long complete = r.acknowledged() ? r.completeNs() : Long.MAX_VALUE;
+            // SESSION_EXPIRED: not executed now, but an earlier copy may have been; as good as no answer.
+            boolean known = r.acknowledged() && r.status() != KvStatus.SESSION_EXPIRED;
+            long complete = known ? r.completeNs() : Long.MAX_VALUE;
+            KvStatus status = known ? r.status() : null;
             String label = "client " + r.client() + " " + r.op() + " [" + r.invokeNs() + ", "
                     + (r.acknowledged() ? r.completeNs() : "inf") + "] -> " + r.status();
             if (r.op() == KvOp.MULTI_PUT) {
@@ -71,7 +75,7 @@ public final class LinearizabilityChecker {
                 }
                 for (Map.Entry<String, String> e : last.entrySet()) {
                     byKey.computeIfAbsent(e.getKey(), k -> new ArrayList<>()).add(new KeyOp(label + " " + e.getKey() + "="
-                            + e.getValue(), KvOp.MULTI_PUT, e.getValue(), r.invokeNs(), complete, r.status(), null));
+                            + e.getValue(), KvOp.MULTI_PUT, e.getValue(), r.invokeNs(), complete, status, null));
                 }
             } else {
                 String key = OpRecord.text(r.keys()[0]);
@@ -79,7 +83,7 @@ public final class LinearizabilityChecker {
                 String output = OpRecord.text(r.output());
                 byKey.computeIfAbsent(key, k -> new ArrayList<>()).add(new KeyOp(label + " " + key
                         + (input != null ? "=" + input : "") + (output != null ? " read " + output : ""),
-                        r.op(), input, r.invokeNs(), complete, r.status(), output));
+                        r.op(), input, r.invokeNs(), complete, status, output));
             }
         }
         if (finalState != null) {
@@ -104,7 +108,7 @@ public final class LinearizabilityChecker {
     }
 
     private static boolean executedNothing(KvStatus s) {
-        return s == KvStatus.TOO_LARGE || s == KvStatus.MALFORMED || s == KvStatus.REJECTED;
+        return s == KvStatus.TOO_LARGE || s == KvStatus.MALFORMED || s == KvStatus.REJECTED || s == KvStatus.FULL;
     }
 
     private static String describe(String key, List<KeyOp> ops) {
@@ -139,7 +143,7 @@ public final class LinearizabilityChecker {
                 case UPDATE -> present ? op.input() : state;
                 case DELETE -> ABSENT;
                 case MULTI_PUT -> op.input();
-                case READ -> state;
+                case READ, OPEN_SESSION -> state;
             };
             if (!Objects.equals(applied, state)) {
                 r.add(applied);
@@ -157,6 +161,7 @@ public final class LinearizabilityChecker {
             case DELETE -> ok ? (present ? listOfAbsent() : List.of())
                     : op.status() == KvStatus.NOT_FOUND && !present ? listOfAbsent() : List.of();
             case MULTI_PUT -> ok ? List.of(stateOf(op.input())) : List.of();
+            case OPEN_SESSION -> List.of(stateOf(state)); // touches no key; never in a per-key history
         };
     }
 

@@ -171,6 +171,7 @@ public final class LoadGenerator {
                 case UPDATE -> client.update(keys[0], values[0]);
                 case DELETE -> client.delete(keys[0]);
                 case MULTI_PUT -> client.multiPut(keys, values);
+                case OPEN_SESSION -> throw new IllegalStateException("the load never sends OPEN_SESSION itself");
             };
             KvResult r = null;
             String error = null;

@@ -340,6 +340,23 @@ public class PsmrStateMachine<C extends Command, R> extends BaseStateMachine {
         }
     }
 
+    /**
+     * Waits until every batch admitted so far has executed: for a {@link BatchCodec} whose decision
+     * needs the state as sequential execution would leave it (a capacity check, say). Call it only from
+     * {@link BatchCodec#decode}, on the updater thread, which admits, so nothing new arrives meanwhile.
+     *
+     * @throws IllegalStateException if the scheduler stopped
+     */
+    public void awaitExecuted() throws InterruptedException {
+        Scheduler<C, R> s = scheduler;
+        if (s == null) {
+            throw new IllegalStateException("the state machine is not initialized");
+        }
+        while (!s.awaitIdle(1, TimeUnit.SECONDS)) {
+            LOG.debug("waiting for {} log entries to execute", applied.inFlight());
+        }
+    }
+
     // ---------------------------------------------------------------- snapshots
 
     /**

@@ -1,0 +1,146 @@
+package io.psmr.kvstore;
+
+import java.util.Objects;
+
+/**
+ * Decides, in delivery order, which writes the store has room for, so that every replica refuses
+ * the same commands with {@link KvStatus#FULL} although its workers execute in parallel.
+ *
+ * <p><b>The rule.</b> The guard keeps a <i>base</i>: the store's exact entry and byte counts at the
+ * last <i>sync</i>, a point where every batch delivered before the current one has executed (so the
+ * counts equal those of sequential execution, on every replica). On top of the base it
+ * <i>reserves</i> each admitted command's largest possible growth: a CREATE one entry and its key
+ * and value bytes, an UPDATE its value bytes, a MULTI_PUT one entry and the key and value bytes of
+ * each pair; READ and DELETE nothing (a DELETE's room comes back at the next sync). A command
+ * whose growth fits under the capacity on top of base and reservations is admitted. One that does
+ * not fit makes the guard sync — quiesce the scheduler, read the exact counts, and keep as reserved
+ * only the current batch's own admitted commands, which have not run yet — and then decide again;
+ * if it still does not fit, it is refused. A sync is skipped when no write was admitted in an
+ * earlier batch since the last one, because the exact counts cannot have changed.
+ *
+ * <p>Every step depends only on the delivered sequence and on exact counts at points the sequence
+ * fixes, so the verdicts are the same on every replica, whatever the timing. Far from full, the
+ * guard never syncs; near full, it syncs at most once per batch.
+ *
+ * <p><b>Threads.</b> Delivery thread only (or Ratis' updater thread), like the rest of admission.
+ */
+final class CapacityGuard {
+
+    /** Reads the exact counts and makes the scheduler quiescent first. */
+    interface Usage {
+        /** Waits until every batch handed to the scheduler has executed. */
+        void quiesce() throws InterruptedException;
+
+        /** Entries held; called only after {@link #quiesce}. */
+        long entries();
+
+        /** Key-plus-value bytes held; called only after {@link #quiesce}. */
+        long bytes();
+    }
+
+    private final StoreCapacity capacity;
+    private final Usage usage;
+
+    private long baseEntries;
+    private long baseBytes;
+    private long reservedEntries;
+    private long reservedBytes;
+    private long batchEntries;
+    private long batchBytes;
+    private boolean batchWrote;
+    private boolean stale = true;
+    private long syncs;
+
+    CapacityGuard(StoreCapacity capacity, Usage usage) {
+        this.capacity = Objects.requireNonNull(capacity, "capacity");
+        this.usage = Objects.requireNonNull(usage, "usage");
+    }
+
+    /** Starts a new batch: writes admitted in the previous one may have run by the next sync. */
+    void beginBatch() {
+        if (batchWrote) {
+            stale = true;
+        }
+        batchWrote = false;
+        batchEntries = 0;
+        batchBytes = 0;
+    }
+
+    /**
+     * Admits {@code c} (reserving its growth) or refuses it.
+     *
+     * @return null if admitted, else the FULL detail naming the capacity and the need
+     */
+    String admit(KvCommand c) throws InterruptedException {
+        long entries = 0;
+        long bytes = 0;
+        switch (c.op()) {
+            case CREATE -> {
+                entries = 1;
+                bytes = c.key().length + c.value().length;
+            }
+            case UPDATE -> bytes = c.value().length;
+            case MULTI_PUT -> {
+                entries = c.keyCount();
+                for (int i = 0; i < c.keyCount(); i++) {
+                    bytes += c.key(i).length + c.value(i).length;
+                }
+            }
+            case DELETE -> {
+                batchWrote = true;
+                return null;
+            }
+            default -> {
+                return null;
+            }
+        }
+        if (!fits(entries, bytes) && stale) {
+            sync();
+        }
+        if (!fits(entries, bytes)) {
+            return "store full: " + (baseEntries + reservedEntries) + " entries and " + (baseBytes + reservedBytes)
+                    + " key and value bytes are held or reserved by earlier writes, the capacity is "
+                    + capacity.maxEntries() + " entries and " + capacity.maxBytes() + " bytes, and this " + c.op()
+                    + " may add " + entries + " entries and " + bytes + " bytes";
+        }
+        reservedEntries += entries;
+        reservedBytes += bytes;
+        batchEntries += entries;
+        batchBytes += bytes;
+        batchWrote = true;
+        return null;
+    }
+
+    /** How many times the guard quiesced the scheduler to read exact counts. */
+    long syncs() {
+        return syncs;
+    }
+
+    /**
+     * Forgets everything and takes the counts as they are now: after a checkpoint is installed, or
+     * at start. Only while the scheduler is quiescent and between batches.
+     */
+    void reset() {
+        stale = true;
+        reservedEntries = 0;
+        reservedBytes = 0;
+        batchEntries = 0;
+        batchBytes = 0;
+        batchWrote = false;
+    }
+
+    private boolean fits(long entries, long bytes) {
+        return baseEntries + reservedEntries + entries <= capacity.maxEntries()
+                && baseBytes + reservedBytes + bytes <= capacity.maxBytes();
+    }
+
+    private void sync() throws InterruptedException {
+        usage.quiesce();
+        baseEntries = usage.entries();
+        baseBytes = usage.bytes();
+        reservedEntries = batchEntries;
+        reservedBytes = batchBytes;
+        stale = false;
+        syncs++;
+    }
+}
