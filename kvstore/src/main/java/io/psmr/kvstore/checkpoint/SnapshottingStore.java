@@ -13,7 +13,8 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -115,11 +116,15 @@ public final class SnapshottingStore implements KvStore {
             throw new IllegalArgumentException("maxRecordedBytes must be positive, got " + maxRecordedBytes);
         }
         this.maxRecordedBytes = maxRecordedBytes;
-        this.writer = Executors.newSingleThreadExecutor(r -> {
+        ThreadPoolExecutor pool = new ThreadPoolExecutor(1, 1, 0, TimeUnit.SECONDS, new LinkedBlockingQueue<>(1), r -> {
             Thread t = new Thread(r, "psmr-snapshot-writer");
             t.setDaemon(true);
             return t;
         });
+        // Start the thread and load the classes begin() uses now, so that begin's pause is a handoff.
+        pool.prestartCoreThread();
+        new Recording().images.clear();
+        this.writer = pool;
     }
 
     /**
@@ -147,7 +152,7 @@ public final class SnapshottingStore implements KvStore {
         }
         Recording r = new Recording();
         recording = r;
-        writer.execute(() -> write(s, r));
+        writer.execute(new WriteTask(s, r));
         s.pauseNanos = System.nanoTime() - start;
         lastPauseNanos = s.pauseNanos;
         return s;
@@ -307,6 +312,22 @@ public final class SnapshottingStore implements KvStore {
     public String toString() {
         Snapshot s = running.get();
         return "SnapshottingStore[" + live + (s == null ? "" : ", writing the snapshot of instance " + s.instance) + "]";
+    }
+
+    /** The writer thread's job (a class, not a lambda: no bootstrap on the first begin). */
+    private final class WriteTask implements Runnable {
+        private final Snapshot snapshot;
+        private final Recording recording;
+
+        WriteTask(Snapshot snapshot, Recording recording) {
+            this.snapshot = snapshot;
+            this.recording = recording;
+        }
+
+        @Override
+        public void run() {
+            write(snapshot, recording);
+        }
     }
 
     /** The before-images of one snapshot. */
