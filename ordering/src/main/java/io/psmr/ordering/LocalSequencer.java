@@ -56,6 +56,7 @@ public final class LocalSequencer implements AtomicBroadcast {
     private final long proposeTimeoutNanos;
     private final int maxLearners;
     private final String threadNamePrefix;
+    private final long firstInstance;
 
     private final ReentrantLock lock = new ReentrantLock();
     /** Signalled when a value is appended or the broadcast closes: learners wait on it. */
@@ -78,6 +79,8 @@ public final class LocalSequencer implements AtomicBroadcast {
         this.proposeTimeoutNanos = b.proposeTimeout.toNanos();
         this.maxLearners = b.maxLearners;
         this.threadNamePrefix = b.threadNamePrefix;
+        this.firstInstance = b.firstInstance;
+        this.lastInstance = firstInstance - 1;
         this.ring = new byte[capacity][];
     }
 
@@ -239,7 +242,7 @@ public final class LocalSequencer implements AtomicBroadcast {
     }
 
     private long firstRetainedLocked() {
-        return Math.max(FIRST_INSTANCE, lastInstance - capacity + 1);
+        return Math.max(firstInstance, lastInstance - capacity + 1);
     }
 
     @Override
@@ -471,6 +474,7 @@ public final class LocalSequencer implements AtomicBroadcast {
         private Duration proposeTimeout = Duration.ofSeconds(10);
         private int maxLearners = 64;
         private String threadNamePrefix = "psmr-sequencer-";
+        private long firstInstance = FIRST_INSTANCE;
 
         private Builder() {
         }
@@ -515,6 +519,19 @@ public final class LocalSequencer implements AtomicBroadcast {
         /** Prefix of delivery thread names (default {@code psmr-sequencer-}). */
         public Builder threadNamePrefix(String prefix) {
             this.threadNamePrefix = Objects.requireNonNull(prefix, "prefix");
+            return this;
+        }
+
+        /**
+         * The instance of the first value ordered (default {@link AtomicBroadcast#FIRST_INSTANCE}): a sequencer that
+         * continues a numbering (a replica resuming after instance {@code n} passes {@code n + 1}). Instances below
+         * it were never held here: subscribing from one fails with {@link InstanceNotRetainedException}.
+         */
+        public Builder firstInstance(long instance) {
+            if (instance < FIRST_INSTANCE) {
+                throw new IllegalArgumentException("firstInstance must be at least " + FIRST_INSTANCE + ", got " + instance);
+            }
+            this.firstInstance = instance;
             return this;
         }
 

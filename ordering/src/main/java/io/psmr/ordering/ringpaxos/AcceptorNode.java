@@ -1,9 +1,10 @@
 package io.psmr.ordering.ringpaxos;
 
 import java.util.ArrayDeque;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
 
 /**
  * An acceptor, and the coordinator when it is the lowest acceptor it believes alive.
@@ -12,7 +13,25 @@ import java.util.Map;
  * if no higher one was promised, and votes in a ballot only if no higher one was promised. As ring
  * member it forwards each Accept it votes for to the next member; as last member it decides and
  * tells every acceptor, every learner and the proposer. It also answers learners' fetches, trims
- * its log once every learner has delivered, and sends heartbeats.
+ * its log to what every live learner reported safe, and sends heartbeats.
+ *
+ * <h2>Trimming to the live learners</h2>
+ * Learners report their safe instance (see {@link Learner.Reporting}) every few ticks. The acceptor trims its log to
+ * the minimum report over the learners it counts:
+ * <ul>
+ *   <li>a learner not heard from for more than {@link RingPaxosConfig#learnerSilenceTicks()} is presumed dead and not
+ *       counted (a learner never heard from counts as heard, with report 0, when the acceptor started, so a
+ *       restarted acceptor waits for every learner's report before trimming, as long as that learner is alive);</li>
+ *   <li>while the log is full (no room for another window of instances), a learner whose report has not advanced
+ *       for more than {@code learnerSilenceTicks} although another counted learner reported further is presumed
+ *       stuck and not counted: a live but stalled replica would otherwise stall the whole cluster;</li>
+ *   <li>a learner that reports again (or advances again) is counted again at once;</li>
+ *   <li>if no learner is counted, nothing is trimmed: nobody vouches that anything was delivered.</li>
+ * </ul>
+ * A learner left out may find its next instance trimmed; it learns so from the heartbeats' trim point and its host
+ * must install a checkpoint from another replica ({@link Ready#trimmedPast()}). Trimming stays safe for Paxos: an
+ * instance is trimmed only once some learner reported it safe, so it is decided, and its value is in that learner's
+ * host's state (or checkpoint). {@link #trimBlocker()} tells a host which learner holds the trim point.
  *
  * <p>Crash and restart: build a new {@code AcceptorNode} on the same storage, or on storage restored
  * from its journal (see {@link AcceptorJournal}). The coordinator role, the failure detector and the
@@ -29,7 +48,30 @@ public final class AcceptorNode implements ProtocolNode {
     private final Outbox outbox = new Outbox();
     // Messages to itself (the coordinator preparing and voting locally) skip the network.
     private final ArrayDeque<Message> local = new ArrayDeque<>();
-    private final Map<Integer, Long> learnerDelivered = new HashMap<>();
+    // Every configured learner's latest report; volatile, rebuilt from reports after a restart.
+    private final Map<Integer, LearnerReport> learnerReports = new TreeMap<>();
+
+    /** One learner's latest report as this acceptor knows it. */
+    private static final class LearnerReport {
+        long upTo;
+        long heardAt;
+        long advancedAt;
+    }
+
+    /**
+     * Why an acceptor keeps instances that are decided: the learner that holds its trim point back.
+     *
+     * @param learner          the counted learner with the lowest report (the lowest id among equals), or -1 when
+     *                         no learner is counted (none heard from recently), so nothing can be trimmed
+     * @param reported         that learner's report (its safe instance), or the trim point when {@code learner} is -1
+     * @param ticksSinceReport ticks since that learner was last heard from (0 when {@code learner} is -1)
+     * @param trimmedTo        this acceptor's trim point
+     * @param highestDecided   the highest instance this acceptor knows decided
+     * @param logFull          whether the log has no room for another window, so the coordinator waits for trimming
+     */
+    public record TrimBlocker(int learner, long reported, long ticksSinceReport, long trimmedTo, long highestDecided,
+                              boolean logFull) {
+    }
 
     private long now;
     private long maxRoundSeen;
@@ -51,6 +93,9 @@ public final class AcceptorNode implements ProtocolNode {
         this.storage = storage;
         this.detector = new FailureDetector(id, config.acceptors(), config.suspectTicks());
         this.maxRoundSeen = storage.promised().round();
+        for (int l : config.learners()) {
+            learnerReports.put(l, new LearnerReport()); // report 0, heard at tick 0: see the class comment
+        }
     }
 
     @Override
@@ -89,6 +134,10 @@ public final class AcceptorNode implements ProtocolNode {
             for (int learner : config.learners()) {
                 send(new Message.Heartbeat(id, learner, storage.promised(), storage.highestDecided(), storage.trimmedTo()));
             }
+        }
+        // Learners fall silent without any message arriving: re-evaluate the trim point as time passes.
+        if (now % config.reportTicks() == 0) {
+            trimToCountedLearners();
         }
         boolean leader = detector.lowestLive(now) == id;
         if (leader && coordinator == null) {
@@ -243,7 +292,8 @@ public final class AcceptorNode implements ProtocolNode {
             return;
         }
         seeRound(h.promised());
-        // Another acceptor's trim point was delivered by every learner: it is safe to trim to it.
+        // Another acceptor's trim point was reported safe by every learner it counted: it is decided, and those
+        // learners will not need it; a learner it left out learns from our heartbeats that it was trimmed past.
         storage.trimTo(h.trimmedTo());
     }
 
@@ -264,16 +314,79 @@ public final class AcceptorNode implements ProtocolNode {
         if (!config.isLearner(d.from())) {
             return;
         }
-        learnerDelivered.merge(d.from(), d.upTo(), Math::max);
-        if (learnerDelivered.size() < config.learners().size()) {
-            return;
+        LearnerReport r = learnerReports.get(d.from());
+        r.heardAt = now;
+        if (d.upTo() > r.upTo) {
+            r.upTo = d.upTo();
+            r.advancedAt = now;
         }
-        long safe = Long.MAX_VALUE;
-        for (long upTo : learnerDelivered.values()) {
-            safe = Math.min(safe, upTo);
+        trimToCountedLearners();
+    }
+
+    /** Trims to the lowest report of the learners counted now (see the class comment). */
+    private void trimToCountedLearners() {
+        int holder = countedMinimum();
+        if (holder >= 0) {
+            // Every live learner has this instance safe (delivered, or in a durable checkpoint): it is decided,
+            // and no live learner will need it from us again.
+            storage.trimTo(learnerReports.get(holder).upTo);
         }
-        // Every learner delivered up to safe, so it is decided: nobody will need it from us again.
-        storage.trimTo(safe);
+    }
+
+    /** Whether the log has no room for another window of instances, so the coordinator waits for trimming. */
+    private boolean logFull() {
+        return storage.highestDecided() - storage.trimmedTo() > (long) storage.capacity() - config.window();
+    }
+
+    /** The counted learner with the lowest report (lowest id among equals), or -1 if none is counted. */
+    private int countedMinimum() {
+        long silence = config.learnerSilenceTicks();
+        long highest = Long.MIN_VALUE;
+        for (LearnerReport r : learnerReports.values()) {
+            if (now - r.heardAt <= silence) {
+                highest = Math.max(highest, r.upTo);
+            }
+        }
+        if (highest == Long.MIN_VALUE) {
+            return -1;
+        }
+        boolean full = logFull();
+        int holder = -1;
+        long min = Long.MAX_VALUE;
+        for (Map.Entry<Integer, LearnerReport> e : learnerReports.entrySet()) {
+            LearnerReport r = e.getValue();
+            if (now - r.heardAt > silence) {
+                continue; // presumed dead
+            }
+            if (full && r.upTo < highest && now - r.advancedAt > silence) {
+                continue; // presumed stuck while others go on
+            }
+            if (r.upTo < min) {
+                min = r.upTo;
+                holder = e.getKey();
+            }
+        }
+        return holder;
+    }
+
+    /**
+     * Why this acceptor holds decided instances it has not trimmed: empty when everything it knows decided is
+     * trimmed; otherwise the learner holding the trim point (or -1 if none is counted) and whether the log is full,
+     * i.e. whether the coordinator waits. For the host to log; the acceptor's thread only.
+     */
+    public Optional<TrimBlocker> trimBlocker() {
+        if (storage.highestDecided() <= storage.trimmedTo()) {
+            return Optional.empty();
+        }
+        int holder = countedMinimum();
+        boolean full = logFull();
+        if (holder < 0) {
+            return Optional.of(new TrimBlocker(-1, storage.trimmedTo(), 0, storage.trimmedTo(), storage.highestDecided(),
+                    full));
+        }
+        LearnerReport r = learnerReports.get(holder);
+        return Optional.of(new TrimBlocker(holder, r.upTo, now - r.heardAt, storage.trimmedTo(),
+                storage.highestDecided(), full));
     }
 
     private void seeRound(Ballot b) {

@@ -8,6 +8,7 @@ final class Outbox {
     private final List<Message> messages = new ArrayList<>();
     private final List<Ready.Delivery> deliveries = new ArrayList<>();
     private final List<ProposalId> acknowledged = new ArrayList<>();
+    private long trimmedPast;
 
     void send(Message message) {
         messages.add(message);
@@ -21,15 +22,20 @@ final class Outbox {
         acknowledged.add(id);
     }
 
+    void trimmedPast(long trimPoint) {
+        trimmedPast = trimPoint;
+    }
+
     /** Returns everything accumulated and starts empty again. */
     Ready drain() {
-        if (messages.isEmpty() && deliveries.isEmpty() && acknowledged.isEmpty()) {
+        if (messages.isEmpty() && deliveries.isEmpty() && acknowledged.isEmpty() && trimmedPast == 0) {
             return Ready.EMPTY;
         }
-        Ready ready = new Ready(messages, deliveries, acknowledged);
+        Ready ready = new Ready(messages, deliveries, acknowledged, trimmedPast);
         messages.clear();
         deliveries.clear();
         acknowledged.clear();
+        trimmedPast = 0;
         return ready;
     }
 }

@@ -1,7 +1,9 @@
 package io.psmr.ordering.ringpaxos;
 
-import java.util.HashMap;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * Remembers, per proposer, which proposals a learner has delivered, in bounded space, so a
@@ -32,10 +34,31 @@ final class ProposalDeduplicator {
     }
 
     private final int window;
-    private final Map<Integer, Window> byProposer = new HashMap<>();
+    // Sorted by proposer, so a snapshot lists proposers in one order whatever the delivery history.
+    private final Map<Integer, Window> byProposer = new TreeMap<>();
 
     ProposalDeduplicator(int window) {
         this.window = window;
+    }
+
+    /** A deduplicator in the state {@code states} describe (as {@link #snapshot()} gave them). */
+    ProposalDeduplicator(int window, List<LearnerCheckpoint.ProposerState> states) {
+        this(window);
+        for (LearnerCheckpoint.ProposerState s : states) {
+            Window w = new Window();
+            w.highest = s.highestSeq();
+            w.seen = s.mask();
+            byProposer.put(s.proposer(), w);
+        }
+    }
+
+    /** The state, one entry per proposer delivered from, in increasing proposer order. */
+    List<LearnerCheckpoint.ProposerState> snapshot() {
+        List<LearnerCheckpoint.ProposerState> out = new ArrayList<>(byProposer.size());
+        for (Map.Entry<Integer, Window> e : byProposer.entrySet()) {
+            out.add(new LearnerCheckpoint.ProposerState(e.getKey(), e.getValue().highest, e.getValue().seen));
+        }
+        return out;
     }
 
     /** Records the proposal and returns whether it is delivered for the first time. */

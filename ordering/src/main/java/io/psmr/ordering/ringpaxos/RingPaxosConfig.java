@@ -28,11 +28,19 @@ import java.util.Set;
  * @param fetchTicks         ticks a learner waits at a gap before asking an acceptor again
  * @param fetchBatch         most instances one fetch asks for
  * @param reportTicks        ticks between a learner's reports of its safe instance
+ * @param learnerSilenceTicks ticks after which an acceptor leaves a learner out of its trim point: a learner not
+ *                           heard from for longer is presumed dead; and while the log is full, a learner whose
+ *                           report has not advanced for longer although another live learner reported further is
+ *                           presumed stuck (see {@link AcceptorNode}). Must exceed {@code reportTicks}.
  */
 public record RingPaxosConfig(List<Integer> acceptors, List<Integer> learners, List<Integer> proposers,
                               int window, int logCapacity, int learnerBuffer, int coordinatorQueue,
                               int proposerWindow, int heartbeatTicks, int suspectTicks, int retryTicks,
-                              int proposerRetryTicks, int fetchTicks, int fetchBatch, int reportTicks) {
+                              int proposerRetryTicks, int fetchTicks, int fetchBatch, int reportTicks,
+                              int learnerSilenceTicks) {
+
+    /** The default {@link #learnerSilenceTicks()}: 3 s at the runtime's default 10 ms tick. */
+    public static final int DEFAULT_LEARNER_SILENCE_TICKS = 300;
 
     /** Validates and copies. */
     public RingPaxosConfig {
@@ -74,6 +82,20 @@ public record RingPaxosConfig(List<Integer> acceptors, List<Integer> learners, L
         if (suspectTicks <= heartbeatTicks) {
             throw new IllegalArgumentException("suspectTicks must exceed heartbeatTicks");
         }
+        if (learnerSilenceTicks <= reportTicks) {
+            throw new IllegalArgumentException("learnerSilenceTicks " + learnerSilenceTicks + " must exceed reportTicks "
+                    + reportTicks);
+        }
+    }
+
+    /** A configuration with the default {@link #learnerSilenceTicks()} ({@value #DEFAULT_LEARNER_SILENCE_TICKS}). */
+    public RingPaxosConfig(List<Integer> acceptors, List<Integer> learners, List<Integer> proposers,
+                           int window, int logCapacity, int learnerBuffer, int coordinatorQueue,
+                           int proposerWindow, int heartbeatTicks, int suspectTicks, int retryTicks,
+                           int proposerRetryTicks, int fetchTicks, int fetchBatch, int reportTicks) {
+        this(acceptors, learners, proposers, window, logCapacity, learnerBuffer, coordinatorQueue, proposerWindow,
+                heartbeatTicks, suspectTicks, retryTicks, proposerRetryTicks, fetchTicks, fetchBatch, reportTicks,
+                DEFAULT_LEARNER_SILENCE_TICKS);
     }
 
     private static void positive(String name, int v) {
@@ -85,7 +107,7 @@ public record RingPaxosConfig(List<Integer> acceptors, List<Integer> learners, L
     /**
      * A configuration with the defaults: window 64, log capacity 1,024, learner buffer 1,024,
      * coordinator queue 256, proposer window 8, heartbeat every 2 ticks, suspect after 10, retry
-     * after 8, proposer retry after 20, fetch after 4, fetch batch 64, report every 5.
+     * after 8, proposer retry after 20, fetch after 4, fetch batch 64, report every 5, learner silence 300.
      */
     public static RingPaxosConfig of(List<Integer> acceptors, List<Integer> learners, List<Integer> proposers) {
         return new RingPaxosConfig(acceptors, learners, proposers, 64, 1024, 1024, 256, 8, 2, 10, 8, 20, 4, 64, 5);
@@ -115,7 +137,14 @@ public record RingPaxosConfig(List<Integer> acceptors, List<Integer> learners, L
     public RingPaxosConfig withWindow(int newWindow, int newLogCapacity) {
         return new RingPaxosConfig(acceptors, learners, proposers, newWindow, newLogCapacity, learnerBuffer,
                 coordinatorQueue, proposerWindow, heartbeatTicks, suspectTicks, retryTicks, proposerRetryTicks,
-                fetchTicks, fetchBatch, reportTicks);
+                fetchTicks, fetchBatch, reportTicks, learnerSilenceTicks);
+    }
+
+    /** A copy with another {@link #learnerSilenceTicks()}. */
+    public RingPaxosConfig withLearnerSilenceTicks(int ticks) {
+        return new RingPaxosConfig(acceptors, learners, proposers, window, logCapacity, learnerBuffer,
+                coordinatorQueue, proposerWindow, heartbeatTicks, suspectTicks, retryTicks, proposerRetryTicks,
+                fetchTicks, fetchBatch, reportTicks, ticks);
     }
 
     /** All node ids, acceptors first. */

@@ -51,6 +51,13 @@ final class SimulatedCluster {
     final Map<ProposalId, byte[]> proposed = new LinkedHashMap<>();
     /** Proposals acknowledged to their proposer. */
     final Set<ProposalId> acknowledged = new HashSet<>();
+    /** What each resumed learner delivered since it was restarted from a checkpoint (not in {@link #delivered}). */
+    final Map<Integer, List<Ready.Delivery>> resumedDelivered = new TreeMap<>();
+    /** Each trimmed-past signal a learner raised, by learner id. */
+    final Map<Integer, List<Long>> trimmedPastSignals = new TreeMap<>();
+    /** The highest safe instance each learner sent in a report. */
+    final Map<Integer, Long> lastReport = new TreeMap<>();
+    private final Set<Integer> resumed = new HashSet<>();
 
     /**
      * A deliberately broken mode for testing the checker: a restarted acceptor loses its storage
@@ -151,6 +158,20 @@ final class SimulatedCluster {
         logs.clear();
     }
 
+    /** Replaces a learner (before it ran, or after a crash) by {@code learner}; its later deliveries count as resumed if asked. */
+    void putLearner(Learner learner, boolean resumedIncarnation) {
+        live.put(learner.id(), learner);
+        if (resumedIncarnation) {
+            resumed.add(learner.id());
+            resumedDelivered.put(learner.id(), new ArrayList<>());
+        }
+    }
+
+    /** Crashes a learner: it stops, and what it delivered stays in {@link #delivered}. */
+    void crashLearner(int learner) {
+        live.remove(learner);
+    }
+
     /** Restarts a crashed acceptor on its durable storage. */
     void restart(int acceptor) {
         if (down.remove(acceptor)) {
@@ -214,13 +235,19 @@ final class SimulatedCluster {
             transmit(m);
         }
         if (!ready.deliveries().isEmpty()) {
-            delivered.get(node.id()).addAll(ready.deliveries());
+            (resumed.contains(node.id()) ? resumedDelivered : delivered).get(node.id()).addAll(ready.deliveries());
+        }
+        if (ready.isTrimmedPast()) {
+            trimmedPastSignals.computeIfAbsent(node.id(), k -> new ArrayList<>()).add(ready.trimmedPast());
         }
         acknowledged.addAll(ready.acknowledged());
     }
 
     private void transmit(Message m) {
         messagesSent++;
+        if (m instanceof Message.Delivered d) {
+            lastReport.merge(d.from(), d.upTo(), Math::max);
+        }
         if (random.nextDouble() < lossRate) {
             return;
         }

@@ -55,11 +55,13 @@ public final class LoopbackRingPaxos implements AutoCloseable {
         try {
             for (int id : acceptorIds) {
                 AcceptorNode core = new AcceptorNode(config, id, new AcceptorStorage(config.logCapacity()));
+                TrimStallLog stallLog = new TrimStallLog(core, TrimStallLog.INTERVAL);
                 RingPaxosNode node = RingPaxosNode.start(core, config, transport, any, peers, new RingPaxosNode.Listener() {
                     private boolean was; // event-loop thread only
 
                     @Override
                     public void onTick() {
+                        stallLog.onTick();
                         boolean is = core.isCoordinator();
                         if (is != was) {
                             was = is;

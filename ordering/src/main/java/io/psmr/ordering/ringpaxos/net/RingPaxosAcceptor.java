@@ -103,6 +103,7 @@ public final class RingPaxosAcceptor implements AutoCloseable {
         AcceptorStorage storage = log == null ? new AcceptorStorage(config.logCapacity()) : log.storage();
         this.restored = StorageState.of(storage); // before the node runs: nothing learnt from peers yet
         AcceptorNode core = new AcceptorNode(config, id, storage);
+        TrimStallLog stallLog = new TrimStallLog(core, TrimStallLog.INTERVAL);
         try {
             this.node = RingPaxosNode.start(core, config, transport, bind, peers, new RingPaxosNode.Listener() {
                 @Override
@@ -110,6 +111,11 @@ public final class RingPaxosAcceptor implements AutoCloseable {
                     if (log != null) {
                         log.flush();
                     }
+                }
+
+                @Override
+                public void onTick() {
+                    stallLog.onTick();
                 }
             });
         } catch (RuntimeException e) {

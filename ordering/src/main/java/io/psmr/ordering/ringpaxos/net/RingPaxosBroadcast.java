@@ -6,15 +6,19 @@ import io.psmr.ordering.DeliveryListener;
 import io.psmr.ordering.LocalSequencer;
 import io.psmr.ordering.OverloadedException;
 import io.psmr.ordering.Subscription;
+import io.psmr.ordering.ringpaxos.CheckpointTracker;
 import io.psmr.ordering.ringpaxos.Learner;
+import io.psmr.ordering.ringpaxos.LearnerCheckpoint;
 import io.psmr.ordering.ringpaxos.Proposer;
 import io.psmr.ordering.ringpaxos.Ready;
 import io.psmr.ordering.ringpaxos.RingPaxosConfig;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import org.slf4j.Logger;
@@ -50,6 +54,22 @@ import org.slf4j.LoggerFactory;
  * core also fail with {@link BroadcastClosedException}, but <b>may</b> have been ordered (the message says so):
  * this is the one place where it deviates from the SPI, because a network proposer cannot know.
  *
+ * <h2>Checkpoints and resuming (for replicas that can restart)</h2>
+ * With {@link Builder#checkpointEvery(int) checkpointEvery(k)}, whenever the adapter numbers a value {@code n} with
+ * {@code n % k == 0} it captures, on the learner's thread, the {@link LearnerCheckpoint} as of exactly that value
+ * (the Paxos instance it was decided in and the duplicate filter), and keeps the last
+ * {@value #KEPT_CHECKPOINTS}: {@link #learnerCheckpointAt(long)}. The host saves it with its own checkpoint of
+ * the state after instance {@code n}, and once that is durable calls {@link #reportCheckpoint(long)}: only then does
+ * the learner report the matching Paxos instance to the acceptors as safe (until then it reports the instance it
+ * resumed from, or 0), so the acceptors never discard what a restart from the last durable checkpoint needs.
+ * Without {@code checkpointEvery} the learner reports everything it delivered (hosts that never restart).
+ *
+ * <p>{@link Builder#resumeFrom(LearnerCheckpoint, long) resumeFrom(state, n)} starts the learner at
+ * {@code state}'s Paxos instance + 1 with its duplicate filter, and numbers the values it delivers from {@code n + 1}
+ * (subscribe from {@code n + 1}). If the acceptors have already discarded what the learner needs, it can never catch
+ * up: {@link #trimmedPast()} completes (once) with the trim point, a WARN line says so, and the host must install a
+ * newer checkpoint from another replica.
+ *
  * <h2>Threads</h2>
  * All public methods may be called from any thread. The proposer and learner cores are touched only on
  * their nodes' event-loop threads; futures complete on the learner's event-loop thread (dependent stages
@@ -58,6 +78,9 @@ import org.slf4j.LoggerFactory;
 public final class RingPaxosBroadcast implements AtomicBroadcast {
 
     private static final Logger LOG = LoggerFactory.getLogger(RingPaxosBroadcast.class);
+
+    /** How many learner checkpoints {@link #learnerCheckpointAt(long)} keeps (the latest ones). */
+    public static final int KEPT_CHECKPOINTS = 4;
 
     private enum State { NEW, RUNNING, CLOSED }
 
@@ -72,21 +95,39 @@ public final class RingPaxosBroadcast implements AtomicBroadcast {
 
     // Learner event-loop thread only.
     private final ArrayDeque<Ready.Delivery> overflow = new ArrayDeque<>();
+    private final CheckpointTracker tracker; // null without checkpointEvery
+    private boolean headTracked; // whether the tracker has seen overflow's head (it may wait for room in the log)
+    private final int checkpointEvery;
+    private final Learner learner;
+
+    // Renumbered instance -> the learner's state right after delivering it; the last KEPT_CHECKPOINTS. Guarded by itself.
+    private final LinkedHashMap<Long, LearnerCheckpoint> checkpoints = new LinkedHashMap<>();
+    private final CompletableFuture<Long> trimmedPast = new CompletableFuture<>();
 
     private RingPaxosBroadcast(Builder b) {
         this.maxValueBytes = b.transport.maxValueBytes();
         this.log = LocalSequencer.builder().retainedInstances(b.retainedInstances).maxValueBytes(Math.max(1, maxValueBytes))
-                .proposeTimeout(Duration.ZERO).maxLearners(b.maxLearners)
+                .proposeTimeout(Duration.ZERO).maxLearners(b.maxLearners).firstInstance(b.resumeInstance + 1)
                 .threadNamePrefix("psmr-ringpaxos-" + b.learnerId + "-").build();
         log.start();
         this.proposerId = b.proposerId;
-        Learner learner = new Learner(b.config, b.learnerId);
+        this.checkpointEvery = b.checkpointEvery;
+        this.tracker = checkpointEvery > 0 ? new CheckpointTracker(b.config, b.resumeState) : null;
+        this.learner = new Learner(b.config, b.learnerId, b.resumeState,
+                checkpointEvery > 0 ? Learner.Reporting.CHECKPOINTS : Learner.Reporting.DELIVERIES);
+        if (b.resumeState.deliveredThrough() > 0 || b.resumeInstance > 0) {
+            LOG.info("learner {} resumes after Paxos instance {} (renumbered instance {})", b.learnerId,
+                    b.resumeState.deliveredThrough(), b.resumeInstance);
+        }
         this.learnerNode = RingPaxosNode.start(learner, b.config, b.transport, b.learnerBind, b.peers,
                 new RingPaxosNode.Listener() {
                     @Override
                     public void onReady(Ready ready) {
                         overflow.addAll(ready.deliveries());
                         drainOverflow();
+                        if (ready.isTrimmedPast()) {
+                            onTrimmedPast(ready.trimmedPast());
+                        }
                     }
 
                     @Override
@@ -169,6 +210,16 @@ public final class RingPaxosBroadcast implements AtomicBroadcast {
     private void drainOverflow() {
         Ready.Delivery d;
         while ((d = overflow.peek()) != null) {
+            if (tracker != null && !headTracked) {
+                // Capture before the value enters the log, so no subscriber can see instance n before its checkpoint;
+                // only this thread appends to the log, so n is the instance the value is about to get.
+                long n = log.lastInstance() + 1;
+                tracker.delivered(d);
+                if (n % checkpointEvery == 0) {
+                    keep(n, tracker.checkpoint());
+                }
+                headTracked = true;
+            }
             long instance;
             try {
                 instance = log.propose(d.value().data()).join();
@@ -179,16 +230,81 @@ public final class RingPaxosBroadcast implements AtomicBroadcast {
                 }
                 if (e.getCause() instanceof BroadcastClosedException) {
                     overflow.clear();
+                    headTracked = false;
                     return;
                 }
                 throw e;
             }
             overflow.poll();
+            headTracked = false;
             if (proposer != null && d.value().id().proposer() == proposerId) {
                 proposer.delivered(d.value().id(), instance);
             }
         }
         learnerNode.setInboundPaused(false);
+    }
+
+    private void keep(long instance, LearnerCheckpoint state) {
+        synchronized (checkpoints) {
+            checkpoints.put(instance, state);
+            while (checkpoints.size() > KEPT_CHECKPOINTS) {
+                checkpoints.remove(checkpoints.keySet().iterator().next());
+            }
+        }
+    }
+
+    private void onTrimmedPast(long trimPoint) {
+        LOG.warn("learner {} was trimmed past: the acceptors discarded every Paxos instance up to {}, including the "
+                        + "next one it needs (it had delivered through renumbered instance {}); it cannot catch up by "
+                        + "fetching and has stopped; its host must install a newer checkpoint from another replica",
+                learnerNode.id(), trimPoint, log.lastInstance());
+        trimmedPast.complete(trimPoint);
+    }
+
+    /**
+     * The learner's state right after it delivered renumbered instance {@code n}, if {@code n} is a multiple of
+     * {@link Builder#checkpointEvery(int) checkpointEvery} among the last {@value #KEPT_CHECKPOINTS} captured. Any
+     * thread. It is captured before instance {@code n} reaches any subscriber, so a host that checkpoints upon
+     * delivering {@code n} finds it.
+     */
+    public Optional<LearnerCheckpoint> learnerCheckpointAt(long n) {
+        synchronized (checkpoints) {
+            return Optional.ofNullable(checkpoints.get(n));
+        }
+    }
+
+    /**
+     * The host's checkpoint of its state through renumbered instance {@code n} is durable: from now on the learner
+     * reports the Paxos instance of {@link #learnerCheckpointAt(long) learnerCheckpointAt(n)} to the acceptors as
+     * safe, so they may discard up to it. Any thread; returns at once (the learner's thread applies it).
+     *
+     * @throws IllegalStateException    without {@link Builder#checkpointEvery(int) checkpointEvery}
+     * @throws IllegalArgumentException if no learner checkpoint at {@code n} is kept (not a multiple of the interval,
+     *                                  not delivered yet, or older than the last {@value #KEPT_CHECKPOINTS})
+     */
+    public void reportCheckpoint(long n) {
+        if (tracker == null) {
+            throw new IllegalStateException("this broadcast does not checkpoint: build it with checkpointEvery(k)");
+        }
+        LearnerCheckpoint state;
+        synchronized (checkpoints) {
+            state = checkpoints.get(n);
+            if (state == null) {
+                throw new IllegalArgumentException("no learner checkpoint kept at instance " + n + " (kept: "
+                        + checkpoints.keySet() + ")");
+            }
+        }
+        learnerNode.execute(() -> learner.checkpointed(state.deliveredThrough()));
+    }
+
+    /**
+     * Completes once, with an acceptor's trim point, if the acceptors discarded the Paxos instance this learner needs
+     * next: it can never catch up and has stopped delivering; the host must install a newer checkpoint from another
+     * replica and start a new broadcast {@link Builder#resumeFrom resumed} from it. Never completes otherwise (not even
+     * on close). Dependent stages run on the learner's event-loop thread and must not block.
+     */
+    public CompletableFuture<Long> trimmedPast() {
+        return trimmedPast;
     }
 
     @Override
@@ -241,6 +357,9 @@ public final class RingPaxosBroadcast implements AtomicBroadcast {
         private int retainedInstances = 1024;
         private int maxPendingProposals = 1024;
         private int maxLearners = 64;
+        private LearnerCheckpoint resumeState = LearnerCheckpoint.INITIAL;
+        private long resumeInstance;
+        private int checkpointEvery;
 
         private Builder(RingPaxosConfig config, int learnerId, TransportConfig transport,
                         Map<Integer, InetSocketAddress> peers) {
@@ -298,6 +417,42 @@ public final class RingPaxosBroadcast implements AtomicBroadcast {
         /** Most subscriptions at once (default 64). */
         public Builder maxLearners(int n) {
             this.maxLearners = n;
+            return this;
+        }
+
+        /**
+         * Resume a replica: the learner starts after {@code state}'s Paxos instance with its duplicate filter, and
+         * the values it delivers are numbered from {@code deliveredInstance + 1} (subscribe from there). Both come
+         * from the same checkpoint: {@code state} is what {@link #learnerCheckpointAt(long)
+         * learnerCheckpointAt(deliveredInstance)} returned.
+         */
+        public Builder resumeFrom(LearnerCheckpoint state, long deliveredInstance) {
+            Objects.requireNonNull(state, "state");
+            if (deliveredInstance < 0) {
+                throw new IllegalArgumentException("deliveredInstance must be non-negative, got " + deliveredInstance);
+            }
+            if (deliveredInstance > state.deliveredThrough()) {
+                throw new IllegalArgumentException("renumbered instance " + deliveredInstance + " cannot lie beyond Paxos "
+                        + "instance " + state.deliveredThrough() + ": each value takes at least one Paxos instance");
+            }
+            this.resumeState = state;
+            this.resumeInstance = deliveredInstance;
+            return this;
+        }
+
+        /**
+         * Capture the learner's checkpoint at every renumbered instance that is a multiple of {@code k}, and report
+         * only checkpoints the host declared durable ({@link #reportCheckpoint(long)}). At most
+         * {@code logCapacity / 2}: the acceptors keep at most {@code logCapacity} instances past the lowest
+         * reported checkpoint, so the next checkpoint must be reachable within them (with room for no-ops and
+         * duplicates), or ordering would stop.
+         */
+        public Builder checkpointEvery(int k) {
+            if (k < 1 || k > config.logCapacity() / 2) {
+                throw new IllegalArgumentException("checkpointEvery must be in 1.." + config.logCapacity() / 2
+                        + " (half the acceptors' logCapacity " + config.logCapacity() + "), got " + k);
+            }
+            this.checkpointEvery = k;
             return this;
         }
 

@@ -99,7 +99,7 @@ public final class RingPaxosNode implements AutoCloseable {
      * Receives what the core produced. Called on the node's event-loop thread only; must not block.
      */
     public interface Listener {
-        /** A ready with deliveries or acknowledgements (its messages are already sent). */
+        /** A ready with deliveries, acknowledgements or a trimmed-past signal (its messages are already sent). */
         default void onReady(Ready ready) {
         }
 
@@ -349,7 +349,7 @@ public final class RingPaxosNode implements AutoCloseable {
                 for (Message m : ready.messages()) {
                     send(m);
                 }
-                if (!ready.deliveries().isEmpty() || !ready.acknowledged().isEmpty()) {
+                if (!ready.deliveries().isEmpty() || !ready.acknowledged().isEmpty() || ready.isTrimmedPast()) {
                     try {
                         listener.onReady(ready);
                     } catch (RuntimeException e) {
