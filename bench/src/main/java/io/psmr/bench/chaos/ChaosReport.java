@@ -102,10 +102,11 @@ public record ChaosReport(long seed, String ordering, String cluster, long durat
         targets.forEach(t -> out.println("targets: " + t));
         out.printf(Locale.ROOT, "faults injected: %d of %d planned%n", faults.size(), schedule.size());
         if (!faults.isEmpty()) {
-            out.printf(Locale.ROOT, "  %8s  %-5s  %-12s  %s%n", "at", "kind", "node", "healed at");
+            out.printf(Locale.ROOT, "  %8s  %8s  %-5s  %-12s  %s%n", "at", "planned", "kind", "node", "healed at");
         }
         for (InjectedFault f : faults) {
-            out.printf(Locale.ROOT, "  %8s  %-5s  %-12s  %s%s%n", seconds(f.atMillis()), f.kind().label(), f.node(),
+            out.printf(Locale.ROOT, "  %8s  %8s  %-5s  %-12s  %s%s%n", seconds(f.atMillis()), seconds(f.plannedMillis()),
+                    f.kind().label(), f.node(),
                     f.healedMillis() < 0 ? "NOT HEALED" : seconds(f.healedMillis()) + (f.healedAtEnd() ? " (final heal)" : ""),
                     f.error() == null ? "" : "  error: " + f.error());
         }

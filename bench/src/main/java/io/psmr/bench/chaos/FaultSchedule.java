@@ -4,7 +4,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Random;
+import java.util.SplittableRandom;
 
 /**
  * A bounded, seeded schedule of faults: a pure function of the seed, the targets (the cluster's
@@ -29,7 +29,7 @@ public record FaultSchedule(long seed, List<PlannedFault> faults) {
 
     /** Draws the schedule. */
     public static FaultSchedule generate(long seed, FaultTargets targets, ScheduleSettings s) {
-        Random random = new Random(seed);
+        SplittableRandom random = new SplittableRandom(seed); // mixes the seed: close seeds give unrelated schedules
         long last = s.durationMillis() - s.tailMillis(); // every heal during the load by then
         List<PlannedFault> faults = new ArrayList<>();
         List<PlannedFault> active = new ArrayList<>();

@@ -14,8 +14,9 @@ import java.util.concurrent.TimeUnit;
  * through {@link ClusterLauncher#kill}, restarts through {@link ClusterLauncher#restart}, pauses with
  * SIGSTOP and SIGCONT. Events run one after another in time order, heals first at equal times, and a
  * heal returns only once the node serves again, so a late restart delays the next fault rather than
- * overlapping it: the schedule's bounds hold for what really happens. A fault whose time comes after
- * the load's last fault time (the executor fell behind) is left out.
+ * overlapping it: the schedule's bounds hold for what really happens, and a fault injected late is
+ * still healed no sooner than its planned length after it. A fault whose turn comes after the load's
+ * last fault time (the executor fell behind) is left out.
  *
  * <p>{@link #start} and {@link #finish} are called from one thread (the campaign's); between them
  * the nemesis thread owns the launcher. A JVM shutdown (Ctrl-C) sends SIGCONT to every paused node.
@@ -89,7 +90,14 @@ final class Nemesis {
         events.sort(Comparator.comparingLong(Event::atMillis).thenComparing(e -> e.heal() ? 0 : 1));
         try {
             for (Event e : events) {
-                long wait = e.atMillis() - elapsedMillis();
+                Active a = e.heal() ? find(e.fault()) : null;
+                if (e.heal() && a == null) {
+                    continue; // its fault was left out
+                }
+                // A fault injected late (a restart before it took long) still lasts its planned length.
+                long due = e.heal() ? Math.max(e.atMillis(), a.atMillis + e.fault().healAtMillis() - e.fault().atMillis())
+                        : e.atMillis();
+                long wait = due - elapsedMillis();
                 if (wait > 0 && stop.await(wait, TimeUnit.MILLISECONDS)) {
                     return; // the load ended early; the final heal undoes what is left
                 }
@@ -97,10 +105,7 @@ final class Nemesis {
                     return;
                 }
                 if (e.heal()) {
-                    Active a = find(e.fault());
-                    if (a != null) {
-                        heal(a, false);
-                    }
+                    heal(a, false);
                 } else if (elapsedMillis() <= lastInjectMillis) {
                     inject(e.fault());
                 }
