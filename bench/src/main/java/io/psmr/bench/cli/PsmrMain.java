@@ -2,6 +2,7 @@ package io.psmr.bench.cli;
 
 import java.io.PrintWriter;
 
+import io.psmr.bench.chaos.ChaosCommand;
 import io.psmr.bench.cluster.ClusterCommand;
 import io.psmr.bench.cluster.NodeCommand;
 import io.psmr.bench.scheduler.BenchCommand;
@@ -22,7 +23,7 @@ import picocli.CommandLine.Command;
         versionProvider = PsmrVersion.class,
         description = "Parallel state machine replication: batch-and-bitmap scheduling of totally ordered commands.",
         subcommands = {DemoCommand.class, SimulateCommand.class, BenchCommand.class, LoadCommand.class, ClusterCommand.class,
-            NodeCommand.class},
+            NodeCommand.class, ChaosCommand.class},
         synopsisSubcommandLabel = "COMMAND",
         commandListHeading = "%nCommands:%n",
         exitCodeListHeading = "%nExit codes:%n",

@@ -148,9 +148,9 @@ public final class ClusterLauncher {
     public void restart(String name, Duration timeout) throws InterruptedException {
         ClusterDescriptor cluster = dir.read();
         ClusterNode node = node(cluster, name);
-        if (node.role() == NodeRole.REPLICA && !cluster.isRatis()) {
-            throw new IllegalStateException("cannot restart replica " + name + ": its store lived in memory and psmr has "
-                    + "no state transfer yet, so it could not catch up (see docs/ringpaxos.md)");
+        Optional<String> refusal = restartRefusal(cluster, node);
+        if (refusal.isPresent()) {
+            throw new IllegalStateException(refusal.get());
         }
         Optional<ProcessHandle> running = live(node);
         if (running.isPresent()) {
@@ -159,6 +159,25 @@ public final class ClusterLauncher {
         }
         launch(dir.read().node(name).orElseThrow());
         awaitServing(name, System.nanoTime() + timeout.toNanos());
+    }
+
+    /**
+     * Why {@link #restart} would refuse node {@code name}, or empty if it can bring it back: the one
+     * rule, so that tools choosing nodes to crash (the fault campaign) follow what restart allows.
+     *
+     * @throws IllegalArgumentException for an unknown node
+     */
+    public Optional<String> restartRefusal(String name) {
+        ClusterDescriptor cluster = dir.read();
+        return restartRefusal(cluster, node(cluster, name));
+    }
+
+    private static Optional<String> restartRefusal(ClusterDescriptor cluster, ClusterNode node) {
+        if (node.role() == NodeRole.REPLICA && !cluster.isRatis()) {
+            return Optional.of("cannot restart replica " + node.name() + ": its store lived in memory and psmr has "
+                    + "no state transfer yet, so it could not catch up (see docs/ringpaxos.md)");
+        }
+        return Optional.empty();
     }
 
     /** Stops every running node (SIGTERM, then SIGKILL after {@code grace}); returns the names stopped. */

@@ -1,0 +1,265 @@
+package io.psmr.bench.chaos;
+
+import io.psmr.bench.cluster.ClusterLauncher;
+import io.psmr.kvstore.KvResult;
+import io.psmr.kvstore.KvStatus;
+import io.psmr.proxy.ClientProxy;
+import io.psmr.proxy.KvClient;
+import io.psmr.proxy.cluster.ClusterDescriptor;
+import io.psmr.proxy.cluster.ClusterLoad;
+import io.psmr.proxy.load.HistorySink;
+import io.psmr.proxy.load.JsonLinesHistory;
+import io.psmr.proxy.load.LinearizabilityChecker;
+import io.psmr.proxy.load.LoadGenerator;
+import io.psmr.proxy.load.LoadOptions;
+import io.psmr.proxy.load.LoadReport;
+import io.psmr.proxy.load.OpRecord;
+import io.psmr.proxy.load.WorkloadSpec;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * A fault campaign against a running process cluster: a closed-loop load through
+ * {@link ClusterLoad} (the client path of {@code load --cluster}) with every operation recorded,
+ * and a {@link Nemesis} carrying out a seeded {@link FaultSchedule} from the load's first operation.
+ * When the clients stop it heals every fault, waits until the replicas report equal idle digests at
+ * one instance, reads every key back, and checks the digests, that no acknowledged write was lost
+ * and that the history is linearizable per key. Call {@link #run} from one thread.
+ */
+public final class ChaosCampaign {
+
+    /** Ratis' election timeout at most (RatisPeer: 500–1,000 ms): its failure detector. */
+    static final long RATIS_ELECTION_MILLIS = 1000;
+    /** Shortest gap without completions reported as unavailability. */
+    static final long UNAVAILABLE_MILLIS = 500;
+    /** Most operations recorded: the history is checked in memory (clients stop early beyond it). */
+    static final long MAX_OPERATIONS = 1_000_000;
+    /** How long a restarted node may take to serve. */
+    static final Duration RESTART_TIMEOUT = Duration.ofSeconds(60);
+    /** How long the replicas may take to converge after the heal, and each final read. */
+    static final Duration SETTLE = Duration.ofSeconds(60);
+    /** Violations quoted in the report. */
+    static final int VIOLATIONS_SHOWN = 3;
+
+    private ChaosCampaign() {
+    }
+
+    /** The failure detector's timeout of {@code cluster}: Ring Paxos suspect ticks × tick, or Ratis' election timeout. */
+    static long detectorMillis(ClusterDescriptor cluster) {
+        return cluster.isRatis() ? RATIS_ELECTION_MILLIS
+                : (long) cluster.ringPaxosConfig().suspectTicks() * cluster.settings().tickMillis();
+    }
+
+    /** The schedule {@code options} give on {@code cluster}: a function of the seed and the membership only. */
+    static FaultSchedule schedule(ClusterDescriptor cluster, FaultTargets targets, ChaosOptions options) {
+        int maxDown = options.maxDown() > 0 ? options.maxDown() : Integer.MAX_VALUE;
+        return FaultSchedule.generate(options.seed(), targets, ScheduleSettings.defaults(options.duration().toMillis(),
+                options.kinds(), options.restart(), maxDown, detectorMillis(cluster)));
+    }
+
+    /**
+     * Runs the campaign; prints the seed and the schedule to {@code progress} first.
+     *
+     * @throws IllegalStateException if no node of the cluster can be faulted, or no replica is alive
+     */
+    public static ChaosReport run(ClusterLauncher launcher, ChaosOptions options, PrintWriter progress) throws Exception {
+        ClusterDescriptor cluster = launcher.directory().read();
+        FaultTargets targets = FaultTargets.of(cluster, launcher::restartRefusal);
+        if (!targets.any()) {
+            throw new IllegalStateException("nothing in the cluster in " + launcher.directory().path()
+                    + " can be faulted without losing a majority or a node that cannot be restarted: "
+                    + String.join("; ", targets.describe()));
+        }
+        FaultSchedule schedule = schedule(cluster, targets, options);
+        progress.printf(Locale.ROOT, "chaos: seed %d; %d faults planned over %d s (detector timeout %d ms)%n", options.seed(),
+                schedule.faults().size(), options.duration().toSeconds(), detectorMillis(cluster));
+        schedule.faults().forEach(f -> progress.println("  " + f));
+        progress.flush();
+
+        Nemesis nemesis = new Nemesis(launcher, schedule, options.duration().toMillis() - ScheduleSettings.TAIL_MILLIS,
+                RESTART_TIMEOUT);
+        List<OpRecord> history = new ArrayList<>();
+        AtomicLong t0 = new AtomicLong();
+        AtomicBoolean started = new AtomicBoolean();
+        AtomicLong loadEnd = new AtomicLong();
+        Map<String, String> finalState = new HashMap<>();
+        List<String> failures = new ArrayList<>();
+        List<String> digests = new ArrayList<>();
+        JsonLinesHistory file = options.history() == null ? null : new JsonLinesHistory(options.history());
+        HistorySink sink = op -> {
+            if (started.compareAndSet(false, true)) {
+                t0.set(op.invokeNs()); // the clients' start, within the first operation's latency
+                nemesis.start(op.invokeNs());
+            }
+            synchronized (history) {
+                history.add(op);
+            }
+            if (file != null) {
+                file.record(op);
+            }
+        };
+        List<InjectedFault> faults = null;
+        try {
+            LoadReport report = ClusterLoad.run(launcher.directory(), loadOptions(cluster, options), sink, proxy -> {
+                loadEnd.set(System.nanoTime());
+                List<InjectedFault> done = nemesis.finish();
+                long healed = System.currentTimeMillis();
+                List<String> unhealed = done.stream().filter(f -> f.healedMillis() < 0).map(InjectedFault::node).toList();
+                if (!unhealed.isEmpty()) {
+                    throw new IllegalStateException("could not heal " + unhealed + ": "
+                            + done.stream().filter(f -> f.error() != null).map(InjectedFault::error).toList());
+                }
+                try {
+                    ClusterLoad.awaitSettled(launcher.directory(), healed, SETTLE);
+                } catch (IllegalStateException e) {
+                    throw new IllegalStateException("the replicas did not converge after the heal: " + e.getMessage(), e);
+                }
+                finalState.putAll(readBack(proxy, options.keys()));
+            }, SETTLE);
+            report.digests().forEach(d -> digests.add(String.format(Locale.ROOT, "%016x", d)));
+        } catch (Exception e) {
+            failures.add("campaign: " + (e.getMessage() == null ? e.toString() : e.getMessage()));
+        } finally {
+            faults = nemesis.finish(); // idempotent; heals what is left if the load failed early
+            if (file != null) {
+                try {
+                    file.close();
+                } catch (RuntimeException e) {
+                    failures.add("history: " + e.getMessage());
+                }
+            }
+        }
+        if (loadEnd.get() == 0) {
+            loadEnd.set(System.nanoTime());
+        }
+        return report(cluster, launcher, options, targets, schedule, faults, history, t0.get(), loadEnd.get(),
+                digests, failures.isEmpty() ? finalState : null, failures);
+    }
+
+    private static LoadOptions loadOptions(ClusterDescriptor cluster, ChaosOptions o) {
+        long perClient = (MAX_OPERATIONS + o.clients() - 1) / o.clients();
+        WorkloadSpec spec = new WorkloadSpec(o.clients(), o.keys(), 0.3, 0.15, Math.min(3, o.keys()), 24, o.duration(),
+                perClient, o.seed());
+        // Small batches and a short retry timeout: a batch lost with a killed node is proposed again within a second.
+        return new LoadOptions(cluster.replicas().size(), cluster.settings().loadMode(), cluster.settings().workers(), 32, 4,
+                Duration.ZERO, 20, Duration.ofSeconds(1), spec);
+    }
+
+    /** Reads every key through the proxy, up to 16 at a time; a failed read is an error naming the key. */
+    private static Map<String, String> readBack(ClientProxy proxy, int keys) throws Exception {
+        KvClient reader = proxy.newClient();
+        List<CompletableFuture<KvResult>> reads = new ArrayList<>();
+        for (int k = 0; k < keys; k++) {
+            reads.add(reader.read(LoadGenerator.key(k))); // blocks while 16 are unanswered
+        }
+        Map<String, String> state = new HashMap<>();
+        for (int k = 0; k < keys; k++) {
+            KvResult r;
+            try {
+                r = reads.get(k).get(SETTLE.toSeconds(), TimeUnit.SECONDS);
+            } catch (ExecutionException | TimeoutException e) {
+                throw new IllegalStateException("the final read of k" + k + " failed: "
+                        + (e instanceof ExecutionException ? e.getCause().getMessage() : "no answer within " + SETTLE.toSeconds() + " s"));
+            }
+            if (r.status() == KvStatus.OK) {
+                state.put("k" + k, new String(r.value(), StandardCharsets.ISO_8859_1));
+            } else if (r.status() != KvStatus.NOT_FOUND) {
+                throw new IllegalStateException("the final read of k" + k + " was answered " + r.status());
+            }
+        }
+        return state;
+    }
+
+    private static ChaosReport report(ClusterDescriptor cluster, ClusterLauncher launcher, ChaosOptions options,
+                                      FaultTargets targets, FaultSchedule schedule, List<InjectedFault> faults,
+                                      List<OpRecord> history, long t0, long end, List<String> digests,
+                                      Map<String, String> finalState, List<String> failures) {
+        List<OpRecord> ops;
+        synchronized (history) {
+            ops = List.copyOf(history);
+        }
+        long ok = 0;
+        long failed = 0;
+        long unknown = 0;
+        long[] completions = new long[ops.size()];
+        int n = 0;
+        for (OpRecord r : ops) {
+            if (!r.acknowledged()) {
+                unknown++;
+            } else if (r.status() == KvStatus.REJECTED || r.status() == KvStatus.TOO_LARGE || r.status() == KvStatus.MALFORMED) {
+                failed++;
+            } else {
+                ok++;
+                completions[n++] = r.completeNs();
+            }
+        }
+        List<ChaosReport.Window> windows = ops.isEmpty() ? List.of()
+                : Unavailability.windows(java.util.Arrays.copyOf(completions, n), t0, end, UNAVAILABLE_MILLIS);
+        long longest = windows.stream().mapToLong(ChaosReport.Window::lengthMillis).max().orElse(0);
+
+        for (InjectedFault f : faults) {
+            if (f.error() != null) {
+                failures.add("fault: " + f.error());
+            }
+        }
+        if (faults.isEmpty()) {
+            failures.add("faults: none was injected (" + schedule.faults().size() + " planned)");
+        }
+        if (ok == 0) {
+            failures.add("operations: none completed");
+        }
+        int replicas = cluster.replicas().size();
+        if (finalState != null) {
+            if (digests.size() < replicas) {
+                failures.add("digests: only " + digests.size() + " of " + replicas + " replicas reported one");
+            } else if (digests.stream().distinct().count() > 1) {
+                failures.add("digests: the replicas differ: " + digests);
+            }
+        }
+        Boolean writesKept = null;
+        Boolean linearizable = null;
+        int keysChecked = 0;
+        List<String> violations = new ArrayList<>();
+        if (!ops.isEmpty()) {
+            LinearizabilityChecker.Verdict alone = LinearizabilityChecker.check(ops, null);
+            linearizable = alone.linearizable();
+            keysChecked = alone.keys();
+            if (!alone.linearizable()) {
+                failures.add("linearizability: " + alone.violations().size() + " keys are not linearizable");
+                violations.addAll(alone.violations().subList(0, Math.min(VIOLATIONS_SHOWN, alone.violations().size())));
+            }
+            if (finalState != null && alone.linearizable()) {
+                // The same history closed by the final reads: it fails only if a read contradicts every
+                // acknowledged write (and every possibly applied one) of its key, so a lost write fails it.
+                LinearizabilityChecker.Verdict closed = LinearizabilityChecker.check(ops, finalState);
+                writesKept = closed.linearizable();
+                keysChecked = closed.keys();
+                if (!closed.linearizable()) {
+                    failures.add("lost writes: the final reads of " + closed.violations().size()
+                            + " keys match no acknowledged or possibly applied write");
+                    violations.addAll(closed.violations().subList(0, Math.min(VIOLATIONS_SHOWN, closed.violations().size())));
+                }
+            }
+        }
+        List<String> kinds = new ArrayList<>(options.kinds().stream().map(FaultKind::label).toList());
+        if (options.restart()) {
+            kinds.add("restart");
+        }
+        return new ChaosReport(options.seed(), cluster.ordering(), launcher.directory().path().toString(),
+                options.duration().toMillis(), kinds, targets.describe(), schedule.faults(), faults,
+                new ChaosReport.Operations(ok, failed, unknown), UNAVAILABLE_MILLIS, windows, longest, digests, replicas,
+                writesKept, linearizable, keysChecked, violations, failures);
+    }
+}

@@ -1,0 +1,157 @@
+package io.psmr.bench.chaos;
+
+import io.psmr.bench.cluster.ClusterLauncher;
+import io.psmr.proxy.cluster.ClusterDescriptor;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code psmr chaos}: a seeded fault campaign (Jepsen's nemesis) against a running process cluster
+ * under load, then a heal and the checks ({@link ChaosCampaign}). Exit codes: 0 every check held;
+ * 1 one did not (each named on standard error) or the campaign could not run; 2 bad usage.
+ */
+@Command(name = "chaos",
+        mixinStandardHelpOptions = true,
+        sortOptions = false,
+        description = {
+            "Run a seeded schedule of faults (SIGKILL and restart, SIGSTOP/SIGCONT pauses) against a cluster started with",
+            "./psmr cluster start, under a closed-loop load; then heal everything and check equal digests, no lost",
+            "acknowledged write and per-key linearizability. Docs: docs/wip-ch.md."})
+public final class ChaosCommand implements Callable<Integer> {
+
+    static final int MAX_CLIENTS = 1000;
+    static final int MAX_KEYS = 10_000;
+    static final Duration MIN_DURATION = Duration.ofSeconds(5);
+    static final Duration MAX_DURATION = Duration.ofHours(1);
+
+    private static final Pattern DURATION = Pattern.compile("(\\d+(?:\\.\\d+)?)(ms|s|m|h)?");
+
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--cluster", paramLabel = "DIR", required = true,
+            description = "The cluster directory (started with ./psmr cluster start; Ring Paxos or Ratis, as cluster.json says).")
+    Path cluster;
+
+    @Option(names = "--duration", paramLabel = "TIME", defaultValue = "30s",
+            description = "How long the load runs with faults: a number with ms, s (default unit), m or h, 5s to 1h (default: ${DEFAULT-VALUE}).")
+    String duration;
+
+    @Option(names = "--faults", paramLabel = "LIST", defaultValue = "kill,pause,restart",
+            description = "Comma-separated: kill (SIGKILL), pause (SIGSTOP longer than the failure detector's timeout, then SIGCONT), "
+                    + "restart (killed nodes come back during the load; needs kill) (default: ${DEFAULT-VALUE}).")
+    String faults;
+
+    @Option(names = "--seed", paramLabel = "S",
+            description = "Seed of the schedule and the clients (default: a new one, printed).")
+    Long seed;
+
+    @Option(names = "--max-down", paramLabel = "N",
+            description = "Most nodes faulted at once over all kinds, at least 1 (default: each kind's bound: (n-1)/2 acceptors or Ratis peers).")
+    Integer maxDown;
+
+    @Option(names = "--clients", paramLabel = "N", defaultValue = "16",
+            description = "Closed-loop clients, 1 to " + MAX_CLIENTS + " (default: ${DEFAULT-VALUE}).")
+    int clients;
+
+    @Option(names = "--keys", paramLabel = "N", defaultValue = "64",
+            description = "Key space, 1 to " + MAX_KEYS + " and at most the cluster's --max-keys (default: ${DEFAULT-VALUE}).")
+    int keys;
+
+    @Option(names = "--report", paramLabel = "FILE", description = "Also write the report to FILE as JSON.")
+    Path report;
+
+    @Option(names = "--history", paramLabel = "FILE", description = "Write every client operation to FILE as JSON lines.")
+    Path history;
+
+    @Override
+    public Integer call() throws Exception {
+        ChaosOptions options = validate();
+        PrintWriter out = spec.commandLine().getOut();
+        ChaosReport r = ChaosCampaign.run(new ClusterLauncher(cluster), options, out);
+        r.printText(out);
+        if (report != null) {
+            r.writeJson(report);
+        }
+        if (!r.passed()) {
+            PrintWriter err = spec.commandLine().getErr();
+            err.println("psmr chaos: FAILED (seed " + r.seed() + "): " + String.join("; ", r.failures()));
+            err.flush();
+            return 1;
+        }
+        return 0;
+    }
+
+    /** Checks every flag; a bad one is a usage error naming it. */
+    ChaosOptions validate() {
+        Duration d = duration(duration);
+        require(d.compareTo(MIN_DURATION) >= 0 && d.compareTo(MAX_DURATION) <= 0,
+                "--duration must be from 5s to 1h, got '" + duration + "'");
+        List<FaultKind> kinds = new ArrayList<>();
+        boolean restart = false;
+        for (String part : faults.split(",", -1)) {
+            String f = part.trim().toLowerCase(Locale.ROOT);
+            switch (f) {
+                case "kill" -> addOnce(kinds, FaultKind.KILL);
+                case "pause" -> addOnce(kinds, FaultKind.PAUSE);
+                case "restart" -> restart = true;
+                default -> throw new CommandLine.ParameterException(spec.commandLine(),
+                        "--faults entries must be kill, pause or restart, got '" + part + "'");
+            }
+        }
+        require(!restart || kinds.contains(FaultKind.KILL), "--faults: restart needs kill (it brings killed nodes back)");
+        require(!kinds.isEmpty(), "--faults needs kill or pause");
+        require(maxDown == null || maxDown >= 1, "--max-down must be at least 1, got " + maxDown);
+        require(clients >= 1 && clients <= MAX_CLIENTS, "--clients must be from 1 to " + MAX_CLIENTS + ", got " + clients);
+        require(keys >= 1 && keys <= MAX_KEYS, "--keys must be from 1 to " + MAX_KEYS + ", got " + keys);
+        ClusterDescriptor c;
+        try {
+            c = new ClusterLauncher(cluster).directory().read();
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--cluster: " + e.getMessage());
+        }
+        require(keys <= c.settings().maxKeys(), "--keys must be at most the cluster's max-keys (" + c.settings().maxKeys()
+                + "), got " + keys);
+        long s = seed != null ? seed : System.nanoTime();
+        return new ChaosOptions(d, kinds, restart, maxDown == null ? 0 : maxDown, s, clients, keys, history);
+    }
+
+    private static void addOnce(List<FaultKind> kinds, FaultKind k) {
+        if (!kinds.contains(k)) {
+            kinds.add(k);
+        }
+    }
+
+    private Duration duration(String text) {
+        Matcher mt = DURATION.matcher(text.trim().toLowerCase(Locale.ROOT));
+        require(mt.matches(), "--duration must be a number with an optional unit ms, s, m or h (e.g. 30s), got '" + text + "'");
+        double v = Double.parseDouble(mt.group(1));
+        String unit = mt.group(2) == null ? "s" : mt.group(2);
+        double millis = v * switch (unit) {
+            case "ms" -> 1;
+            case "m" -> 60_000;
+            case "h" -> 3_600_000;
+            default -> 1000;
+        };
+        require(millis < 1e15, "--duration is too long: " + text);
+        return Duration.ofMillis(Math.round(millis));
+    }
+
+    private void require(boolean ok, String message) {
+        if (!ok) {
+            throw new CommandLine.ParameterException(spec.commandLine(), message);
+        }
+    }
+}

@@ -1,0 +1,144 @@
+package io.psmr.bench.chaos;
+
+import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * What a fault campaign did and found: the seed, the faults (planned and carried out), the
+ * operations, the unavailability windows, the digests and the checkers' verdicts. {@link #failures}
+ * names every check that did not hold; the campaign passed if it is empty. Immutable.
+ *
+ * @param seed                 the schedule's (and clients') seed
+ * @param ordering             ringpaxos or ratis
+ * @param cluster              the cluster directory
+ * @param durationMillis       how long the load ran, as asked
+ * @param faultKinds           the kinds enabled ({@code kill}, {@code pause}, and {@code restart} if killed nodes came back during the load)
+ * @param targets              which nodes could be faulted, per kind, with the bounds
+ * @param schedule             the planned faults
+ * @param faults               the faults carried out
+ * @param operations           operations by outcome
+ * @param unavailableThresholdMillis the shortest gap counted as unavailability
+ * @param unavailable          the periods with no operation completing for longer than that
+ * @param longestUnavailableMillis the longest of them (0 if none)
+ * @param digests              the replicas' idle digests at one common instance, hex, after the heal
+ * @param replicas             the cluster's replica count
+ * @param writesKept           the final reads of every key agree with the history (null: not checked)
+ * @param linearizable         the history is linearizable per key (null: not checked)
+ * @param keysChecked          keys the checker saw
+ * @param violations           the checker's findings (the first few)
+ * @param failures             what did not hold, one line each
+ */
+public record ChaosReport(long seed, String ordering, String cluster, long durationMillis, List<String> faultKinds,
+                          List<String> targets, List<PlannedFault> schedule, List<InjectedFault> faults,
+                          Operations operations, long unavailableThresholdMillis, List<Window> unavailable,
+                          long longestUnavailableMillis, List<String> digests, int replicas, Boolean writesKept,
+                          Boolean linearizable, int keysChecked, List<String> violations, List<String> failures) {
+
+    private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+
+    /**
+     * Operations by outcome, Jepsen's way.
+     *
+     * @param ok      answered (any status that executed: OK, NOT_FOUND, EXISTS)
+     * @param failed  answered with a status that executed nothing (REJECTED, TOO_LARGE, MALFORMED)
+     * @param unknown not answered (the proxy gave up or closed): may or may not have taken effect
+     */
+    public record Operations(long ok, long failed, long unknown) {
+    }
+
+    /** A period in which no operation completed, in milliseconds from the start of the load. */
+    public record Window(long startMillis, long lengthMillis) {
+    }
+
+    /** Copies the lists. */
+    public ChaosReport {
+        faultKinds = List.copyOf(faultKinds);
+        targets = List.copyOf(targets);
+        schedule = List.copyOf(schedule);
+        faults = List.copyOf(faults);
+        unavailable = List.copyOf(unavailable);
+        digests = List.copyOf(digests);
+        violations = List.copyOf(violations);
+        failures = List.copyOf(failures);
+    }
+
+    /** Whether every check held. */
+    @JsonProperty("passed")
+    public boolean passed() {
+        return failures.isEmpty();
+    }
+
+    /** The report as indented JSON. */
+    public String toJson() {
+        try {
+            return JSON.writeValueAsString(this);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("cannot write the report as JSON: " + e.getMessage(), e);
+        }
+    }
+
+    /** Writes {@link #toJson()} to {@code file}. */
+    public void writeJson(Path file) {
+        try {
+            Files.writeString(file, toJson() + "\n");
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write the report to " + file + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** The report for people. */
+    public void printText(PrintWriter out) {
+        out.printf(Locale.ROOT, "chaos: seed %d, %s cluster in %s, %s of load, faults %s%n", seed, ordering, cluster,
+                seconds(durationMillis), String.join(",", faultKinds));
+        targets.forEach(t -> out.println("targets: " + t));
+        out.printf(Locale.ROOT, "faults injected: %d of %d planned%n", faults.size(), schedule.size());
+        if (!faults.isEmpty()) {
+            out.printf(Locale.ROOT, "  %8s  %8s  %-5s  %-12s  %s%n", "at", "planned", "kind", "node", "healed at");
+        }
+        for (InjectedFault f : faults) {
+            out.printf(Locale.ROOT, "  %8s  %8s  %-5s  %-12s  %s%s%n", seconds(f.atMillis()), seconds(f.plannedMillis()),
+                    f.kind().label(), f.node(),
+                    f.healedMillis() < 0 ? "NOT HEALED" : seconds(f.healedMillis()) + (f.healedAtEnd() ? " (final heal)" : ""),
+                    f.error() == null ? "" : "  error: " + f.error());
+        }
+        out.printf(Locale.ROOT, "operations: %d ok, %d failed, %d unknown%n", operations.ok(), operations.failed(),
+                operations.unknown());
+        out.printf(Locale.ROOT, "unavailability (no operation completed for over %d ms): %d windows%s%n",
+                unavailableThresholdMillis, unavailable.size(), unavailable.isEmpty() ? ""
+                        : ", longest " + seconds(longestUnavailableMillis));
+        for (Window w : unavailable) {
+            out.printf(Locale.ROOT, "  from %8s for %s%n", seconds(w.startMillis()), seconds(w.lengthMillis()));
+        }
+        out.printf(Locale.ROOT, "digests: %d of %d replicas at one idle instance: %s%s%n", digests.size(), replicas,
+                digests.isEmpty() ? "none" : String.join(" ", digests),
+                digests.isEmpty() ? "" : digests.stream().distinct().count() == 1 ? " (equal)" : " (DIFFER)");
+        out.println("acknowledged writes kept: " + yesNo(writesKept) + (writesKept == null ? "" : " (final reads of " + keysChecked
+                + " keys against the history)"));
+        out.println("linearizable per key: " + yesNo(linearizable));
+        violations.forEach(v -> out.println("  " + v));
+        if (failures.isEmpty()) {
+            out.println("verdict: PASS");
+        } else {
+            out.println("verdict: FAIL");
+            failures.forEach(f -> out.println("  " + f));
+        }
+        out.flush();
+    }
+
+    private static String yesNo(Boolean b) {
+        return b == null ? "not checked" : b ? "yes" : "NO";
+    }
+
+    private static String seconds(long millis) {
+        return String.format(Locale.ROOT, "%.2f s", millis / 1000.0);
+    }
+}

@@ -1,0 +1,56 @@
+package io.psmr.bench.chaos;
+
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * The shape of a fault schedule, everything but the seed and the targets.
+ *
+ * @param durationMillis   how long the load runs; every fault is injected and (but a kill without
+ *                         restart) healed at least {@code tailMillis} before it ends
+ * @param kinds            the faults to draw from, in a fixed order
+ * @param restart          killed nodes come back during the load (else at the end)
+ * @param maxDown          most nodes faulted at once over all kinds (each kind's own bound also holds)
+ * @param minGapMillis     least time between two faults
+ * @param maxGapMillis     most time between two faults
+ * @param minPauseMillis   shortest pause: above the failure detector's timeout
+ * @param maxPauseMillis   longest pause
+ * @param minDownMillis    shortest time a killed node stays down before its restart
+ * @param maxDownMillis    longest
+ * @param tailMillis       quiet time at the end of the load, after every heal
+ */
+public record ScheduleSettings(long durationMillis, List<FaultKind> kinds, boolean restart, int maxDown,
+                               long minGapMillis, long maxGapMillis, long minPauseMillis, long maxPauseMillis,
+                               long minDownMillis, long maxDownMillis, long tailMillis) {
+
+    /** Checks the ranges. */
+    public ScheduleSettings {
+        kinds = List.copyOf(Objects.requireNonNull(kinds, "kinds"));
+        if (kinds.isEmpty()) {
+            throw new IllegalArgumentException("at least one fault kind is needed");
+        }
+        if (maxDown < 1) {
+            throw new IllegalArgumentException("maxDown must be at least 1, got " + maxDown);
+        }
+        if (minGapMillis < 1 || maxGapMillis < minGapMillis || minPauseMillis < 1 || maxPauseMillis < minPauseMillis
+                || minDownMillis < 1 || maxDownMillis < minDownMillis || tailMillis < 0 || durationMillis < 1) {
+            throw new IllegalArgumentException("bad schedule ranges: " + this);
+        }
+    }
+
+    /** The quiet time at the end of the load in {@link #defaults}. */
+    public static final long TAIL_MILLIS = 1000;
+
+    /**
+     * The campaign's defaults: a fault every 1–3 s, a pause from twice the failure detector's timeout
+     * (at least 1 s) for up to 2 s more, a killed node down for 1–3 s, and a quiet last second.
+     *
+     * @param detectorMillis the failure detector's timeout (Ring Paxos suspect ticks × tick, or Ratis' election timeout)
+     */
+    public static ScheduleSettings defaults(long durationMillis, List<FaultKind> kinds, boolean restart, int maxDown,
+                                            long detectorMillis) {
+        long minPause = Math.max(1000, 2 * detectorMillis);
+        return new ScheduleSettings(durationMillis, kinds, restart, maxDown, 1000, 3000, minPause, minPause + 2000,
+                1000, 3000, TAIL_MILLIS);
+    }
+}
