@@ -29,7 +29,7 @@ import java.util.Set;
  * store threw while executing) may or may not have taken effect, as an unanswered operation, but
  * within its interval. Operations answered with any other status (TOO_LARGE, MALFORMED, REJECTED,
  * and any status added later, by name) executed nothing and are left out. A key starts from its {@linkplain #initialState initial
- * state}: absent, unless its history begins with a read of it. An operation
+ * state}: absent, unless its history begins with an initial read of it. An operation
  * with no answer (status null: timed out) may or may not have taken effect: its return is at
  * infinity and it may leave the state unchanged or apply its write.
  *
@@ -39,7 +39,13 @@ import java.util.Set;
 public final class LinearizabilityChecker {
 
     /** One operation on one key. {@code complete} is {@link Long#MAX_VALUE} for an unanswered operation. */
-    public record KeyOp(String label, KvOp op, String input, long invoke, long complete, KvStatus status, String output) {
+    public record KeyOp(String label, KvOp op, String input, long invoke, long complete, KvStatus status, String output,
+                        boolean initial) {
+
+        /** An operation of the timed load (not an initial read). */
+        public KeyOp(String label, KvOp op, String input, long invoke, long complete, KvStatus status, String output) {
+            this(label, op, input, invoke, complete, status, output, false);
+        }
     }
 
     /** The verdict on a history. */
@@ -83,7 +89,7 @@ public final class LinearizabilityChecker {
                 String output = OpRecord.text(r.output());
                 byKey.computeIfAbsent(key, k -> new ArrayList<>()).add(new KeyOp(label + " " + key
                         + (input != null ? "=" + input : "") + (output != null ? " read " + output : ""),
-                        r.op(), input, r.invokeNs(), complete, status, output));
+                        r.op(), input, r.invokeNs(), complete, status, output, r.initial()));
             }
         }
         if (finalState != null) {
@@ -220,10 +226,11 @@ public final class LinearizabilityChecker {
     /**
      * The key's state before its first recorded operation. The store may have held the key before
      * the history began (an earlier run on the same cluster): if the key's first operation is an
-     * answered READ that returned before any other operation on the key was invoked (as
-     * {@code load --history} records one per key before the timed load), the state is what that
-     * read saw. Otherwise the key is taken to be absent, so a read of a value that nothing wrote
-     * and no initial read saw is a violation.
+     * answered READ marked {@linkplain OpRecord#initial() initial} that returned before any other
+     * operation on the key was invoked (as {@code load --history} records one per key before the
+     * timed load), the state is what that read saw. Otherwise the key is taken to be absent, so a
+     * read of a value that nothing wrote and no initial read saw is a violation. (An unmarked first
+     * read is not trusted: it may be the very stale read a check is for.)
      */
     static String initialState(List<KeyOp> ops) {
         KeyOp first = null;
@@ -232,7 +239,7 @@ public final class LinearizabilityChecker {
                 first = o;
             }
         }
-        if (first == null || first.op() != KvOp.READ
+        if (first == null || !first.initial() || first.op() != KvOp.READ
                 || (first.status() != KvStatus.OK && first.status() != KvStatus.NOT_FOUND)) {
             return ABSENT;
         }

@@ -278,7 +278,7 @@ public final class LoadGenerator {
                 synchronized (this) {
                     initialReads++;
                 }
-                o.record(this, KvOp.READ, keys, null);
+                o.record(this, KvOp.READ, keys, null, true);
                 if (o.interrupted) {
                     throw new InterruptedException();
                 }
@@ -330,7 +330,7 @@ public final class LoadGenerator {
                     unanswered++;
                 }
             }
-            o.record(this, op, keys, values);
+            o.record(this, op, keys, values, false);
             if (o.interrupted) {
                 throw new InterruptedException();
             }
@@ -357,7 +357,8 @@ public final class LoadGenerator {
             }
             long complete = System.nanoTime();
             progress.outstanding.decrementAndGet();
-            if (!interrupted) {
+            if (r != null) {
+                // Only an answer is progress: a cluster that lets every request time out is stalled too.
                 progress.lastCompleteNs.accumulateAndGet(complete, Math::max);
             }
             return new Outcome(invoke, complete, r, error, interrupted);
@@ -365,11 +366,11 @@ public final class LoadGenerator {
 
         /** One operation's end: its answer, or why there was none. */
         private record Outcome(long invoke, long complete, KvResult result, String error, boolean interrupted) {
-            void record(Client c, KvOp op, byte[][] keys, byte[][] values) {
+            void record(Client c, KvOp op, byte[][] keys, byte[][] values, boolean initial) {
                 KvResult r = result;
                 c.history.record(new OpRecord(c.index, c.client.clientId(), op, keys, values, invoke, complete,
                         r == null ? null : r.status(), r == null || op != KvOp.READ ? null : r.value(), error,
-                        r == null || r.detail().isEmpty() ? null : r.detail()));
+                        r == null || r.detail().isEmpty() ? null : r.detail(), initial));
             }
         }
 

@@ -23,14 +23,16 @@ import java.nio.charset.StandardCharsets;
  * @param error      why there was no answer, else null
  * @param detail     the answer's detail text (why a non-OK status, such as FAILED, REJECTED or
  *                   TOO_LARGE, was given), else null
+ * @param initial    a READ made before the timed load to learn the key's initial value (see
+ *                   {@link LinearizabilityChecker#initialState})
  */
 public record OpRecord(int client, long clientId, KvOp op, byte[][] keys, byte[][] values, long invokeNs,
-                       long completeNs, KvStatus status, byte[] output, String error, String detail) {
+                       long completeNs, KvStatus status, byte[] output, String error, String detail, boolean initial) {
 
-    /** A record without a detail. */
+    /** A record of the timed load, without a detail. */
     public OpRecord(int client, long clientId, KvOp op, byte[][] keys, byte[][] values, long invokeNs,
                     long completeNs, KvStatus status, byte[] output, String error) {
-        this(client, clientId, op, keys, values, invokeNs, completeNs, status, output, error, null);
+        this(client, clientId, op, keys, values, invokeNs, completeNs, status, output, error, null, false);
     }
 
     /** Whether the operation was answered (with any status). */
@@ -43,7 +45,8 @@ public record OpRecord(int client, long clientId, KvOp op, byte[][] keys, byte[]
      * MULTI_PUT the first pair, with every pair in {@code keys} and {@code values}),
      * {@code invoke_ns}, {@code complete_ns}, {@code status} (the status's {@link KvStatus#name()},
      * or {@code "UNKNOWN"} when there was no answer, with {@code error}), {@code output} (a READ's
-     * value or null), and {@code detail} when the answer carried one. Keys and values are strings,
+     * value or null), {@code detail} when the answer carried one, and {@code "initial": true} on
+     * the reads made before the timed load. Keys and values are strings,
      * one character per byte (ISO-8859-1), written as ASCII with escapes.
      */
     public String toJson() {
@@ -68,6 +71,9 @@ public record OpRecord(int client, long clientId, KvOp op, byte[][] keys, byte[]
         }
         if (detail != null && !detail.isEmpty()) {
             o.put("detail", detail);
+        }
+        if (initial) {
+            o.put("initial", true);
         }
         return Json.write(o);
     }
