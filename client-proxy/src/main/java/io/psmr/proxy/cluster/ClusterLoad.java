@@ -121,7 +121,7 @@ public final class ClusterLoad {
         for (ClusterNode n : cluster.nodes()) {
             String why;
             if (n.liveProcess().isEmpty()) {
-                why = n.pid() == null ? "stopped" : "process " + n.pid() + " not alive";
+                why = "process not running"; // killed or stopped (cluster.json then holds no pid), or died
             } else {
                 NodeStatus s = NodeStatus.read(dir.statusFile(n.name())).filter(st -> st.pid() == n.pid()).orElse(null);
                 why = s == null ? "no status: still starting?" : s.failure() != null ? "failed: " + s.failure()
