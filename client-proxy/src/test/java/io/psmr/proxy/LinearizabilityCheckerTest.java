@@ -23,6 +23,12 @@ class LinearizabilityCheckerTest {
                 invoke, complete, status, output == null ? null : b(output), status == null ? "timed out" : null);
     }
 
+    /** A READ made before the timed load, as {@code load --history} records one per key. */
+    static OpRecord initialRead(int client, String key, long invoke, long complete, KvStatus status, String output) {
+        return new OpRecord(client, client, KvOp.READ, new byte[][] {b(key)}, null, invoke, complete, status,
+                output == null ? null : b(output), null, null, true);
+    }
+
     static OpRecord multiPut(int client, long invoke, long complete, String... kv) {
         byte[][] keys = new byte[kv.length / 2][];
         byte[][] values = new byte[kv.length / 2][];
@@ -116,6 +122,70 @@ class LinearizabilityCheckerTest {
         assertTrue(linearizable(create, lost, op(2, KvOp.READ, "a", null, 10, 11, KvStatus.OK, "x")));
         assertTrue(linearizable(create, lost, op(2, KvOp.READ, "a", null, 10, 11, KvStatus.OK, "y")));
         assertFalse(linearizable(create, lost, op(2, KvOp.READ, "a", null, 10, 11, KvStatus.OK, "z")));
+    }
+
+    /**
+     * The store held "old" before the run (an earlier run wrote it): the history begins with the
+     * initial read that saw it, so the key starts from "old", not absent. Without that rule the
+     * UPDATE OK (needs a present key) and the read of "old" would both be violations.
+     */
+    @Test
+    void aKeyWhoseHistoryBeginsWithAReadStartsFromWhatItSaw() {
+        OpRecord initial = initialRead(1, "a", 0, 1, KvStatus.OK, "old");
+        assertTrue(linearizable(initial,
+                op(2, KvOp.READ, "a", null, 2, 3, KvStatus.OK, "old"),
+                op(1, KvOp.CREATE, "a", "x", 4, 5, KvStatus.EXISTS, null),
+                op(2, KvOp.UPDATE, "a", "new", 6, 7, KvStatus.OK, null),
+                op(1, KvOp.READ, "a", null, 8, 9, KvStatus.OK, "new")));
+        // The same history without the initial read starts absent: the UPDATE OK is impossible.
+        assertFalse(linearizable(
+                op(2, KvOp.UPDATE, "a", "new", 6, 7, KvStatus.OK, null),
+                op(1, KvOp.READ, "a", null, 8, 9, KvStatus.OK, "new")));
+        // What the initial read saw still binds: a CREATE OK right after it needs an absent key.
+        assertFalse(linearizable(initial, op(2, KvOp.CREATE, "a", "x", 2, 3, KvStatus.OK, null)));
+        // A first read that overlaps another operation, or that is not marked initial, does not set
+        // the initial state: the key starts absent.
+        assertFalse(linearizable(
+                initialRead(1, "a", 0, 5, KvStatus.OK, "old"),
+                op(2, KvOp.UPDATE, "a", "new", 4, 7, KvStatus.OK, null)));
+        assertFalse(linearizable(
+                op(1, KvOp.READ, "a", null, 0, 1, KvStatus.OK, "old"),
+                op(2, KvOp.UPDATE, "a", "new", 2, 3, KvStatus.OK, null)));
+    }
+
+    @Test
+    void aReadOfAValueNeverWrittenNorInitiallyReadFails() {
+        // Nothing read first: a value from nowhere.
+        assertFalse(linearizable(
+                op(1, KvOp.CREATE, "a", "x", 0, 1, KvStatus.OK, null),
+                op(2, KvOp.READ, "a", null, 2, 3, KvStatus.OK, "ghost")));
+        // The initial read saw the key absent; a later read of "ghost" is still from nowhere.
+        assertFalse(linearizable(
+                initialRead(1, "a", 0, 1, KvStatus.NOT_FOUND, null),
+                op(2, KvOp.READ, "a", null, 2, 3, KvStatus.OK, "ghost")));
+        // The initial read saw "old"; "ghost" is neither that nor written.
+        assertFalse(linearizable(
+                initialRead(1, "a", 0, 1, KvStatus.OK, "old"),
+                op(2, KvOp.UPDATE, "a", "new", 2, 3, KvStatus.OK, null),
+                op(2, KvOp.READ, "a", null, 4, 5, KvStatus.OK, "ghost")));
+    }
+
+    @Test
+    void refusalsOfAnyStatusChangeNothingAndFailedMayHaveHappened() {
+        OpRecord create = op(1, KvOp.CREATE, "a", "x", 0, 1, KvStatus.OK, null);
+        for (KvStatus refused : KvStatus.values()) {
+            if (List.of("OK", "NOT_FOUND", "EXISTS", "FAILED").contains(refused.name())) {
+                continue;
+            }
+            assertTrue(linearizable(create, op(2, KvOp.UPDATE, "a", "y", 2, 3, refused, null),
+                    op(1, KvOp.READ, "a", null, 4, 5, KvStatus.OK, "x")), refused.name());
+            assertFalse(linearizable(create, op(2, KvOp.UPDATE, "a", "y", 2, 3, refused, null),
+                    op(1, KvOp.READ, "a", null, 4, 5, KvStatus.OK, "y")), refused.name());
+        }
+        OpRecord failed = op(2, KvOp.UPDATE, "a", "y", 2, 3, KvStatus.FAILED, null);
+        assertTrue(linearizable(create, failed, op(1, KvOp.READ, "a", null, 4, 5, KvStatus.OK, "x")));
+        assertTrue(linearizable(create, failed, op(1, KvOp.READ, "a", null, 4, 5, KvStatus.OK, "y")));
+        assertFalse(linearizable(create, failed, op(1, KvOp.READ, "a", null, 4, 5, KvStatus.OK, "z")));
     }
 
     @Test

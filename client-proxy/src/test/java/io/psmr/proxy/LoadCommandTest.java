@@ -53,6 +53,8 @@ class LoadCommandTest {
         "--value-size 0|--value-size must be from 1 to 16384",
         "--keys 2 --multi-put-keys 3|--multi-put-keys must be from 1 to 64 and at most --keys (2), got 3",
         "--window 0|--window must be from 1 to 1024",
+        "--stall-timeout 0s|--stall-timeout must be at least 1ms",
+        "--stall-timeout soon|--stall-timeout must be a number with an optional unit",
         "--clients many|Invalid value for option '--clients'",
         "--bogus|Unknown option: '--bogus'"})
     void badFlagsAreUsageErrorsNamingTheFlag(String args, String message) {
@@ -80,9 +82,29 @@ class LoadCommandTest {
         assertEquals(1, digests.stream().distinct().count(), r.out());
         assertEquals(Boolean.TRUE, json.get("digests_agree"));
 
-        // Every operation is in the history file, and the history is linearizable per key.
+        // Every operation is in the history file, after one initial READ of every key, and the history
+        // is linearizable per key.
         List<String> lines = Files.readAllLines(history, StandardCharsets.UTF_8);
-        assertEquals(ops + (Long) json.get("unanswered"), lines.size());
+        assertEquals(20L, json.get("initial_reads"), r.out());
+        assertEquals(ops + (Long) json.get("unanswered") + 20, lines.size());
+        java.util.Set<String> initiallyRead = new java.util.HashSet<>();
+        for (String line : lines.subList(0, 20)) {
+            Map<String, Object> o = MiniJson.object(line);
+            assertEquals("READ", o.get("op"), line);
+            assertEquals("NOT_FOUND", o.get("status"), line); // an embedded store starts empty
+            assertEquals(Boolean.TRUE, o.get("initial"), line);
+            initiallyRead.add((String) o.get("key"));
+        }
+        assertEquals(20, initiallyRead.size(), "each key read once first: " + initiallyRead);
+        boolean sawValue = false;
+        for (String line : lines.subList(20, lines.size())) {
+            Object v = MiniJson.object(line).get("value");
+            if (v != null) {
+                sawValue = true;
+                assertTrue(((String) v).matches("s0\\.c\\d+\\.\\d+(\\.\\d+)?\\.*"), "value names session 0, client and op: " + line);
+            }
+        }
+        assertTrue(sawValue, "no write in the history");
         List<OpRecord> ops2 = new ArrayList<>();
         for (String line : lines) {
             Map<String, Object> o = MiniJson.object(line);
@@ -102,6 +124,26 @@ class LoadCommandTest {
         for (String s : List.of("acknowledged ops", "throughput", "p50", "p99", "p999", "replica 1", "replica 2",
                 "digests agree")) {
             assertTrue(r.out().contains(s), "missing '" + s + "' in:\n" + r.out());
+        }
+    }
+
+    /** Every MULTI_PUT of 64 values of 16 KiB exceeds the 1 MiB batch: TOO_LARGE, and the history says why. */
+    @Test
+    void theHistoryRecordsWhyAnOperationWasRefused(@TempDir Path dir) throws Exception {
+        Path history = dir.resolve("h.jsonl");
+        Run r = run("--replicas", "1", "--clients", "2", "--duration", "300ms", "--keys", "64", "--multi-put-fraction", "1",
+                "--read-fraction", "0", "--multi-put-keys", "64", "--value-size", "16384", "--workers", "1", "--format", "json",
+                "--history", history.toString());
+        assertEquals(0, r.exitCode(), "stdout: " + r.out() + "\nstderr: " + r.err());
+        List<String> refused = Files.readAllLines(history, StandardCharsets.UTF_8).stream()
+                .filter(l -> l.contains("\"op\":\"MULTI_PUT\"")).toList();
+        assertTrue(!refused.isEmpty(), "no MULTI_PUT in the history");
+        for (String line : refused) {
+            Map<String, Object> o = MiniJson.object(line);
+            assertEquals("TOO_LARGE", o.get("status"), line);
+            String detail = (String) o.get("detail");
+            assertTrue(detail != null && detail.contains("cannot fit in a batch of at most 1048576 bytes"), line);
+            assertEquals(detail, record(o).detail());
         }
     }
 
@@ -130,7 +172,7 @@ class LoadCommandTest {
         return new OpRecord(((Long) o.get("client")).intValue(), (Long) o.get("client_id"), op, keys, values,
                 (Long) o.get("invoke_ns"), (Long) o.get("complete_ns"),
                 status.equals("UNKNOWN") ? null : KvStatus.valueOf(status), bytes((String) o.get("output")),
-                (String) o.get("error"));
+                (String) o.get("error"), (String) o.get("detail"), Boolean.TRUE.equals(o.get("initial")));
     }
 
     static byte[] bytes(String s) {

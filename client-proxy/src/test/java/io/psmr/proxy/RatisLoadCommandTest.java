@@ -64,7 +64,9 @@ class RatisLoadCommandTest {
         for (String line : Files.readAllLines(history, StandardCharsets.UTF_8)) {
             records.add(LoadCommandTest.record(MiniJson.object(line)));
         }
-        assertEquals(ops + (Long) json.get("unanswered"), records.size());
+        assertEquals(20L, json.get("initial_reads"), r.out()); // --history reads every key first
+        assertEquals(ops + (Long) json.get("unanswered") + 20, records.size());
+        assertEquals(20, records.stream().filter(OpRecord::initial).count());
         LinearizabilityChecker.Verdict v = LinearizabilityChecker.check(records, null);
         assertTrue(v.linearizable(), () -> String.join("\n", v.violations()));
     }

@@ -50,7 +50,8 @@ public final class ClusterCommand implements Callable<Integer> {
 
     /** {@code cluster start}. */
     @Command(name = "start", mixinStandardHelpOptions = true, sortOptions = false,
-            description = "Start a cluster: each acceptor and replica in its own JVM; returns once it serves.")
+            description = {"Start a cluster: each acceptor and replica in its own JVM; returns once it serves.",
+                "Refuses (exit 1) a DIR that already holds a cluster: --force deletes it first, --resume starts it again from its data."})
     static final class Start implements Callable<Integer> {
         @Spec
         CommandSpec spec;
@@ -93,9 +94,27 @@ public final class ClusterCommand implements Callable<Integer> {
                 description = "How long the cluster may take to serve, 1 to 600 s (default: ${DEFAULT-VALUE}).")
         int timeoutSeconds;
 
+        @Option(names = "--force",
+                description = "If DIR holds a stopped cluster, delete its cluster.json, data/ and logs/ first and start a new one.")
+        boolean force;
+
+        @Option(names = "--resume",
+                description = "Start the stopped cluster in DIR again from its cluster.json and data, keeping every file "
+                        + "(each node as cluster restart would); other flags given must match cluster.json.")
+        boolean resume;
+
+        /** The flags of a new cluster, which --resume takes from cluster.json instead. */
+        private static final List<String> SHAPE = List.of("--ordering", "--acceptors", "--replicas", "--mode", "--workers",
+                "--max-keys", "--value-size", "--tick-ms");
+
         @Override
         public Integer call() throws Exception {
             CommandLine cl = spec.commandLine();
+            require(cl, !(force && resume), "--force and --resume cannot be combined: --force deletes the cluster that --resume would start");
+            require(cl, timeoutSeconds >= 1 && timeoutSeconds <= 600, "--timeout must be from 1 to 600, got " + timeoutSeconds);
+            if (resume) {
+                return resume(cl);
+            }
             boolean ratis = ClusterDescriptor.RATIS.equals(ordering);
             require(cl, ratis || ClusterDescriptor.RINGPAXOS.equals(ordering), "--ordering must be ringpaxos or ratis, got '" + ordering + "'");
             for (String flag : new String[] {"--acceptors", "--tick-ms"}) {
@@ -108,17 +127,69 @@ public final class ClusterCommand implements Callable<Integer> {
             require(cl, maxKeys >= 1 && maxKeys <= 1_000_000_000L, "--max-keys must be from 1 to 1000000000, got " + maxKeys);
             require(cl, valueSize >= 1 && valueSize <= 16384, "--value-size must be from 1 to 16384, got " + valueSize);
             require(cl, tickMillis >= 1 && tickMillis <= 1000, "--tick-ms must be from 1 to 1000, got " + tickMillis);
-            require(cl, timeoutSeconds >= 1 && timeoutSeconds <= 600, "--timeout must be from 1 to 600, got " + timeoutSeconds);
             ClusterSettings settings = new ClusterSettings(LoadMode.fromLabel(mode).label(), workers, maxKeys, valueSize, tickMillis);
             ClusterLauncher launcher = new ClusterLauncher(dir.dir);
+            PrintWriter out = cl.getOut();
+            if (force) {
+                List<String> removed = launcher.wipe();
+                if (!removed.isEmpty()) {
+                    out.println("--force: deleted the old cluster in " + launcher.directory().path() + " ("
+                            + String.join(", ", removed) + ")");
+                    out.flush();
+                }
+            }
             if (ratis) {
                 launcher.startRatis(replicas, settings, Duration.ofSeconds(timeoutSeconds));
             } else {
                 launcher.start(acceptors, replicas, settings, Duration.ofSeconds(timeoutSeconds));
             }
-            PrintWriter out = cl.getOut();
             out.println("cluster serving in " + launcher.directory().path() + " (" + launcher.directory().path()
                     .resolve(ClusterDescriptor.FILE) + ")");
+            printStatus(out, launcher);
+            out.flush();
+            return 0;
+        }
+
+        /** {@code --resume}: every shape flag given must agree with cluster.json; then each node restarts. */
+        private int resume(CommandLine cl) throws InterruptedException {
+            ClusterLauncher launcher = new ClusterLauncher(dir.dir);
+            if (!launcher.directory().exists()) {
+                throw new IllegalStateException("--resume: no cluster in " + launcher.directory().path() + " (no "
+                        + ClusterDescriptor.FILE + "); start one without --resume");
+            }
+            ClusterDescriptor c;
+            try {
+                c = launcher.directory().read();
+            } catch (IllegalArgumentException e) {
+                throw new IllegalStateException("--resume: " + e.getMessage());
+            }
+            List<String> contradictions = new java.util.ArrayList<>();
+            for (String flag : SHAPE) {
+                if (!cl.getParseResult().hasMatchedOption(flag)) {
+                    continue;
+                }
+                String given = String.valueOf(cl.getParseResult().matchedOptionValue(flag, (Object) null));
+                String held = switch (flag) {
+                    case "--ordering" -> c.ordering();
+                    case "--acceptors" -> Integer.toString(c.acceptors().size());
+                    case "--replicas" -> Integer.toString(c.replicas().size());
+                    case "--mode" -> c.settings().mode();
+                    case "--workers" -> Integer.toString(c.settings().workers());
+                    case "--max-keys" -> Long.toString(c.settings().maxKeys());
+                    case "--value-size" -> Integer.toString(c.settings().valueBytes());
+                    default -> Integer.toString(c.settings().tickMillis());
+                };
+                if (!given.equals(held)) {
+                    contradictions.add(flag + " " + given + " (cluster.json: " + held + ")");
+                }
+            }
+            require(cl, contradictions.isEmpty(), "--resume starts the cluster that " + launcher.directory().path()
+                    .resolve(ClusterDescriptor.FILE) + " describes, but " + String.join(", ", contradictions)
+                    + " contradicts it; leave those flags out");
+            List<String> started = launcher.resume(Duration.ofSeconds(timeoutSeconds));
+            PrintWriter out = cl.getOut();
+            out.println("resumed " + started.size() + " nodes from " + launcher.directory().path() + " (" + String.join(", ", started)
+                    + "); every file kept");
             printStatus(out, launcher);
             out.flush();
             return 0;

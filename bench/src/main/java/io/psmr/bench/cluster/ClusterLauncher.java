@@ -58,8 +58,9 @@ public final class ClusterLauncher {
      * Creates a cluster in the directory and starts every node; returns once every node serves and
      * an acceptor coordinates.
      *
-     * @throws IllegalStateException if a cluster runs there already, the directory holds other
-     *                               files, or the cluster does not come up in time (its nodes are then killed)
+     * @throws IllegalStateException if the directory holds a cluster (running or stopped: see
+     *                               {@link #wipe} and {@link #resume}) or other files, or the cluster
+     *                               does not come up in time (its nodes are then killed)
      */
     public ClusterDescriptor start(int acceptors, int replicas, ClusterSettings settings, Duration timeout)
             throws InterruptedException {
@@ -139,19 +140,15 @@ public final class ClusterLauncher {
     /**
      * Restarts node {@code name} from its durable state on its port (killing it first if it runs);
      * returns once it serves. Ring Paxos acceptors restart from their log, Ratis peers from their Raft
-     * log and snapshots. A Ring Paxos replica cannot: its store lives in memory and psmr has no state
-     * transfer yet, so it could not catch up.
+     * log and snapshots. A Ring Paxos replica cannot: see {@link #requireRestartable}.
      *
      * @throws IllegalArgumentException for an unknown node
-     * @throws IllegalStateException    for a Ring Paxos replica
+     * @throws IllegalStateException    for a node that cannot be restarted, or one that does not serve in time
      */
     public void restart(String name, Duration timeout) throws InterruptedException {
         ClusterDescriptor cluster = dir.read();
         ClusterNode node = node(cluster, name);
-        Optional<String> refusal = restartRefusal(cluster, node);
-        if (refusal.isPresent()) {
-            throw new IllegalStateException(refusal.get());
-        }
+        requireRestartable(cluster, node);
         Optional<ProcessHandle> running = live(node);
         if (running.isPresent()) {
             running.get().destroyForcibly();
@@ -178,6 +175,60 @@ public final class ClusterLauncher {
                     + "no state transfer yet, so it could not catch up (see docs/ringpaxos.md)");
         }
         return Optional.empty();
+    }
+
+    /**
+     * Refuses a node that {@link #restartRefusal} says cannot come back: the one rule, for
+     * {@link #restart} and {@link #resume} alike.
+     *
+     * @throws IllegalStateException naming the node and why
+     */
+    static void requireRestartable(ClusterDescriptor cluster, ClusterNode node) {
+        Optional<String> refusal = restartRefusal(cluster, node);
+        if (refusal.isPresent()) {
+            throw new IllegalStateException(refusal.get());
+        }
+    }
+
+    /**
+     * Starts a stopped cluster again from its cluster.json and durable state, keeping every file:
+     * each node goes through the restart path of {@link #restart} (so a node that cannot be restarted
+     * refuses the whole resume before anything starts); returns once every node serves and a node
+     * coordinates (or leads). If a node does not come up, the nodes this call started are killed.
+     *
+     * @return the names of the nodes started, in cluster.json order
+     * @throws IllegalStateException if there is no cluster, a node of it still runs, a node cannot be
+     *                               restarted, or the cluster does not serve within {@code timeout}
+     */
+    public List<String> resume(Duration timeout) throws InterruptedException {
+        if (!dir.exists()) {
+            throw new IllegalStateException("no cluster to resume in " + dir.path() + " (no " + ClusterDescriptor.FILE + ")");
+        }
+        ClusterDescriptor cluster = dir.read();
+        List<String> running = cluster.nodes().stream().filter(n -> live(n).isPresent()).map(ClusterNode::name).toList();
+        if (!running.isEmpty()) {
+            throw new IllegalStateException("cannot resume the cluster in " + dir.path() + ": nodes " + running
+                    + " still run; stop them first with ./psmr cluster stop --dir " + dir.path());
+        }
+        for (ClusterNode n : cluster.nodes()) {
+            requireRestartable(cluster, n);
+        }
+        long deadline = System.nanoTime() + timeout.toNanos();
+        List<String> started = new ArrayList<>();
+        try {
+            for (ClusterNode n : cluster.nodes()) {
+                launch(dir.read().node(n.name()).orElseThrow());
+                started.add(n.name());
+            }
+            for (String name : started) {
+                awaitServing(name, deadline);
+            }
+            awaitCoordinator(deadline);
+        } catch (RuntimeException | InterruptedException e) {
+            killAll();
+            throw e;
+        }
+        return started;
     }
 
     /** Stops every running node (SIGTERM, then SIGKILL after {@code grace}); returns the names stopped. */
@@ -342,7 +393,65 @@ public final class ClusterLauncher {
 
     // ---------------------------------------------------------------- directory and ports
 
-    /** An empty or new directory, or one whose cluster is stopped (its old state is removed first). */
+    /** What {@link #wipe} removes, and what makes {@link #start} refuse a directory. */
+    private static final List<String> CLUSTER_FILES = List.of(ClusterDescriptor.FILE, "data", "logs", "status", "proposers",
+            "sessions", "cluster.lock");
+
+    /**
+     * The cluster state this directory holds, by name ({@code cluster.json}, {@code data/},
+     * {@code logs/}), empty if none: what {@code cluster start} refuses to overwrite.
+     */
+    public List<String> holdings() {
+        List<String> held = new ArrayList<>();
+        for (String name : List.of(ClusterDescriptor.FILE, "data", "logs")) {
+            if (Files.exists(dir.path().resolve(name))) {
+                held.add(Files.isDirectory(dir.path().resolve(name)) ? name + "/" : name);
+            }
+        }
+        return held;
+    }
+
+    /**
+     * Deletes a stopped cluster's files from the directory (cluster.json, data/, logs/, status/,
+     * proposers/, sessions, cluster.lock), for {@code cluster start --force}; other files stay.
+     *
+     * @return the names removed, empty if there was nothing
+     * @throws IllegalStateException if nodes of the cluster still run
+     */
+    public List<String> wipe() {
+        Path d = dir.path();
+        if (dir.exists()) {
+            ClusterDescriptor old = null;
+            try {
+                old = dir.read();
+            } catch (IllegalArgumentException unreadable) {
+                // --force removes it anyway: that is what the flag asks for; its pids cannot be checked
+            }
+            if (old != null) {
+                requireStopped(old);
+            }
+        }
+        List<String> removed = new ArrayList<>();
+        for (String sub : CLUSTER_FILES) {
+            Path p = d.resolve(sub);
+            if (Files.exists(p)) {
+                removed.add(Files.isDirectory(p) ? sub + "/" : sub);
+                deleteTree(p);
+            }
+        }
+        return removed;
+    }
+
+    private void requireStopped(ClusterDescriptor cluster) {
+        List<String> running = cluster.nodes().stream().filter(n -> live(n).isPresent()).map(ClusterNode::name).toList();
+        if (!running.isEmpty()) {
+            throw new IllegalStateException("a cluster is already running in " + dir.path() + " (nodes " + running
+                    + "); stop it first with ./psmr cluster stop --dir " + dir.path()
+                    + " (--force and --resume apply to a stopped cluster)");
+        }
+    }
+
+    /** A new directory, or an existing one that holds no cluster and nothing else. */
     private void prepareDirectory() {
         Path d = dir.path();
         if (!Files.exists(d)) {
@@ -352,26 +461,21 @@ public final class ClusterLauncher {
             throw new IllegalArgumentException(d + " exists and is not a directory");
         }
         if (dir.exists()) {
-            ClusterDescriptor old;
             try {
-                old = dir.read();
-            } catch (IllegalArgumentException e) {
-                throw new IllegalStateException(d + " holds a cluster.json this psmr cannot read; remove the directory first: "
-                        + e.getMessage());
+                requireStopped(dir.read());
+            } catch (IllegalArgumentException unreadable) {
+                // refused below like any other cluster state
             }
-            List<String> running = old.nodes().stream().filter(n -> live(n).isPresent()).map(ClusterNode::name).toList();
-            if (!running.isEmpty()) {
-                throw new IllegalStateException("a cluster is already running in " + d + " (nodes " + running
-                        + "); stop it first with ./psmr cluster stop --dir " + d);
-            }
-            for (String sub : List.of("data", "status", "logs", "proposers", "sessions", "cluster.lock", ClusterDescriptor.FILE)) {
-                deleteTree(d.resolve(sub));
-            }
+        }
+        List<String> held = holdings();
+        if (!held.isEmpty()) {
+            throw new IllegalStateException(d + " already holds a cluster (" + String.join(", ", held)
+                    + "); nothing was changed: pass --force to delete it and start afresh, or --resume to start it again from its data");
         }
         try (Stream<Path> rest = Files.list(d)) {
             List<Path> other = rest.toList();
             if (!other.isEmpty()) {
-                throw new IllegalStateException(d + " is not empty and holds no stopped cluster (it has " + other.get(0).getFileName()
+                throw new IllegalStateException(d + " is not empty and holds no cluster (it has " + other.get(0).getFileName()
                         + "); choose a new or empty directory");
             }
         } catch (IOException e) {

@@ -3,9 +3,22 @@ package io.psmr.bench.cluster;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.psmr.bench.cli.CliRun;
+import io.psmr.kvstore.KvOp;
+import io.psmr.kvstore.KvStatus;
+import io.psmr.proxy.load.LinearizabilityChecker;
+import io.psmr.proxy.load.OpRecord;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.stream.Stream;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -14,8 +27,10 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code psmr cluster …}, {@code psmr node} and {@code psmr load --cluster} through the command
- * line: usage errors exit 2 naming the flag, and one small real cluster (1 acceptor, 1 replica)
- * goes through start, status, load, kill, a refused replica restart, and stop.
+ * line: usage errors exit 2 naming the flag; one small real cluster (1 acceptor, 1 replica) goes
+ * through start, status, load, a load stalled by the acceptor's death, kill, a refused replica
+ * restart, stop, a refused start over it (nothing changed), a refused --resume and a --force start;
+ * a one-peer Ratis cluster is stopped and resumed with its data.
  */
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
 class ClusterCommandTest {
@@ -57,14 +72,31 @@ class ClusterCommandTest {
         assertTrue(Files.exists(dir.resolve("cluster.json")));
 
         CliRun again = CliRun.of("cluster", "start", "--dir", d);
-        assertEquals(1, again.exitCode(), again.out());
-        assertTrue(again.err().contains("a cluster is already running in"), again.err());
+        assertFailure(again, "a cluster is already running in");
+        assertTrue(again.err().contains("--force") && again.err().contains("--resume"), again.err());
+        assertFailure(CliRun.of("cluster", "start", "--dir", d, "--force"), "a cluster is already running in");
 
         assertUsage(CliRun.of("load", "--cluster", d, "--mode", "keys"), "--mode cannot be combined with --cluster");
         CliRun load = CliRun.of("load", "--cluster", d, "--clients", "4", "--keys", "50", "--duration", "1s", "--format", "json");
         assertEquals(0, load.exitCode(), load.err());
         assertTrue(load.out().contains("\"digests\""), load.out());
         assertTrue(load.out().contains("\"replicas\":1") || load.out().contains("\"replicas\": 1"), load.out());
+
+        // The only acceptor dies: nothing is ordered, and the load says so within its stall timeout.
+        assertEquals(0, CliRun.of("cluster", "kill", "--dir", d, "--node", "coordinator").exitCode());
+        Path history = dir.getParent().resolve(dir.getFileName() + "-stalled.jsonl");
+        long begin = System.nanoTime();
+        CliRun stalled = CliRun.of("load", "--cluster", d, "--clients", "2", "--keys", "10", "--duration", "60s",
+                "--stall-timeout", "2s", "--history", history.toString());
+        double took = (System.nanoTime() - begin) / 1e9;
+        assertFailure(stalled, "psmr load: stalled while reading every key's initial value: no operation completed for ");
+        assertTrue(stalled.err().contains("(stall timeout 2 s); 2 operations outstanding; cannot hear from: acceptor-0 (process not running);"
+                + " the history of what completed is in " + history), stalled.err());
+        assertTrue(took < 2 + 20, "the stalled load took " + took + " s");
+        List<String> lines = Files.readAllLines(history);
+        assertTrue(lines.stream().filter(l -> l.contains("\"status\":\"UNKNOWN\"")).count() == 2, String.join("\n", lines));
+        Files.delete(history);
+        assertEquals(0, CliRun.of("cluster", "restart", "--dir", d, "--node", "acceptor-0").exitCode());
 
         CliRun status = CliRun.of("cluster", "status", "--dir", d);
         assertEquals(0, status.exitCode(), status.err());
@@ -85,6 +117,119 @@ class ClusterCommandTest {
         assertEquals("stopped 1 nodes: acceptor-0", stop.out().trim());
         CliRun after = CliRun.of("cluster", "status", "--dir", d);
         assertTrue(after.out().contains("stopped"), after.out());
+
+        // A stopped cluster is never wiped without --force; --resume of Ring Paxos meets the replica refusal.
+        Map<Path, Long> before = files(dir);
+        String descriptor = Files.readString(dir.resolve("cluster.json"));
+        CliRun refused = CliRun.of("cluster", "start", "--dir", d, "--acceptors", "1", "--replicas", "1");
+        assertFailure(refused, dir.toAbsolutePath().normalize() + " already holds a cluster (cluster.json, data/, logs/); "
+                + "nothing was changed: pass --force to delete it and start afresh, or --resume to start it again from its data");
+        assertFailure(CliRun.of("cluster", "start", "--dir", d, "--resume"), "cannot restart replica replica-1: its store lived in memory");
+        assertUsage(CliRun.of("cluster", "start", "--dir", d, "--resume", "--replicas", "3", "--mode", "bitmap"),
+                "--replicas 3 (cluster.json: 1) contradicts it");
+        assertUsage(CliRun.of("cluster", "start", "--dir", d, "--force", "--resume"), "--force and --resume cannot be combined");
+        assertEquals(before, files(dir), "a refused start changed files");
+        assertEquals(descriptor, Files.readString(dir.resolve("cluster.json")));
+
+        CliRun forced = CliRun.of("cluster", "start", "--dir", d, "--force", "--acceptors", "1", "--replicas", "1", "--workers", "1",
+                "--max-keys", "100");
+        assertEquals(0, forced.exitCode(), forced.err());
+        assertTrue(forced.out().startsWith("--force: deleted the old cluster in " + dir.toAbsolutePath().normalize()
+                + " (cluster.json, data/, logs/, status/"), forced.out());
+        // The old acceptor log (two starts) is gone: the new one holds one start.
+        assertEquals(1, Files.readAllLines(dir.resolve("logs/acceptor-0.log")).stream().filter(l -> l.contains(" listening on ")).count());
+    }
+
+    /**
+     * A stopped one-peer Ratis cluster comes back with --resume keeping its data: the second load's
+     * initial reads see values the first load (session 1) wrote, and its history, starting from
+     * them, checks as linearizable.
+     */
+    @Test
+    void aStoppedRatisClusterResumesWithItsData() throws Exception {
+        String d = dir.toString();
+        CliRun start = CliRun.of("cluster", "start", "--dir", d, "--ordering", "ratis", "--replicas", "1", "--workers", "1",
+                "--max-keys", "100");
+        assertEquals(0, start.exitCode(), start.err());
+        Path h1 = dir.getParent().resolve(dir.getFileName() + "-h1.jsonl");
+        Path h2 = dir.getParent().resolve(dir.getFileName() + "-h2.jsonl");
+        try {
+            CliRun first = CliRun.of("load", "--cluster", d, "--clients", "4", "--keys", "20", "--read-fraction", "0.2",
+                    "--duration", "1s", "--history", h1.toString());
+            assertEquals(0, first.exitCode(), first.err());
+            assertEquals(0, CliRun.of("cluster", "stop", "--dir", d).exitCode());
+
+            assertUsage(CliRun.of("cluster", "start", "--dir", d, "--resume", "--ordering", "ringpaxos"),
+                    "--ordering ringpaxos (cluster.json: ratis) contradicts it");
+            CliRun resumed = CliRun.of("cluster", "start", "--dir", d, "--resume", "--ordering", "ratis");
+            assertEquals(0, resumed.exitCode(), resumed.err());
+            assertTrue(resumed.out().startsWith("resumed 1 nodes from " + dir.toAbsolutePath().normalize() + " (replica-1)"),
+                    resumed.out());
+
+            CliRun second = CliRun.of("load", "--cluster", d, "--clients", "2", "--keys", "20", "--duration", "300ms",
+                    "--history", h2.toString());
+            assertEquals(0, second.exitCode(), second.err());
+            List<OpRecord> history = new ArrayList<>();
+            long fromFirstRun = 0;
+            for (String line : Files.readAllLines(h2)) {
+                JsonNode o = JSON.readTree(line);
+                if (o.path("initial").asBoolean() && o.path("status").asText().equals("OK")) {
+                    assertTrue(o.get("output").asText().startsWith("s1.c"), line);
+                    fromFirstRun++;
+                }
+                if (!o.get("value").isNull()) {
+                    assertTrue(o.get("value").asText().startsWith("s2.c"), line);
+                }
+                history.add(record(o));
+            }
+            assertTrue(fromFirstRun > 0, "no key written by the first run was read after --resume");
+            LinearizabilityChecker.Verdict v = LinearizabilityChecker.check(history, null);
+            assertTrue(v.linearizable(), () -> String.join("\n", v.violations()));
+        } finally {
+            Files.deleteIfExists(h1);
+            Files.deleteIfExists(h2);
+        }
+    }
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    /** An OpRecord back from a history line (single-key operations; MULTI_PUTs keep their first pair). */
+    private static OpRecord record(JsonNode o) {
+        KvOp op = KvOp.valueOf(o.get("op").asText());
+        byte[][] keys;
+        byte[][] values = null;
+        if (op == KvOp.MULTI_PUT) {
+            keys = new byte[o.get("keys").size()][];
+            values = new byte[keys.length][];
+            for (int i = 0; i < keys.length; i++) {
+                keys[i] = bytes(o.get("keys").get(i));
+                values[i] = bytes(o.get("values").get(i));
+            }
+        } else {
+            keys = new byte[][] {bytes(o.get("key"))};
+            values = o.get("value").isNull() ? null : new byte[][] {bytes(o.get("value"))};
+        }
+        String status = o.get("status").asText();
+        return new OpRecord(o.get("client").asInt(), o.get("client_id").asLong(), op, keys, values, o.get("invoke_ns").asLong(),
+                o.get("complete_ns").asLong(), status.equals("UNKNOWN") ? null : KvStatus.valueOf(status), bytes(o.get("output")),
+                o.path("error").isMissingNode() ? null : o.get("error").asText(), null, o.path("initial").asBoolean());
+    }
+
+    private static byte[] bytes(JsonNode n) {
+        return n == null || n.isNull() ? null : n.asText().getBytes(StandardCharsets.ISO_8859_1);
+    }
+
+    /** Every regular file under {@code root} with its size and modification time folded into one number. */
+    private static Map<Path, Long> files(Path root) throws IOException {
+        Map<Path, Long> m = new TreeMap<>();
+        try (Stream<Path> walk = Files.walk(root)) {
+            for (Path p : walk.filter(Files::isRegularFile).toList()) {
+                if (!p.getFileName().toString().equals("cluster.lock")) {
+                    m.put(root.relativize(p), Files.size(p) * 1_000_003L + Files.getLastModifiedTime(p).toMillis());
+                }
+            }
+        }
+        return m;
     }
 
     private static void assertFailure(CliRun run, String message) {

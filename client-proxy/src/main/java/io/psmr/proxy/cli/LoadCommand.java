@@ -10,6 +10,9 @@ import io.psmr.proxy.load.LoadOptions;
 import io.psmr.proxy.load.LoadOrdering;
 import io.psmr.proxy.load.LoadReport;
 import io.psmr.proxy.load.LoadRun;
+import io.psmr.proxy.load.LoadStalledException;
+import io.psmr.proxy.load.RunControls;
+import io.psmr.proxy.load.StallProbe;
 import io.psmr.proxy.load.WorkloadSpec;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -32,8 +35,8 @@ import picocli.CommandLine.Spec;
  * cluster of separate processes instead ({@link ClusterLoad}).
  *
  * <p>Usable on its own, {@code new CommandLine(new LoadCommand()).execute(args)}, and as a
- * subcommand of {@code psmr}. Exit codes: 0 done and the digests agree; 1 the digests differ or the
- * run failed; 2 bad usage, with a message naming the flag.
+ * subcommand of {@code psmr}. Exit codes: 0 done and the digests agree; 1 the digests differ, the
+ * run stalled ({@code --stall-timeout}) or failed; 2 bad usage, with a message naming the flag.
  */
 @Command(name = "load",
         mixinStandardHelpOptions = true,
@@ -42,7 +45,7 @@ import picocli.CommandLine.Spec;
         description = {
             "Drive an embedded replicated key-value store, or with --cluster a cluster of processes, with closed-loop clients.",
             "Reports throughput, latency (p50, p99, p999), acknowledged operations and each replica's state digest.",
-            "Exits 1 if the replicas' digests differ. Docs: docs/kvstore.md (Running ./psmr load), docs/client-proxy.md."})
+            "Exits 1 if the replicas' digests differ, or if no operation completes for --stall-timeout. Docs: docs/kvstore.md (Running ./psmr load), docs/client-proxy.md."})
 public final class LoadCommand implements Callable<Integer> {
 
     /** Largest replica count: the local sequencer's learner bound leaves room for other learners. */
@@ -105,7 +108,7 @@ public final class LoadCommand implements Callable<Integer> {
 
     @Option(names = "--history", paramLabel = "FILE",
             description = "Write every client operation to FILE as JSON lines (client, op, key, value, invoke_ns, "
-                    + "complete_ns, status, output).")
+                    + "complete_ns, status, output, detail), after a first READ of every key (the store's initial values).")
     Path history;
 
     @Option(names = "--format", paramLabel = "FORMAT", defaultValue = "text",
@@ -147,39 +150,54 @@ public final class LoadCommand implements Callable<Integer> {
             description = "How long the proxy waits for a batch's replies before proposing it again (default: ${DEFAULT-VALUE}).")
     String retryTimeout;
 
+    @Option(names = "--stall-timeout", paramLabel = "TIME", defaultValue = "10s",
+            description = "If no operation completes for this long (or the wait for outstanding operations after "
+                    + "--duration lasts this long), say on stderr what cannot be heard from and exit 1 (default: ${DEFAULT-VALUE}).")
+    String stallTimeout;
+
     @Option(names = "--seed", paramLabel = "S", defaultValue = "42",
             description = "Seed of the clients' choices (default: ${DEFAULT-VALUE}).")
     long seed;
+
+    /** The stall timeout, once {@link #validate} has checked it. */
+    private Duration stall;
 
     @Override
     public Integer call() throws Exception {
         LoadOptions options = validate();
         PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
         boolean json = format.equalsIgnoreCase("json");
+        RunControls controls = new RunControls(0, history != null, stall, StallProbe.NONE, notice -> {
+            err.println("psmr load: " + notice);
+            err.flush();
+        });
         LoadReport report;
-        if (history != null) {
-            try (JsonLinesHistory h = new JsonLinesHistory(history)) {
-                report = run(options, h);
+        try {
+            if (history != null) {
+                try (JsonLinesHistory h = new JsonLinesHistory(history)) {
+                    report = run(options, h, controls);
+                }
+            } else {
+                report = run(options, HistorySink.NONE, controls);
             }
-        } else {
-            report = run(options, HistorySink.NONE);
+        } catch (LoadStalledException e) {
+            if (e.report() != null) {
+                print(e.report(), json, out);
+            }
+            err.println("psmr load: " + e.getMessage() + (history != null ? "; the history of what completed is in " + history : ""));
+            err.flush();
+            return 1;
         }
-        if (json) {
-            out.println(report.toJson());
-            out.flush();
-        } else {
-            report.printText(out);
-        }
+        print(report, json, out);
         int compared = report.digests().size();
         if (cluster != null && compared < Math.min(2, options.replicas())) {
-            PrintWriter err = spec.commandLine().getErr();
             err.println("psmr load: only " + compared + " of " + options.replicas()
                     + " replicas are alive to report a digest; agreement not verified");
             err.flush();
             return 1;
         }
         if (!report.digestsAgree()) {
-            PrintWriter err = spec.commandLine().getErr();
             err.println("psmr load: the replicas' digests differ: " + report.digests());
             err.flush();
             return 1;
@@ -187,10 +205,19 @@ public final class LoadCommand implements Callable<Integer> {
         return 0;
     }
 
-    private LoadReport run(LoadOptions options, HistorySink h) throws Exception {
+    private static void print(LoadReport report, boolean json, PrintWriter out) {
+        if (json) {
+            out.println(report.toJson());
+            out.flush();
+        } else {
+            report.printText(out);
+        }
+    }
+
+    private LoadReport run(LoadOptions options, HistorySink h, RunControls controls) throws Exception {
         return cluster != null
-                ? ClusterLoad.run(new ClusterDirectory(cluster), options, h, null, SETTLE)
-                : LoadRun.run(options, LoadOrdering.fromLabel(ordering), h, null);
+                ? ClusterLoad.run(new ClusterDirectory(cluster), options, h, null, SETTLE, controls)
+                : LoadRun.run(options, LoadOrdering.fromLabel(ordering), h, controls, null, null);
     }
 
     /** Checks every flag; a bad one is a usage error naming it. */
@@ -237,6 +264,8 @@ public final class LoadCommand implements Callable<Integer> {
         Duration l = duration("--linger", linger, true);
         require(l.compareTo(Duration.ofSeconds(10)) <= 0, "--linger must be at most 10s, got " + linger);
         Duration rt = duration("--retry-timeout", retryTimeout, false);
+        stall = duration("--stall-timeout", stallTimeout, false);
+        require(stall.compareTo(Duration.ofHours(1)) <= 0, "--stall-timeout must be at most 1h, got " + stallTimeout);
         WorkloadSpec spec = new WorkloadSpec(clients, keys, readFraction, multiPutFraction, multiPutKeys, valueSize, d, 0, seed);
         return new LoadOptions(replicas, m, w, b, window, l, conflict, rt, spec);
     }

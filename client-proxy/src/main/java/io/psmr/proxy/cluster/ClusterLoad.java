@@ -17,6 +17,8 @@ import io.psmr.proxy.load.LoadOrdering;
 import io.psmr.proxy.load.LoadReport;
 import io.psmr.proxy.load.LoadResult;
 import io.psmr.proxy.load.LoadRun;
+import io.psmr.proxy.load.LoadStalledException;
+import io.psmr.proxy.load.RunControls;
 import io.psmr.proxy.net.ReplyConnector;
 import io.psmr.proxy.net.ReplyConnectorConfig;
 import java.net.InetSocketAddress;
@@ -65,6 +67,21 @@ public final class ClusterLoad {
      */
     public static LoadReport run(ClusterDirectory dir, LoadOptions options, HistorySink history, AfterLoad after,
                                  Duration settle) throws Exception {
+        return run(dir, options, history, after, settle, RunControls.NONE);
+    }
+
+    /**
+     * Runs the load against the cluster in {@code dir}, watched by {@code controls}: its session
+     * number is replaced by this run's {@link ClusterSession#session()}, and its probe by one that
+     * names the nodes whose process is not alive or whose status says they do not serve, and (over
+     * Ring Paxos) how many reply connections are up.
+     *
+     * @throws LoadStalledException  if the run stalled; it carries the report of what completed (no
+     *                               digests: the replicas are not waited for)
+     * @throws IllegalStateException if the replicas cannot be reached or do not settle in time
+     */
+    public static LoadReport run(ClusterDirectory dir, LoadOptions options, HistorySink history, AfterLoad after,
+                                 Duration settle, RunControls controls) throws Exception {
         ClusterDescriptor cluster = dir.read();
         if (liveReplicas(dir, cluster).isEmpty()) {
             throw new IllegalStateException("no replica of the cluster in " + dir.path() + " is alive (see ./psmr cluster status)");
@@ -73,28 +90,62 @@ public final class ClusterLoad {
         LoadResult result;
         ProxyStats stats;
         long loadEnd;
+        LoadOptions reported = new LoadOptions(cluster.replicas().size(), cluster.settings().loadMode(),
+                cluster.settings().workers(), options.batch(), options.window(), options.linger(), options.conflictPercent(),
+                options.retryTimeout(), options.workload());
+        LoadOrdering ordering = cluster.isRatis() ? LoadOrdering.RATIS_CLUSTER : LoadOrdering.RINGPAXOS_CLUSTER;
         try (ClusterSession session = ClusterSession.open(dir, cluster)) {
             ProxyConfig pc = LoadRun.proxyConfig(options, rc).toBuilder().proxyId(session.proxyId()).build();
-            Run run = cluster.isRatis() ? runOverRatis(cluster, pc, options, history, after)
-                    : runOverRingPaxos(dir, cluster, session, pc, options, history, after);
+            RunControls c = controls.withSession(session.session());
+            Run run = cluster.isRatis() ? runOverRatis(dir, cluster, pc, options, history, after, c)
+                    : runOverRingPaxos(dir, cluster, session, pc, options, history, after, c);
+            if (run.stalled() != null) {
+                throw run.stalled().withReport(new LoadReport(reported, rc, run.stalled().result(), run.stats(), List.of(),
+                        Runtime.getRuntime().availableProcessors(), ordering));
+            }
             result = run.result();
             stats = run.stats();
             loadEnd = System.currentTimeMillis();
         }
         List<Long> digests = awaitSettled(dir, loadEnd, settle);
-        LoadOptions reported = new LoadOptions(cluster.replicas().size(), cluster.settings().loadMode(),
-                cluster.settings().workers(), options.batch(), options.window(), options.linger(), options.conflictPercent(),
-                options.retryTimeout(), options.workload());
-        return new LoadReport(reported, rc, result, stats, digests, Runtime.getRuntime().availableProcessors(),
-                cluster.isRatis() ? LoadOrdering.RATIS_CLUSTER : LoadOrdering.RINGPAXOS_CLUSTER);
+        return new LoadReport(reported, rc, result, stats, digests, Runtime.getRuntime().availableProcessors(), ordering);
     }
 
-    private record Run(LoadResult result, ProxyStats stats) {
+    /**
+     * What a stalled run cannot hear from: nodes whose process is not alive, or whose status file
+     * says they do not serve (or that they failed); {@code replies} adds the reply connections up.
+     */
+    static String silentNodes(ClusterDirectory dir, ReplyConnector replies) {
+        ClusterDescriptor cluster = dir.read(); // pids change when nodes are killed or restarted
+        StringBuilder b = new StringBuilder();
+        for (ClusterNode n : cluster.nodes()) {
+            String why;
+            if (n.liveProcess().isEmpty()) {
+                why = "process not running"; // killed or stopped (cluster.json then holds no pid), or died
+            } else {
+                NodeStatus s = NodeStatus.read(dir.statusFile(n.name())).filter(st -> st.pid() == n.pid()).orElse(null);
+                why = s == null ? "no status: still starting?" : s.failure() != null ? "failed: " + s.failure()
+                        : !s.serving() ? "status says not serving" : null;
+            }
+            if (why != null) {
+                b.append(b.length() == 0 ? "" : ", ").append(n.name()).append(" (").append(why).append(')');
+            }
+        }
+        if (replies != null && replies.connectedCount() < cluster.replicas().size()) {
+            b.append(b.length() == 0 ? "" : "; ").append("reply connections up: ").append(replies.connectedCount())
+                    .append(" of ").append(cluster.replicas().size());
+        }
+        return b.toString();
+    }
+
+    /** What the clients measured, or the stall that ended them. */
+    private record Run(LoadResult result, ProxyStats stats, LoadStalledException stalled) {
     }
 
     /** A proposer on a claimed slot, replies from every replica over TCP. */
     private static Run runOverRingPaxos(ClusterDirectory dir, ClusterDescriptor cluster, ClusterSession session, ProxyConfig pc,
-                                        LoadOptions options, HistorySink history, AfterLoad after) throws Exception {
+                                        LoadOptions options, HistorySink history, AfterLoad after, RunControls controls)
+            throws Exception {
         InetSocketAddress bind = new InetSocketAddress(cluster.host(), session.slot().port());
         try (RingPaxosProposerClient proposer = RingPaxosProposerClient.start(cluster.ringPaxosConfig(),
                 session.slot().paxosId(), session.firstProposalSeq(), cluster.transportConfig(), bind, cluster.peers(),
@@ -108,21 +159,21 @@ public final class ClusterLoad {
                     throw new IllegalStateException("could not reach the reply servers of " + live
                             + " live replicas within " + CONNECT_SECONDS + " s (connected to " + replies.connectedCount() + ")");
                 }
-                return drive(proxy, options, history, after);
+                return drive(proxy, options, history, after, controls.withProbe(() -> silentNodes(dir, replies)));
             }
         }
     }
 
     /** A Raft client to the group; the leader's replies come back as Raft replies. */
-    private static Run runOverRatis(ClusterDescriptor cluster, ProxyConfig pc, LoadOptions options, HistorySink history,
-                                    AfterLoad after) throws Exception {
+    private static Run runOverRatis(ClusterDirectory dir, ClusterDescriptor cluster, ProxyConfig pc, LoadOptions options,
+                                    HistorySink history, AfterLoad after, RunControls controls) throws Exception {
         LocalReplyRouter router = new LocalReplyRouter();
         try (RatisOrderingClient client = new RatisOrderingClient(
                 RatisPeer.newClient(cluster.raftGroup(), pc.limits(), MAX_PENDING_PROPOSALS),
                 bytes -> routeRatisReplies(bytes, router), MAX_PENDING_PROPOSALS)) {
             client.start();
             try (ClientProxy proxy = ClientProxy.start(pc, client, router)) {
-                return drive(proxy, options, history, after);
+                return drive(proxy, options, history, after, controls.withProbe(() -> silentNodes(dir, null)));
             }
         }
     }
@@ -135,13 +186,19 @@ public final class ClusterLoad {
         }
     }
 
-    private static Run drive(ClientProxy proxy, LoadOptions options, HistorySink history, AfterLoad after) throws Exception {
-        LoadResult result = LoadGenerator.run(proxy, options.workload(), history);
+    private static Run drive(ClientProxy proxy, LoadOptions options, HistorySink history, AfterLoad after,
+                             RunControls controls) throws Exception {
+        LoadResult result;
+        try {
+            result = LoadGenerator.run(proxy, options.workload(), history, controls);
+        } catch (LoadStalledException e) {
+            return new Run(null, proxy.stats(), e);
+        }
         ProxyStats stats = proxy.stats();
         if (after != null) {
             after.accept(proxy);
         }
-        return new Run(result, stats);
+        return new Run(result, stats, null);
     }
 
     /** The replicas whose process is alive. */

@@ -1,45 +1,41 @@
 package io.psmr.proxy.load;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.json.JsonWriteFeature;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.nio.charset.StandardCharsets;
 
-/** The little JSON writing the load tool needs: string quoting. Stateless. */
+/**
+ * The JSON writing of the load tool, through one Jackson mapper: every character outside ASCII is
+ * written as a {@code \\u} escape, so each line is plain ASCII. Thread-safe (the mapper is).
+ */
 final class Json {
+
+    private static final JsonMapper MAPPER = JsonMapper.builder().enable(JsonWriteFeature.ESCAPE_NON_ASCII).build();
 
     private Json() {
     }
 
-    /** {@code s} as a JSON string literal, or {@code null}. */
-    static String quote(String s) {
-        if (s == null) {
-            return "null";
+    /** A new empty object; fields keep the order they are put in. */
+    static ObjectNode object() {
+        return MAPPER.createObjectNode();
+    }
+
+    /** {@code node} on one line. */
+    static String write(ObjectNode node) {
+        try {
+            return MAPPER.writeValueAsString(node);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("cannot write JSON: " + e.getMessage(), e); // a tree of plain values always writes
         }
-        StringBuilder b = new StringBuilder(s.length() + 2);
-        b.append('"');
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            switch (c) {
-                case '"' -> b.append("\\\"");
-                case '\\' -> b.append("\\\\");
-                case '\n' -> b.append("\\n");
-                case '\r' -> b.append("\\r");
-                case '\t' -> b.append("\\t");
-                default -> {
-                    if (c < 0x20 || c > 0x7e) {
-                        b.append(String.format("\\u%04x", (int) c));
-                    } else {
-                        b.append(c);
-                    }
-                }
-            }
-        }
-        return b.append('"').toString();
     }
 
     /**
      * Bytes as a JSON string: each byte is one character of the same code (ISO-8859-1), so any byte
      * string round-trips; the load generator's keys and values are printable ASCII and read as is.
      */
-    static String bytes(byte[] b) {
-        return b == null ? "null" : quote(new String(b, StandardCharsets.ISO_8859_1));
+    static String text(byte[] b) {
+        return b == null ? null : new String(b, StandardCharsets.ISO_8859_1);
     }
 }

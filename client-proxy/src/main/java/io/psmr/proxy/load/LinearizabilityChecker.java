@@ -25,10 +25,13 @@ import java.util.Set;
  *
  * <p><b>Model per key.</b> READ: OK with v needs the state v; NOT_FOUND needs absent. CREATE: OK needs
  * absent, then v; EXISTS needs present. UPDATE: OK needs present, then v; NOT_FOUND needs absent.
- * DELETE: OK needs present, then absent; NOT_FOUND needs absent. MULTI_PUT OK: then v. Operations
- * answered with TOO_LARGE, MALFORMED, REJECTED or FULL executed nothing and are left out. An operation
- * with no answer (timed out), or answered SESSION_EXPIRED (a retry whose first copy may have run
- * before its session ended), may or may not have taken effect: its return is at
+ * DELETE: OK needs present, then absent; NOT_FOUND needs absent. MULTI_PUT OK: then v. FAILED (the
+ * store threw while executing) and SESSION_EXPIRED (a retry refused because its session ended; an
+ * earlier copy of it may have run) may or may not have taken effect, as an unanswered operation, but
+ * within its interval. Operations answered with any other status (TOO_LARGE, MALFORMED, REJECTED,
+ * and any status added later, by name) executed nothing and are left out. A key starts from its {@linkplain #initialState initial
+ * state}: absent, unless its history begins with an initial read of it. An operation
+ * with no answer (status null: timed out) may or may not have taken effect: its return is at
  * infinity and it may leave the state unchanged or apply its write.
  *
  * <p>Ties in time are resolved in favour of concurrency (an invocation at the same nanosecond as a
@@ -37,7 +40,13 @@ import java.util.Set;
 public final class LinearizabilityChecker {
 
     /** One operation on one key. {@code complete} is {@link Long#MAX_VALUE} for an unanswered operation. */
-    public record KeyOp(String label, KvOp op, String input, long invoke, long complete, KvStatus status, String output) {
+    public record KeyOp(String label, KvOp op, String input, long invoke, long complete, KvStatus status, String output,
+                        boolean initial) {
+
+        /** An operation of the timed load (not an initial read). */
+        public KeyOp(String label, KvOp op, String input, long invoke, long complete, KvStatus status, String output) {
+            this(label, op, input, invoke, complete, status, output, false);
+        }
     }
 
     /** The verdict on a history. */
@@ -62,10 +71,8 @@ public final class LinearizabilityChecker {
             if (r.acknowledged() && executedNothing(r.status())) {
                 continue;
             }
-            // SESSION_EXPIRED: not executed now, but an earlier copy may have been; as good as no answer.
-            boolean known = r.acknowledged() && r.status() != KvStatus.SESSION_EXPIRED;
-            long complete = known ? r.completeNs() : Long.MAX_VALUE;
-            KvStatus status = known ? r.status() : null;
+            long complete = r.acknowledged() ? r.completeNs() : Long.MAX_VALUE;
+            KvStatus status = effectUnknown(r.status()) ? null : r.status(); // null: either outcome
             String label = "client " + r.client() + " " + r.op() + " [" + r.invokeNs() + ", "
                     + (r.acknowledged() ? r.completeNs() : "inf") + "] -> " + r.status();
             if (r.op() == KvOp.MULTI_PUT) {
@@ -83,7 +90,7 @@ public final class LinearizabilityChecker {
                 String output = OpRecord.text(r.output());
                 byKey.computeIfAbsent(key, k -> new ArrayList<>()).add(new KeyOp(label + " " + key
                         + (input != null ? "=" + input : "") + (output != null ? " read " + output : ""),
-                        r.op(), input, r.invokeNs(), complete, status, output));
+                        r.op(), input, r.invokeNs(), complete, status, output, r.initial()));
             }
         }
         if (finalState != null) {
@@ -107,8 +114,25 @@ public final class LinearizabilityChecker {
         return new Verdict(violations.isEmpty(), byKey.size(), ops, violations);
     }
 
+    /**
+     * Statuses after which the command changed nothing: every status but the three a command that
+     * ran can give (OK, NOT_FOUND, EXISTS) and FAILED (the store threw while executing: its effect is
+     * unknown, see {@link #effectUnknown}). By name, so statuses added later (FULL, SESSION_EXPIRED)
+     * are treated alike: a refusal, not an effect.
+     */
     private static boolean executedNothing(KvStatus s) {
-        return s == KvStatus.TOO_LARGE || s == KvStatus.MALFORMED || s == KvStatus.REJECTED || s == KvStatus.FULL;
+        return switch (s.name()) {
+            case "OK", "NOT_FOUND", "EXISTS", "FAILED", "SESSION_EXPIRED" -> false;
+            default -> true;
+        };
+    }
+
+    /**
+     * FAILED (the store threw during the command) or SESSION_EXPIRED (an earlier copy of the request
+     * may have run before its session ended): it may or may not have taken effect, like no answer.
+     */
+    private static boolean effectUnknown(KvStatus s) {
+        return s == KvStatus.FAILED || s == KvStatus.SESSION_EXPIRED;
     }
 
     private static String describe(String key, List<KeyOp> ops) {
@@ -204,7 +228,35 @@ public final class LinearizabilityChecker {
     private record Frame(Entry call, String stateBefore, int alternative) {
     }
 
-    /** Whether the operations on one key are linearizable, starting from an absent key. */
+    /**
+     * The key's state before its first recorded operation. The store may have held the key before
+     * the history began (an earlier run on the same cluster): if the key's first operation is an
+     * answered READ marked {@linkplain OpRecord#initial() initial} that returned before any other
+     * operation on the key was invoked (as {@code load --history} records one per key before the
+     * timed load), the state is what that read saw. Otherwise the key is taken to be absent, so a
+     * read of a value that nothing wrote and no initial read saw is a violation. (An unmarked first
+     * read is not trusted: it may be the very stale read a check is for.)
+     */
+    static String initialState(List<KeyOp> ops) {
+        KeyOp first = null;
+        for (KeyOp o : ops) {
+            if (first == null || o.invoke() < first.invoke()) {
+                first = o;
+            }
+        }
+        if (first == null || !first.initial() || first.op() != KvOp.READ
+                || (first.status() != KvStatus.OK && first.status() != KvStatus.NOT_FOUND)) {
+            return ABSENT;
+        }
+        for (KeyOp o : ops) {
+            if (o != first && o.invoke() <= first.complete()) {
+                return ABSENT; // overlaps the read: not an initial read (ties count as overlapping)
+            }
+        }
+        return first.status() == KvStatus.OK ? first.output() : ABSENT;
+    }
+
+    /** Whether the operations on one key are linearizable, starting from its {@linkplain #initialState initial state}. */
     public static boolean checkKey(List<KeyOp> ops) {
         List<Entry> events = new ArrayList<>(2 * ops.size());
         for (int i = 0; i < ops.size(); i++) {
@@ -227,7 +279,7 @@ public final class LinearizabilityChecker {
         BitSet linearized = new BitSet(ops.size());
         Set<Config> cache = new HashSet<>();
         List<Frame> stack = new ArrayList<>();
-        String state = ABSENT;
+        String state = initialState(ops);
         Entry entry = head.next;
         int startAlternative = 0;
         while (head.next != null) {

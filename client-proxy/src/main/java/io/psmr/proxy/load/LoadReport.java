@@ -1,10 +1,14 @@
 package io.psmr.proxy.load;
 
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.psmr.kvstore.KvStatus;
 import io.psmr.kvstore.ReplicaConfig;
 import io.psmr.kvstore.StateDigest;
 import io.psmr.proxy.ProxyStats;
 import java.io.PrintWriter;
+import java.math.BigDecimal;
+import java.math.RoundingMode;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -57,6 +61,9 @@ public record LoadReport(LoadOptions options, ReplicaConfig replica, LoadResult 
         if (result.unanswered() > 0) {
             out.printf(Locale.ROOT, "unanswered ops    %d (timed out or cut off; outcome unknown)%n", result.unanswered());
         }
+        if (result.initialReads() > 0) {
+            out.printf(Locale.ROOT, "initial reads     %d (every key, before the timed load; in the history only)%n", result.initialReads());
+        }
         out.printf(Locale.ROOT, "elapsed           %s%n", seconds(result.elapsedNanos()));
         out.printf(Locale.ROOT, "throughput        %.0f ops/s%n", result.throughput());
         out.printf(Locale.ROOT, "latency           p50 %d us, p99 %d us, p999 %d us, max %d us, mean %.0f us%n",
@@ -67,7 +74,11 @@ public record LoadReport(LoadOptions options, ReplicaConfig replica, LoadResult 
         for (int i = 0; i < digests.size(); i++) {
             out.printf(Locale.ROOT, "%-18s%s%n", i == 0 ? "digests" : "", "replica " + (i + 1) + "  " + StateDigest.hex(digests.get(i)));
         }
-        out.println(digestsAgree() ? "digests agree" : "DIGESTS DIFFER: the replicas diverged");
+        if (digests.isEmpty()) {
+            out.println("digests           none taken (agreement not verified)");
+        } else {
+            out.println(digestsAgree() ? "digests agree" : "DIGESTS DIFFER: the replicas diverged");
+        }
         out.flush();
     }
 
@@ -87,55 +98,54 @@ public record LoadReport(LoadOptions options, ReplicaConfig replica, LoadResult 
     public String toJson() {
         LoadOptions o = options;
         WorkloadSpec w = o.workload();
-        StringBuilder b = new StringBuilder(512);
-        b.append('{');
-        field(b, "ops", Long.toString(result.acknowledged()));
-        field(b, "unanswered", Long.toString(result.unanswered()));
-        field(b, "elapsed_s", String.format(Locale.ROOT, "%.3f", result.elapsedNanos() / 1e9));
-        field(b, "throughput_ops", String.format(Locale.ROOT, "%.1f", result.throughput()));
-        field(b, "p50_us", Long.toString(result.latencyAt(50)));
-        field(b, "p99_us", Long.toString(result.latencyAt(99)));
-        field(b, "p999_us", Long.toString(result.latencyAt(99.9)));
-        field(b, "max_us", Long.toString(result.latencyMicros().getMaxValue()));
-        field(b, "mean_us", String.format(Locale.ROOT, "%.1f",
-                result.latencyMicros().getTotalCount() == 0 ? 0.0 : result.latencyMicros().getMean()));
-        StringBuilder d = new StringBuilder("[");
-        for (int i = 0; i < digests.size(); i++) {
-            d.append(i == 0 ? "" : ",").append('"').append(StateDigest.hex(digests.get(i))).append('"');
-        }
-        field(b, "digests", d.append(']').toString());
-        field(b, "digests_agree", Boolean.toString(digestsAgree()));
-        StringBuilder s = new StringBuilder("{");
-        for (Map.Entry<KvStatus, Long> e : result.byStatus().entrySet()) {
-            s.append(s.length() == 1 ? "" : ",").append('"').append(e.getKey()).append("\":").append(e.getValue());
-        }
-        field(b, "statuses", s.append('}').toString());
-        field(b, "batches", Long.toString(proxy.batches()));
-        field(b, "mean_batch", String.format(Locale.ROOT, "%.2f", proxy.meanBatchSize()));
-        field(b, "retries", Long.toString(proxy.retries()));
-        field(b, "hot_writes", Long.toString(proxy.hotWrites()));
-        field(b, "replicas", Integer.toString(o.replicas()));
-        field(b, "ordering", Json.quote(ordering.label()));
-        field(b, "embedded", Boolean.toString(ordering.embedded()));
-        field(b, "mode", Json.quote(o.mode().label()));
-        field(b, "workers", Integer.toString(replica.workers()));
-        field(b, "clients", Integer.toString(w.clients()));
-        field(b, "duration_s", String.format(Locale.ROOT, "%.3f", w.duration().toNanos() / 1e9));
-        field(b, "batch", Integer.toString(o.batch()));
-        field(b, "window", Integer.toString(o.window()));
-        field(b, "conflict_pct", number(o.conflictPercent()));
-        field(b, "keys", Integer.toString(w.keys()));
-        field(b, "read_fraction", number(w.readFraction()));
-        field(b, "multi_put_fraction", number(w.multiPutFraction()));
-        field(b, "value_size", Integer.toString(w.valueSize()));
-        field(b, "seed", Long.toString(w.seed()));
-        field(b, "cores", Integer.toString(cores));
-        b.setLength(b.length() - 1);
-        return b.append('}').toString();
+        ObjectNode b = Json.object();
+        b.put("ops", result.acknowledged());
+        b.put("unanswered", result.unanswered());
+        b.put("initial_reads", result.initialReads());
+        b.put("elapsed_s", fixed(result.elapsedNanos() / 1e9, 3));
+        b.put("throughput_ops", fixed(result.throughput(), 1));
+        b.put("p50_us", result.latencyAt(50));
+        b.put("p99_us", result.latencyAt(99));
+        b.put("p999_us", result.latencyAt(99.9));
+        b.put("max_us", result.latencyMicros().getMaxValue());
+        b.put("mean_us", fixed(result.latencyMicros().getTotalCount() == 0 ? 0.0 : result.latencyMicros().getMean(), 1));
+        ArrayNode d = b.putArray("digests");
+        digests.forEach(x -> d.add(StateDigest.hex(x)));
+        b.put("digests_agree", digestsAgree());
+        ObjectNode s = b.putObject("statuses");
+        result.byStatus().forEach((status, count) -> s.put(status.name(), count));
+        b.put("batches", proxy.batches());
+        b.put("mean_batch", fixed(proxy.meanBatchSize(), 2));
+        b.put("retries", proxy.retries());
+        b.put("hot_writes", proxy.hotWrites());
+        b.put("replicas", o.replicas());
+        b.put("ordering", ordering.label());
+        b.put("embedded", ordering.embedded());
+        b.put("mode", o.mode().label());
+        b.put("workers", replica.workers());
+        b.put("clients", w.clients());
+        b.put("duration_s", fixed(w.duration().toNanos() / 1e9, 3));
+        b.put("batch", o.batch());
+        b.put("window", o.window());
+        b.put("conflict_pct", plain(o.conflictPercent()));
+        b.put("keys", w.keys());
+        b.put("read_fraction", plain(w.readFraction()));
+        b.put("multi_put_fraction", plain(w.multiPutFraction()));
+        b.put("value_size", w.valueSize());
+        b.put("seed", w.seed());
+        b.put("cores", cores);
+        return Json.write(b);
     }
 
-    private static void field(StringBuilder b, String name, String json) {
-        b.append('"').append(name).append("\":").append(json).append(',');
+    /** {@code v} with exactly {@code places} decimals, as a JSON number. */
+    private static BigDecimal fixed(double v, int places) {
+        return BigDecimal.valueOf(v).setScale(places, RoundingMode.HALF_UP);
+    }
+
+    /** {@code v} as an integer if it is one, else as is. */
+    private static BigDecimal plain(double v) {
+        BigDecimal b = BigDecimal.valueOf(v);
+        return v == Math.rint(v) ? b.setScale(0, RoundingMode.UNNECESSARY) : b;
     }
 
     private static String number(double d) {

@@ -14,13 +14,21 @@ import org.HdrHistogram.Histogram;
  * @param byStatus     answered operations per status
  * @param latencyMicros latency of answered operations, microseconds, from submit to answer
  * @param elapsedNanos from the clients' common start to the last client's last answer
+ * @param initialReads the reads of every key made before the timed load ({@link RunControls#initialReads()});
+ *                     recorded in the history, not counted in the other fields
  */
 public record LoadResult(long acknowledged, long unanswered, Map<KvStatus, Long> byStatus, Histogram latencyMicros,
-                         long elapsedNanos) {
+                         long elapsedNanos, long initialReads) {
 
     /** Copies the map. */
     public LoadResult {
         byStatus = Collections.unmodifiableMap(new EnumMap<>(byStatus));
+    }
+
+    /** A result without initial reads. */
+    public LoadResult(long acknowledged, long unanswered, Map<KvStatus, Long> byStatus, Histogram latencyMicros,
+                      long elapsedNanos) {
+        this(acknowledged, unanswered, byStatus, latencyMicros, elapsedNanos, 0);
     }
 
     /** Answered operations per second of elapsed time. */

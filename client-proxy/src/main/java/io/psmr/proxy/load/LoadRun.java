@@ -2,6 +2,7 @@ package io.psmr.proxy.load;
 
 import io.psmr.kvstore.EmbeddedCluster;
 import io.psmr.kvstore.KvLimits;
+import io.psmr.kvstore.Replica;
 import io.psmr.kvstore.ReplicaConfig;
 import io.psmr.kvstore.StoreConfig;
 import io.psmr.proxy.ClientProxy;
@@ -74,14 +75,37 @@ public final class LoadRun {
      */
     public static LoadReport run(LoadOptions o, LoadOrdering ordering, HistorySink history,
                                  Consumer<EmbeddedCluster> inspect) throws InterruptedException {
+        return run(o, ordering, history, RunControls.NONE, null, inspect);
+    }
+
+    /**
+     * Runs the load over {@code ordering}, watched by {@code controls} (its probe is replaced by one
+     * that names the embedded replicas that stopped serving), and returns the report.
+     *
+     * @param started called with the embedded cluster once it runs, before the clients start (tests
+     *                stop replicas from it); may be null; not called over Ratis
+     * @throws LoadStalledException if the run stalled; it carries the report of what completed (no digests)
+     */
+    public static LoadReport run(LoadOptions o, LoadOrdering ordering, HistorySink history, RunControls controls,
+                                 Consumer<EmbeddedCluster> started, Consumer<EmbeddedCluster> inspect)
+            throws InterruptedException {
         if (ordering == LoadOrdering.RATIS) {
-            return RatisLoadRun.run(o, history);
+            return RatisLoadRun.run(o, history, controls);
         }
         ReplicaConfig rc = replicaConfig(o);
         ProxyConfig pc = proxyConfig(o, rc);
         try (EmbeddedCluster cluster = EmbeddedCluster.start(o.replicas(), rc);
              ClientProxy proxy = ClientProxy.start(pc, cluster.broadcast(), cluster.router())) {
-            LoadResult result = LoadGenerator.run(proxy, o.workload(), history);
+            if (started != null) {
+                started.accept(cluster);
+            }
+            LoadResult result;
+            try {
+                result = LoadGenerator.run(proxy, o.workload(), history, controls.withProbe(() -> silentReplicas(cluster)));
+            } catch (LoadStalledException e) {
+                throw e.withReport(new LoadReport(o, rc, e.result(), proxy.stats(), List.of(),
+                        Runtime.getRuntime().availableProcessors()));
+            }
             ProxyStats stats = proxy.stats();
             if (!cluster.awaitQuiescent(QUIESCE_SECONDS, TimeUnit.SECONDS)) {
                 throw new IllegalStateException("the replicas did not apply every ordered batch within " + QUIESCE_SECONDS
@@ -93,5 +117,17 @@ public final class LoadRun {
             }
             return new LoadReport(o, rc, result, stats, digests, Runtime.getRuntime().availableProcessors());
         }
+    }
+
+    /** The embedded replicas that stopped serving, with what stopped them; empty if every one serves. */
+    static String silentReplicas(EmbeddedCluster cluster) {
+        StringBuilder b = new StringBuilder();
+        for (Replica r : cluster.replicas()) {
+            if (!r.isServing()) {
+                b.append(b.length() == 0 ? "" : ", ").append("replica ").append(r.id()).append(" (stopped serving")
+                        .append(r.failure().map(f -> ": " + f).orElse("")).append(')');
+            }
+        }
+        return b.length() == 0 ? "" : b.toString();
     }
 }

@@ -1,5 +1,7 @@
 package io.psmr.proxy.load;
 
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.psmr.kvstore.KvOp;
 import io.psmr.kvstore.KvStatus;
 import java.nio.charset.StandardCharsets;
@@ -19,9 +21,19 @@ import java.nio.charset.StandardCharsets;
  *                   operation may or may not have taken effect
  * @param output     the value a READ returned, else null
  * @param error      why there was no answer, else null
+ * @param detail     the answer's detail text (why a non-OK status, such as FAILED, REJECTED or
+ *                   TOO_LARGE, was given), else null
+ * @param initial    a READ made before the timed load to learn the key's initial value (see
+ *                   {@link LinearizabilityChecker#initialState})
  */
 public record OpRecord(int client, long clientId, KvOp op, byte[][] keys, byte[][] values, long invokeNs,
-                       long completeNs, KvStatus status, byte[] output, String error) {
+                       long completeNs, KvStatus status, byte[] output, String error, String detail, boolean initial) {
+
+    /** A record of the timed load, without a detail. */
+    public OpRecord(int client, long clientId, KvOp op, byte[][] keys, byte[][] values, long invokeNs,
+                    long completeNs, KvStatus status, byte[] output, String error) {
+        this(client, clientId, op, keys, values, invokeNs, completeNs, status, output, error, null, false);
+    }
 
     /** Whether the operation was answered (with any status). */
     public boolean acknowledged() {
@@ -29,38 +41,41 @@ public record OpRecord(int client, long clientId, KvOp op, byte[][] keys, byte[]
     }
 
     /**
-     * One JSON object on one line: {@code client, op, key, value} (the input: for MULTI_PUT the
-     * first pair, with every pair in {@code keys} and {@code values}), {@code invoke_ns},
-     * {@code complete_ns}, {@code status} (a {@link KvStatus} name, or {@code "UNKNOWN"} when there
-     * was no answer, with {@code error}), and {@code output} (a READ's value or null). Keys and
-     * values are strings, one character per byte (ISO-8859-1).
+     * One JSON object on one line: {@code client, client_id, op, key, value} (the input: for
+     * MULTI_PUT the first pair, with every pair in {@code keys} and {@code values}),
+     * {@code invoke_ns}, {@code complete_ns}, {@code status} (the status's {@link KvStatus#name()},
+     * or {@code "UNKNOWN"} when there was no answer, with {@code error}), {@code output} (a READ's
+     * value or null), {@code detail} when the answer carried one, and {@code "initial": true} on
+     * the reads made before the timed load. Keys and values are strings,
+     * one character per byte (ISO-8859-1), written as ASCII with escapes.
      */
     public String toJson() {
-        StringBuilder b = new StringBuilder(160);
-        b.append("{\"client\":").append(client)
-                .append(",\"client_id\":").append(clientId)
-                .append(",\"op\":\"").append(op.name()).append('"')
-                .append(",\"key\":").append(Json.bytes(keys[0]))
-                .append(",\"value\":").append(Json.bytes(values == null ? null : values[0]));
+        ObjectNode o = Json.object();
+        o.put("client", client).put("client_id", clientId).put("op", op.name())
+                .put("key", Json.text(keys[0])).put("value", values == null ? null : Json.text(values[0]));
         if (op == KvOp.MULTI_PUT) {
-            b.append(",\"keys\":[");
-            for (int i = 0; i < keys.length; i++) {
-                b.append(i == 0 ? "" : ",").append(Json.bytes(keys[i]));
+            ArrayNode ks = o.putArray("keys");
+            for (byte[] k : keys) {
+                ks.add(Json.text(k));
             }
-            b.append("],\"values\":[");
-            for (int i = 0; i < values.length; i++) {
-                b.append(i == 0 ? "" : ",").append(Json.bytes(values[i]));
+            ArrayNode vs = o.putArray("values");
+            for (byte[] v : values) {
+                vs.add(Json.text(v));
             }
-            b.append(']');
         }
-        b.append(",\"invoke_ns\":").append(invokeNs)
-                .append(",\"complete_ns\":").append(completeNs)
-                .append(",\"status\":\"").append(status == null ? "UNKNOWN" : status.name()).append('"')
-                .append(",\"output\":").append(Json.bytes(output));
+        o.put("invoke_ns", invokeNs).put("complete_ns", completeNs)
+                .put("status", status == null ? "UNKNOWN" : status.name())
+                .put("output", Json.text(output));
         if (error != null) {
-            b.append(",\"error\":").append(Json.quote(error));
+            o.put("error", error);
         }
-        return b.append('}').toString();
+        if (detail != null && !detail.isEmpty()) {
+            o.put("detail", detail);
+        }
+        if (initial) {
+            o.put("initial", true);
+        }
+        return Json.write(o);
     }
 
     @Override

@@ -28,7 +28,7 @@ final class RatisLoadRun {
     private RatisLoadRun() {
     }
 
-    static LoadReport run(LoadOptions o, HistorySink history) throws InterruptedException {
+    static LoadReport run(LoadOptions o, HistorySink history, RunControls controls) throws InterruptedException {
         ReplicaConfig rc = LoadRun.replicaConfig(o);
         ProxyConfig pc = LoadRun.proxyConfig(o, rc);
         Path dir;
@@ -45,7 +45,12 @@ final class RatisLoadRun {
             LoadResult result;
             ProxyStats stats;
             try (ClientProxy proxy = ClientProxy.start(pc, cluster.broadcast(), cluster.router())) {
-                result = LoadGenerator.run(proxy, o.workload(), history);
+                try {
+                    result = LoadGenerator.run(proxy, o.workload(), history, controls);
+                } catch (LoadStalledException e) {
+                    throw e.withReport(new LoadReport(o, rc, e.result(), proxy.stats(), List.of(),
+                            Runtime.getRuntime().availableProcessors(), LoadOrdering.RATIS));
+                }
                 stats = proxy.stats();
             }
             if (!cluster.awaitQuiescent(LoadRun.QUIESCE_SECONDS, TimeUnit.SECONDS)) {

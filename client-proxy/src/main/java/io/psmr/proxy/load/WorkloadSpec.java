@@ -12,7 +12,7 @@ import java.util.Objects;
  * probability {@code readFraction} (of all operations) a READ; else a write: CREATE 35 %, UPDATE
  * 45 %, DELETE 20 %. Keys are {@code "k0"} … {@code "k<keys-1>"}, uniform. Values are
  * {@code valueSize} printable bytes starting with a tag unique to the client and operation
- * ({@code "c<client>.<n>"}, padded with dots, cut if longer). Each client draws from its own
+ * ({@code "s<session>.c<client>.<n>"}, the session from {@link RunControls#session()}, padded with dots, cut if longer). Each client draws from its own
  * {@link java.util.Random} seeded from {@code seed} and its index, so a run's operation sequence per
  * client is reproducible (the interleaving is not).
  *
