@@ -1,5 +1,7 @@
 package io.psmr.kvstore;
 
+import io.psmr.kvstore.checkpoint.InstalledCheckpoint;
+import io.psmr.kvstore.checkpoint.SnapshottingStore;
 import io.psmr.ordering.AtomicBroadcast;
 import io.psmr.ordering.DeliveryListener;
 import io.psmr.ordering.Subscription;
@@ -9,6 +11,11 @@ import io.psmr.scheduler.ResultSink;
 import io.psmr.scheduler.Scheduler;
 import io.psmr.scheduler.SchedulerBuilder;
 import io.psmr.scheduler.SchedulerMetrics;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
@@ -42,6 +49,8 @@ import java.util.concurrent.atomic.LongAdder;
  */
 public final class Replica implements AutoCloseable {
 
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(Replica.class);
+
     private final ReplicaConfig config;
     private final ReplyRouter router;
     private final KvStore store;
@@ -57,15 +66,48 @@ public final class Replica implements AutoCloseable {
     private final LongAdder commandsExecuted = new LongAdder();
     private volatile long lastInstance;
 
-    private Replica(ReplicaConfig config, AtomicBroadcast broadcast, ReplyRouter router) {
+    // Checkpoints: null when not taken.
+    private final Checkpointing checkpointing;
+    private final SnapshottingStore snapshots;
+    private volatile long lastCheckpoint;
+    private volatile long lastCheckpointPauseNanos = -1;
+    private volatile long maxCheckpointPauseNanos = -1;
+    private final LongAdder checkpointsSkipped = new LongAdder();
+    private final LongAdder checkpointsFailed = new LongAdder();
+
+    private Replica(ReplicaConfig config, AtomicBroadcast broadcast, ReplyRouter router, Checkpointing checkpointing,
+                    InstalledCheckpoint resume) {
         this.config = config;
         this.router = router;
-        this.store = config.store().open();
+        this.checkpointing = checkpointing;
+        KvStore opened = resume != null ? resume.store() : config.store().open();
+        long from = config.fromInstance();
         try {
+            if (checkpointing != null) {
+                // Snapshot files are Chronicle Maps sized like the replica's store (a heap store is sized by default).
+                StoreConfig sizing = config.store().backend() == StoreConfig.Backend.CHRONICLE ? config.store()
+                        : StoreConfig.defaults();
+                opened = new SnapshottingStore(opened, sizing, checkpointing.maxRecordedBytes());
+                this.snapshots = (SnapshottingStore) opened;
+            } else {
+                this.snapshots = null;
+            }
+            this.store = opened;
             this.service = new KvService(store, config.limits());
             service.recount();
             this.sessions = new SessionTable(config.replyCacheWindow(), config.maxSessions(),
                     config.sessionTimeoutInstances());
+            if (resume != null) {
+                ReplicaCheckpointState state = ReplicaCheckpointState.fromBytes(resume.state());
+                if (state.instance() != resume.instance()) {
+                    throw new IllegalArgumentException("checkpoint " + resume.instance() + " holds the state of instance "
+                            + state.instance());
+                }
+                sessions.readFrom(new DataInputStream(new ByteArrayInputStream(state.sessions())));
+                from = resume.instance() + 1;
+                lastInstance = resume.instance();
+                lastCheckpoint = resume.instance();
+            }
             SchedulerBuilder<AdmittedCommand, KvResult> b = Scheduler.<AdmittedCommand, KvResult>builder(this::execute)
                     .detection(config.detection())
                     .graph(config.graph())
@@ -80,14 +122,18 @@ public final class Replica implements AutoCloseable {
             this.scheduler = b.start();
             this.capacity = new CapacityGuard(config.capacity(), new StoreUsage());
             this.admission = new CommandAdmission(config, sessions, capacity);
+        } catch (IOException e) {
+            opened.close();
+            throw new IllegalArgumentException("checkpoint " + resume.instance() + " cannot be resumed from: "
+                    + e.getMessage(), e);
         } catch (RuntimeException | Error e) {
             // The store may be off-heap or a file: do not leak it when the replica cannot start.
-            store.close();
+            opened.close();
             throw e;
         }
         Subscription s;
         try {
-            s = broadcast.subscribe(config.fromInstance(), new Delivery());
+            s = broadcast.subscribe(from, new Delivery());
         } catch (RuntimeException e) {
             scheduler.close();
             store.close();
@@ -105,7 +151,25 @@ public final class Replica implements AutoCloseable {
      */
     public static Replica start(ReplicaConfig config, AtomicBroadcast broadcast, ReplyRouter router) {
         return new Replica(Objects.requireNonNull(config, "config"), Objects.requireNonNull(broadcast, "broadcast"),
-                Objects.requireNonNull(router, "router"));
+                Objects.requireNonNull(router, "router"), null, null);
+    }
+
+    /**
+     * As {@link #start(ReplicaConfig, AtomicBroadcast, ReplyRouter)}, taking checkpoints as
+     * {@code checkpointing} says and, if {@code resume} is not null, starting from that installed
+     * checkpoint: its store (which the replica now owns), its session table, and delivery from the
+     * instance after it ({@link ReplicaConfig#fromInstance()} is then ignored). The broadcast must
+     * deliver from there: for Ring Paxos, build it resuming from the checkpoint's ordering state.
+     *
+     * @param checkpointing how to take checkpoints, or null for none
+     * @param resume        the checkpoint to start from, or null to start from the configured store
+     * @throws IllegalArgumentException if the checkpoint's state cannot be read (naming why), or as
+     *                                  {@link AtomicBroadcast#subscribe}
+     */
+    public static Replica start(ReplicaConfig config, AtomicBroadcast broadcast, ReplyRouter router,
+                                Checkpointing checkpointing, InstalledCheckpoint resume) {
+        return new Replica(Objects.requireNonNull(config, "config"), Objects.requireNonNull(broadcast, "broadcast"),
+                Objects.requireNonNull(router, "router"), checkpointing, resume);
     }
 
     /** The replica's id, as in its replies. */
@@ -162,6 +226,30 @@ public final class Replica implements AutoCloseable {
         return new ReplicaStats(batchesDelivered.sum(), a.batchesRefused.sum(), a.refusalsUnaddressed.sum(),
                 commandsExecuted.sum(), a.duplicates.sum(), a.staleRequests.sum(), a.commandsTooLarge.sum(),
                 a.commandsFull.sum(), a.sessionsOpened.sum(), a.sessionRefusals.sum(), lastInstance);
+    }
+
+    /**
+     * Checkpoint counters: the last durable checkpoint's instance (or the one resumed from; 0 if none),
+     * the delivery pause of the last and the longest checkpoint (quiesce, session table, handoff to
+     * the snapshot writer; -1 if none), and how many were skipped or failed.
+     */
+    public CheckpointStats checkpointStats() {
+        return new CheckpointStats(lastCheckpoint, lastCheckpointPauseNanos, maxCheckpointPauseNanos,
+                snapshots == null ? -1 : snapshots.lastPauseNanos(), checkpointsSkipped.sum(), checkpointsFailed.sum());
+    }
+
+    /**
+     * Checkpoint counters of a replica.
+     *
+     * @param lastCheckpoint     the last durable checkpoint's instance, or the one the replica resumed from; 0 if none
+     * @param lastPauseNanos     how long delivery stopped for the last checkpoint, or -1
+     * @param maxPauseNanos      the longest such pause, or -1
+     * @param lastHandoffNanos   the part of the last pause spent starting the copy-on-write snapshot, or -1
+     * @param skipped            checkpoints skipped because the previous one was still being written
+     * @param failed             checkpoints that failed (logged; the replica serves on)
+     */
+    public record CheckpointStats(long lastCheckpoint, long lastPauseNanos, long maxPauseNanos, long lastHandoffNanos,
+                                  long skipped, long failed) {
     }
 
     /** The scheduler's counters. */
@@ -243,11 +331,57 @@ public final class Replica implements AutoCloseable {
                     router.route(new KvReply(config.replicaId(), r.proxyId(), r.batchId(), KvReply.WHOLE_BATCH, instance,
                             KvResult.of(r.status(), r.detail(instance))));
                 }
+            } else {
+                CommandAdmission.Admitted a = (CommandAdmission.Admitted) v;
+                scheduler.deliver(new Batch<>(instance, a.commands(), a.batch().summary()));
+                lastInstance = instance;
+            }
+            if (checkpointing != null && instance % checkpointing.interval() == 0) {
+                checkpoint(instance);
+            }
+        }
+
+        /**
+         * Takes the checkpoint of {@code instance}: waits until every batch up to it has executed, writes
+         * the session table and the ordering state, and starts the store's copy-on-write snapshot; the
+         * snapshot completes on its own thread while delivery goes on. If the previous snapshot is still
+         * being written, this one is skipped (checkpoints are local: the next one will do).
+         */
+        private void checkpoint(long instance) throws InterruptedException {
+            if (snapshots.snapshotRunning()) {
+                checkpointsSkipped.increment();
+                LOG.info("replica {}: checkpoint of instance {} skipped, the previous one is still being written",
+                        config.replicaId(), instance);
                 return;
             }
-            CommandAdmission.Admitted a = (CommandAdmission.Admitted) v;
-            scheduler.deliver(new Batch<>(instance, a.commands(), a.batch().summary()));
-            lastInstance = instance;
+            long t0 = System.nanoTime();
+            new StoreUsage().quiesce();
+            byte[] state;
+            try {
+                ByteArrayOutputStream table = new ByteArrayOutputStream();
+                sessions.writeTo(new DataOutputStream(table));
+                state = new ReplicaCheckpointState(instance, table.toByteArray(),
+                        checkpointing.hook().orderingState(instance)).toBytes();
+                checkpointing.store().take(instance, snapshots, state).whenComplete((cp, e) -> {
+                    if (e != null) {
+                        checkpointsFailed.increment();
+                        LOG.warn("replica {}: checkpoint of instance {} failed: {}", config.replicaId(), instance,
+                                e.getMessage());
+                        return;
+                    }
+                    lastCheckpoint = instance;
+                    checkpointing.hook().checkpointed(instance);
+                });
+            } catch (IOException | RuntimeException e) {
+                // A checkpoint is local: without it the replica still serves, and a later one tries again.
+                checkpointsFailed.increment();
+                LOG.warn("replica {}: checkpoint of instance {} could not start: {}", config.replicaId(), instance,
+                        e.toString());
+                return;
+            }
+            long pause = System.nanoTime() - t0;
+            lastCheckpointPauseNanos = pause;
+            maxCheckpointPauseNanos = Math.max(maxCheckpointPauseNanos, pause);
         }
     }
 
