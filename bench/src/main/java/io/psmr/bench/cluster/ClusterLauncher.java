@@ -65,15 +65,15 @@ public final class ClusterLauncher {
     public ClusterDescriptor start(int acceptors, int replicas, ClusterSettings settings, Duration timeout)
             throws InterruptedException {
         prepareDirectory();
-        List<Integer> ports = freePorts(acceptors + 2 * replicas + PROPOSER_SLOTS);
+        List<Integer> ports = freePorts(acceptors + 3 * replicas + PROPOSER_SLOTS);
         int p = 0;
         List<ClusterNode> nodes = new ArrayList<>();
         for (int i = 0; i < acceptors; i++) {
-            nodes.add(new ClusterNode("acceptor-" + i, NodeRole.ACCEPTOR, i, 0, ports.get(p++), 0, null, null));
+            nodes.add(new ClusterNode("acceptor-" + i, NodeRole.ACCEPTOR, i, 0, ports.get(p++), 0, 0, null, null));
         }
         for (int r = 1; r <= replicas; r++) {
             nodes.add(new ClusterNode("replica-" + r, NodeRole.REPLICA, ClusterDescriptor.LEARNER_BASE + r - 1, r,
-                    ports.get(p++), ports.get(p++), null, null));
+                    ports.get(p++), ports.get(p++), ports.get(p++), null, null));
         }
         List<ProposerSlot> slots = new ArrayList<>();
         for (int i = 0; i < PROPOSER_SLOTS; i++) {
@@ -94,7 +94,7 @@ public final class ClusterLauncher {
         List<Integer> ports = freePorts(replicas);
         List<ClusterNode> nodes = new ArrayList<>();
         for (int r = 1; r <= replicas; r++) {
-            nodes.add(new ClusterNode("replica-" + r, NodeRole.REPLICA, r, r, ports.get(r - 1), 0, null, null));
+            nodes.add(new ClusterNode("replica-" + r, NodeRole.REPLICA, r, r, ports.get(r - 1), 0, 0, null, null));
         }
         return launchAll(new ClusterDescriptor(ClusterDescriptor.VERSION, ClusterDescriptor.RATIS, "127.0.0.1", settings,
                 nodes, List.of(), UUID.randomUUID().toString()), timeout);
@@ -170,9 +170,9 @@ public final class ClusterLauncher {
     }
 
     private static Optional<String> restartRefusal(ClusterDescriptor cluster, ClusterNode node) {
-        if (node.role() == NodeRole.REPLICA && !cluster.isRatis()) {
-            return Optional.of("cannot restart replica " + node.name() + ": its store lived in memory and psmr has "
-                    + "no state transfer yet, so it could not catch up (see docs/ringpaxos.md)");
+        if (node.role() == NodeRole.REPLICA && !cluster.isRatis() && node.checkpointPort() == 0) {
+            return Optional.of("cannot restart replica " + node.name() + ": this cluster.json predates checkpoints, so "
+                    + "the replica has no checkpoint port to serve or fetch state from; start a new cluster");
         }
         return Optional.empty();
     }

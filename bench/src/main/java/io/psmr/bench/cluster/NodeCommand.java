@@ -62,7 +62,7 @@ public final class NodeCommand implements Callable<Integer> {
                         + cluster.nodes().stream().map(ClusterNode::name).toList()));
         NodeRuntime runtime = switch (node.role()) {
             case ACCEPTOR -> new AcceptorRuntime(cd, cluster, node);
-            case REPLICA -> cluster.isRatis() ? new RatisPeerRuntime(cd, cluster, node) : new ReplicaRuntime(cluster, node);
+            case REPLICA -> cluster.isRatis() ? new RatisPeerRuntime(cd, cluster, node) : new ReplicaRuntime(cd, cluster, node);
         };
         LOG.info("{} serving: {} on {}:{}", name, node.role().label(), cluster.host(), node.port());
         CountDownLatch stop = new CountDownLatch(1);

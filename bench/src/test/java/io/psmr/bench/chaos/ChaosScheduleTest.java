@@ -155,10 +155,10 @@ class ChaosScheduleTest {
         List<ClusterNode> nodes = new ArrayList<>();
         int port = 30000;
         for (int i = 0; i < acceptors; i++) {
-            nodes.add(new ClusterNode("acceptor-" + i, NodeRole.ACCEPTOR, i, 0, port++, 0, null, null));
+            nodes.add(new ClusterNode("acceptor-" + i, NodeRole.ACCEPTOR, i, 0, port++, 0, 0, null, null));
         }
         for (int r = 1; r <= replicas; r++) {
-            nodes.add(new ClusterNode("replica-" + r, NodeRole.REPLICA, ClusterDescriptor.LEARNER_BASE + r - 1, r, port++, port++,
+            nodes.add(new ClusterNode("replica-" + r, NodeRole.REPLICA, ClusterDescriptor.LEARNER_BASE + r - 1, r, port++, port++, 0,
                     null, null));
         }
         return new ClusterDescriptor(ClusterDescriptor.VERSION, ClusterDescriptor.RINGPAXOS, "127.0.0.1", settings(), nodes,
@@ -168,7 +168,7 @@ class ChaosScheduleTest {
     static ClusterDescriptor ratis(int peers) {
         List<ClusterNode> nodes = new ArrayList<>();
         for (int r = 1; r <= peers; r++) {
-            nodes.add(new ClusterNode("replica-" + r, NodeRole.REPLICA, r, r, 30000 + r, 0, null, null));
+            nodes.add(new ClusterNode("replica-" + r, NodeRole.REPLICA, r, r, 30000 + r, 0, 0, null, null));
         }
         return new ClusterDescriptor(ClusterDescriptor.VERSION, ClusterDescriptor.RATIS, "127.0.0.1", settings(), nodes, List.of(),
                 "6a8e3e5e-4b36-4c53-9e42-0d6f8b1d2c3a");

@@ -95,6 +95,8 @@ public record ClusterDescriptor(int version, String ordering, String host, Clust
             if (n.role() == NodeRole.REPLICA && RINGPAXOS.equals(ordering)) {
                 require(n.replyPort() > 0, "replica " + n.name() + " has no replyPort");
                 require(ports.add(n.replyPort()), "port " + n.replyPort() + " appears twice");
+                require(n.checkpointPort() == 0 || ports.add(n.checkpointPort()),
+                        "port " + n.checkpointPort() + " appears twice");
             }
         }
         for (ProposerSlot p : proposers) {
@@ -196,6 +198,15 @@ public record ClusterDescriptor(int version, String ordering, String host, Clust
     /** Where each replica serves replies, by replica id order. */
     public List<InetSocketAddress> replyAddresses() {
         return replicas().stream().map(n -> new InetSocketAddress(host, n.replyPort())).toList();
+    }
+
+    /**
+     * Where the other Ring Paxos replicas serve their checkpoints, for {@code replica}'s state transfer;
+     * replicas without a checkpoint port (a cluster.json from before checkpoints) are left out.
+     */
+    public List<InetSocketAddress> checkpointPeers(ClusterNode replica) {
+        return replicas().stream().filter(n -> !n.name().equals(replica.name()) && n.checkpointPort() > 0)
+                .map(n -> new InetSocketAddress(host, n.checkpointPort())).toList();
     }
 
     /** This descriptor as JSON. */

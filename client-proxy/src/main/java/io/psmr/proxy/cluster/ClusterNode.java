@@ -16,13 +16,16 @@ import java.util.Optional;
  * @param port      the Ring Paxos port on the cluster's host
  * @param replyPort the port proxies connect to for replies (Ring Paxos replicas); 0 for acceptors and
  *                  for Ratis peers, whose replies travel back through Ratis
+ * @param checkpointPort the port a Ring Paxos replica serves its checkpoints on, for replicas that
+ *                  catch up by state transfer; 0 for acceptors, for Ratis peers (Ratis installs its own
+ *                  snapshots), and in a cluster.json written before checkpoints existed
  * @param pid       the process id of its current incarnation, or null if it was never started or was stopped
  * @param started   when that process started, in epoch milliseconds, or null: with the pid it
  *                  identifies the process, since a pid is reused once its process is gone
  */
 @JsonInclude(JsonInclude.Include.ALWAYS)
-public record ClusterNode(String name, NodeRole role, int paxosId, int replicaId, int port, int replyPort, Long pid,
-                          Long started) {
+public record ClusterNode(String name, NodeRole role, int paxosId, int replicaId, int port, int replyPort,
+                          int checkpointPort, Long pid, Long started) {
 
     /** How far apart two readings of one process's start time may be (the kernel counts in ticks). */
     private static final long START_TOLERANCE_MILLIS = 1000;
@@ -42,17 +45,20 @@ public record ClusterNode(String name, NodeRole role, int paxosId, int replicaId
         if (replyPort < 0 || replyPort > 65535) {
             throw new IllegalArgumentException("node " + name + ": replyPort must be 0..65535, got " + replyPort);
         }
+        if (checkpointPort < 0 || checkpointPort > 65535) {
+            throw new IllegalArgumentException("node " + name + ": checkpointPort must be 0..65535, got " + checkpointPort);
+        }
     }
 
     /** This node run by {@code process}. */
     public ClusterNode withProcess(ProcessHandle process) {
-        return new ClusterNode(name, role, paxosId, replicaId, port, replyPort, process.pid(),
+        return new ClusterNode(name, role, paxosId, replicaId, port, replyPort, checkpointPort, process.pid(),
                 process.info().startInstant().map(Instant::toEpochMilli).orElse(null));
     }
 
     /** This node, not running. */
     public ClusterNode stopped() {
-        return new ClusterNode(name, role, paxosId, replicaId, port, replyPort, null, null);
+        return new ClusterNode(name, role, paxosId, replicaId, port, replyPort, checkpointPort, null, null);
     }
 
     /**

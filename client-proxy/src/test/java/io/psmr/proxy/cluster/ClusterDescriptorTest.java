@@ -21,10 +21,10 @@ class ClusterDescriptorTest {
     static ClusterDescriptor sample() {
         return new ClusterDescriptor(ClusterDescriptor.VERSION, "ringpaxos", "127.0.0.1",
                 new ClusterSettings("bitmap", 2, 1000, 16, 10),
-                List.of(new ClusterNode("acceptor-0", NodeRole.ACCEPTOR, 0, 0, 41000, 0, 123L, null),
-                        new ClusterNode("acceptor-1", NodeRole.ACCEPTOR, 1, 0, 41001, 0, null, null),
-                        new ClusterNode("acceptor-2", NodeRole.ACCEPTOR, 2, 0, 41002, 0, null, null),
-                        new ClusterNode("replica-1", NodeRole.REPLICA, 100, 1, 41003, 41004, 456L, null)),
+                List.of(new ClusterNode("acceptor-0", NodeRole.ACCEPTOR, 0, 0, 41000, 0, 0, 123L, null),
+                        new ClusterNode("acceptor-1", NodeRole.ACCEPTOR, 1, 0, 41001, 0, 0, null, null),
+                        new ClusterNode("acceptor-2", NodeRole.ACCEPTOR, 2, 0, 41002, 0, 0, null, null),
+                        new ClusterNode("replica-1", NodeRole.REPLICA, 100, 1, 41003, 41004, 0, 456L, null)),
                 List.of(new ProposerSlot(200, 41005), new ProposerSlot(201, 41006)), null);
     }
 
@@ -45,7 +45,7 @@ class ClusterDescriptorTest {
         ClusterNode me = cd.read().node("acceptor-1").orElseThrow();
         assertEquals(ProcessHandle.current().pid(), me.pid());
         assertTrue(me.liveProcess().isPresent());
-        ClusterNode impostor = new ClusterNode("x", NodeRole.ACCEPTOR, 9, 0, 40000, 0, me.pid(), me.started() - 60_000);
+        ClusterNode impostor = new ClusterNode("x", NodeRole.ACCEPTOR, 9, 0, 40000, 0, 0, me.pid(), me.started() - 60_000);
         assertTrue(impostor.liveProcess().isEmpty(), "a reused pid is not the node");
         assertEquals(updated, cd.read());
         assertEquals(1, cd.read().settings().replicaConfig(1).replicaId());
@@ -85,8 +85,8 @@ class ClusterDescriptorTest {
         String group = "02511d47-d67c-49a3-9011-abb3109a44c1";
         ClusterDescriptor c = new ClusterDescriptor(ClusterDescriptor.VERSION, "ratis", "127.0.0.1",
                 new ClusterSettings("keys", 1, 100, 8, 10),
-                List.of(new ClusterNode("replica-1", NodeRole.REPLICA, 1, 1, 42001, 0, null, null),
-                        new ClusterNode("replica-2", NodeRole.REPLICA, 2, 2, 42002, 0, null, null)),
+                List.of(new ClusterNode("replica-1", NodeRole.REPLICA, 1, 1, 42001, 0, 0, null, null),
+                        new ClusterNode("replica-2", NodeRole.REPLICA, 2, 2, 42002, 0, 0, null, null)),
                 List.of(), group);
         cd.create(c);
         assertEquals(c, cd.read());

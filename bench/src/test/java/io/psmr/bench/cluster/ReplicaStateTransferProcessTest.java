@@ -1,0 +1,186 @@
+package io.psmr.bench.cluster;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.psmr.kvstore.KvResult;
+import io.psmr.kvstore.KvStatus;
+import io.psmr.proxy.KvClient;
+import io.psmr.proxy.cluster.ClusterLoad;
+import io.psmr.proxy.cluster.ClusterSettings;
+import io.psmr.proxy.load.LinearizabilityChecker;
+import io.psmr.proxy.load.LoadGenerator;
+import io.psmr.proxy.load.LoadMode;
+import io.psmr.proxy.load.LoadOptions;
+import io.psmr.proxy.load.LoadReport;
+import io.psmr.proxy.load.OpRecord;
+import io.psmr.proxy.load.WorkloadSpec;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A Ring Paxos replica killed under load stays down long enough for the acceptors to leave it out
+ * of their trim point and trim past it; the load goes on without it (a dead replica no longer stalls
+ * the cluster). Restarted with {@code cluster restart}, it resumes from its own latest checkpoint,
+ * learns that the log has moved past it, fetches a newer checkpoint from the other replica, installs
+ * it and catches up. Then both replicas agree (digests at one instance), and the history closed by a
+ * read of every key is linearizable.
+ */
+@Tag("process")
+@Timeout(value = 240, unit = TimeUnit.SECONDS)
+class ReplicaStateTransferProcessTest {
+
+    private static final int CLIENTS = 16;
+    private static final int OPS = 500;
+    private static final int KEYS = 16;
+
+    @TempDir
+    Path dir;
+
+    private ClusterLauncher launcher;
+
+    @AfterEach
+    void stopCluster() throws InterruptedException {
+        if (launcher != null && launcher.directory().exists()) {
+            launcher.stop(Duration.ofSeconds(5));
+        }
+    }
+
+    @Test
+    void aReplicaDownPastTheTrimPointComesBackByStateTransfer() throws Exception {
+        long seed = Long.getLong("psmr.seed", System.nanoTime()); // re-run a failure with -Dpsmr.seed=SEED
+        String context = "seed " + seed + ", cluster in " + dir;
+        System.out.println("ReplicaStateTransferProcessTest " + context);
+        long t0 = System.nanoTime();
+        launcher = new ClusterLauncher(dir);
+        launcher.start(3, 2, new ClusterSettings("bitmap", 2, 1000, 16, 10), Duration.ofSeconds(90));
+
+        WorkloadSpec spec = new WorkloadSpec(CLIENTS, KEYS, 0.3, 0.15, 3, 16, Duration.ofSeconds(150), OPS, seed);
+        LoadOptions options = new LoadOptions(2, LoadMode.BITMAP, 2, 16, 4, Duration.ZERO, 20, Duration.ofSeconds(2), spec);
+        List<OpRecord> history = Collections.synchronizedList(new ArrayList<>());
+        AtomicInteger done = new AtomicInteger();
+        AtomicReference<Throwable> killFailure = new AtomicReference<>();
+        AtomicLong killedAt = new AtomicLong();
+        AtomicReference<Thread> killer = new AtomicReference<>();
+        Map<String, String> finalState = new HashMap<>();
+        Path live = launcher.directory().dataDir("replica-1").resolve("checkpoints");
+
+        LoadReport report = ClusterLoad.run(launcher.directory(), options, op -> {
+            history.add(op);
+            if (done.incrementAndGet() == CLIENTS * OPS / 5) {
+                Thread t = new Thread(() -> {
+                    try {
+                        launcher.kill("replica-2");
+                        killedAt.set(System.nanoTime());
+                    } catch (Throwable e) {
+                        killFailure.set(e);
+                    }
+                }, "kill-replica-2");
+                killer.set(t);
+                t.start();
+            }
+        }, proxy -> {
+            killer.get().join(TimeUnit.SECONDS.toMillis(30));
+            assertEquals(null, killFailure.get(), context);
+            long downSince = killedAt.get();
+            // The acceptors leave a silent learner out after 300 ticks (3 s); the live replica's later
+            // checkpoints then move the trim point past everything the dead one has.
+            long killedCheckpoint = latestCheckpoint(launcher.directory().dataDir("replica-2").resolve("checkpoints"));
+            // Writes to a key of its own, outside the history, until the log has moved far enough.
+            KvClient filler = proxy.newClient();
+            awaitCondition("replica-1 to checkpoint two intervals past replica-2's " + killedCheckpoint + ", 4 s after the kill",
+                    () -> {
+                        if (System.nanoTime() - downSince > TimeUnit.SECONDS.toNanos(4)
+                                && latestCheckpoint(live) >= killedCheckpoint + 2L * ReplicaRuntime.CHECKPOINT_INTERVAL) {
+                            return true;
+                        }
+                        for (int i = 0; i < 50; i++) {
+                            filler.multiPut(new byte[][] {"filler".getBytes(StandardCharsets.UTF_8)},
+                                    new byte[][] {("f" + i).getBytes(StandardCharsets.UTF_8)}).get(30, TimeUnit.SECONDS);
+                        }
+                        return false;
+                    }, context);
+
+            launcher.restart("replica-2", Duration.ofSeconds(60));
+            Path log = launcher.directory().logFile("replica-2");
+            awaitCondition("replica-2 to catch up by state transfer", () -> logContains(log, "caught up by state transfer"),
+                    context);
+            String lines = Files.readString(log);
+            assertTrue(lines.contains("fell behind: the acceptors trimmed their log"), "the restart had to state-transfer, "
+                    + context);
+            KvClient reader = proxy.newClient();
+            for (int k = 0; k < KEYS; k++) {
+                KvResult r = reader.read(LoadGenerator.key(k)).get(60, TimeUnit.SECONDS);
+                if (r.status() == KvStatus.OK) {
+                    finalState.put("k" + k, new String(r.value(), StandardCharsets.ISO_8859_1));
+                } else {
+                    assertEquals(KvStatus.NOT_FOUND, r.status(), "final read of k" + k + ": " + r + ", " + context);
+                }
+            }
+        }, Duration.ofSeconds(60));
+
+        assertEquals((long) CLIENTS * OPS, report.result().acknowledged(), "every operation answered, " + context);
+        long afterKill = history.stream().filter(o -> o.completeNs() > killedAt.get()).count();
+        assertTrue(afterKill > CLIENTS * OPS / 2, "the load went on without the dead replica: " + afterKill
+                + " operations completed after the kill, " + context);
+        assertEquals(2, report.digests().size(), "both replicas report a digest, " + context);
+        assertTrue(report.digestsAgree(), "replica digests differ: " + report.digests() + ", " + context);
+        LinearizabilityChecker.Verdict v = LinearizabilityChecker.check(history, finalState);
+        assertTrue(v.linearizable(), () -> context + ": " + String.join("\n", v.violations()));
+        System.out.println("ReplicaStateTransferProcessTest: " + TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - t0)
+                + " s; " + lastLine(launcher.directory().logFile("replica-2"), "caught up by state transfer"));
+    }
+
+    /** The newest complete checkpoint in a replica's checkpoint directory (read-only: it belongs to another process). */
+    private static long latestCheckpoint(Path checkpoints) throws IOException {
+        if (!Files.isDirectory(checkpoints)) {
+            return 0;
+        }
+        try (var names = Files.list(checkpoints)) {
+            return names.map(p -> p.getFileName().toString()).filter(n -> n.matches("\\d{20}")).mapToLong(Long::parseLong)
+                    .max().orElse(0);
+        }
+    }
+
+    private static boolean logContains(Path log, String text) {
+        try {
+            return Files.exists(log) && Files.readString(log).contains(text);
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    private static String lastLine(Path log, String text) throws IOException {
+        return Files.readAllLines(log).stream().filter(l -> l.contains(text)).reduce((a, b) -> b).orElse("");
+    }
+
+    @FunctionalInterface
+    private interface Condition {
+        boolean holds() throws Exception;
+    }
+
+    private static void awaitCondition(String what, Condition c, String context) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+        while (!c.holds()) {
+            assertTrue(System.nanoTime() < deadline, "timed out waiting for " + what + ", " + context);
+            Thread.sleep(100); // polling files another process writes, bounded by the deadline
+        }
+    }
+}
