@@ -53,6 +53,10 @@ class LoadCommandTest {
         "--value-size 0|--value-size must be from 1 to 16384",
         "--keys 2 --multi-put-keys 3|--multi-put-keys must be from 1 to 64 and at most --keys (2), got 3",
         "--window 0|--window must be from 1 to 1024",
+        "--max-keys 0|--max-keys must be from 1 to 1000000000, got 0",
+        "--max-bytes 0|--max-bytes must be from 1 to",
+        "--max-keys 2 --max-bytes 40000|--max-bytes must be from 1 to 34816 (--max-keys 2 times the largest key and value), got 40000",
+        "--max-bytes lots|Invalid value for option '--max-bytes'",
         "--stall-timeout 0s|--stall-timeout must be at least 1ms",
         "--stall-timeout soon|--stall-timeout must be a number with an optional unit",
         "--clients many|Invalid value for option '--clients'",
@@ -125,6 +129,35 @@ class LoadCommandTest {
                 "digests agree")) {
             assertTrue(r.out().contains(s), "missing '" + s + "' in:\n" + r.out());
         }
+    }
+
+    /**
+     * The issue's scenario, embedded: a store of 50 entries under a write-only load of 200 keys. Every
+     * replica refuses the same writes FULL (decided in delivery order), so the run ends with equal digests
+     * and the report counts FULL like any other status.
+     */
+    @Test
+    void aTinyCapacityIsRefusedFullTheSameWayOnEveryReplica() throws Exception {
+        Run r = run("--replicas", "2", "--clients", "16", "--duration", "1s", "--keys", "200", "--max-keys", "50",
+                "--read-fraction", "0", "--multi-put-fraction", "0.5", "--workers", "2", "--format", "json");
+        assertEquals(0, r.exitCode(), "stdout: " + r.out() + "\nstderr: " + r.err());
+        Map<String, Object> json = MiniJson.object(r.out().strip());
+        @SuppressWarnings("unchecked")
+        Map<String, Object> statuses = (Map<String, Object>) json.get("statuses");
+        assertTrue(statuses.get("FULL") instanceof Long full && full > 0, "no FULL refusal: " + r.out());
+        assertTrue(statuses.get("OK") instanceof Long ok && ok > 0, "no write succeeded: " + r.out());
+        assertTrue(!statuses.containsKey("FAILED"), "a write failed instead of being refused: " + r.out());
+        assertEquals(50L, json.get("max_keys"), r.out());
+        assertEquals(50L * (16 + 64), json.get("max_bytes"), r.out()); // default: max-keys x (16 + --value-size)
+        List<?> digests = (List<?>) json.get("digests");
+        assertEquals(2, digests.size(), r.out());
+        assertEquals(Boolean.TRUE, json.get("digests_agree"), r.out());
+
+        Run text = run("--replicas", "1", "--clients", "4", "--duration", "300ms", "--keys", "20", "--max-keys", "5",
+                "--max-bytes", "100", "--read-fraction", "0", "--workers", "1");
+        assertEquals(0, text.exitCode(), "stdout: " + text.out() + "\nstderr: " + text.err());
+        assertTrue(text.out().contains("store capacity: 5 entries, 100 key and value bytes"), text.out());
+        assertTrue(text.out().matches("(?s).*acknowledged ops  \\d+ \\(.*FULL \\d+.*"), "FULL not counted:\n" + text.out());
     }
 
     /** Every MULTI_PUT of 64 values of 16 KiB exceeds the 1 MiB batch: TOO_LARGE, and the history says why. */

@@ -6,6 +6,7 @@ import io.psmr.proxy.cluster.ClusterSettings;
 import io.psmr.proxy.cluster.NodeRole;
 import io.psmr.proxy.cluster.NodeStatus;
 import io.psmr.proxy.load.LoadMode;
+import io.psmr.proxy.load.StoreSizing;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -79,11 +80,20 @@ public final class ClusterCommand implements Callable<Integer> {
         int workers;
 
         @Option(names = "--max-keys", paramLabel = "N", defaultValue = "100000",
-                description = "Keys each replica's store is sized for, 1 to 10^9 (default: ${DEFAULT-VALUE}).")
+                description = "Replicated store capacity in entries, 1 to 10^9: every replica refuses, with status FULL, "
+                        + "the same writes that could take the store past it, decided in log order (default: ${DEFAULT-VALUE}).")
         long maxKeys;
 
+        @Option(names = "--max-bytes", paramLabel = "BYTES",
+                description = "Replicated store capacity in key-plus-value bytes, 1 to max-keys x (1024 + 16384), the "
+                        + "largest key and value; writes that could exceed it are refused FULL (default: max-keys x ("
+                        + StoreSizing.KEY_BYTES + " + --value-size), so that the entry count binds first for keys up to "
+                        + StoreSizing.KEY_BYTES + " bytes).")
+        Long maxBytes;
+
         @Option(names = "--value-size", paramLabel = "BYTES", defaultValue = "64",
-                description = "Value size the store is sized for, 1 to 16384 (default: ${DEFAULT-VALUE}).")
+                description = "Value size the default --max-bytes allows per entry, 1 to 16384 (default: ${DEFAULT-VALUE}); "
+                        + "larger values are accepted while the byte capacity has room.")
         int valueSize;
 
         @Option(names = "--tick-ms", paramLabel = "MS", defaultValue = "10",
@@ -105,7 +115,7 @@ public final class ClusterCommand implements Callable<Integer> {
 
         /** The flags of a new cluster, which --resume takes from cluster.json instead. */
         private static final List<String> SHAPE = List.of("--ordering", "--acceptors", "--replicas", "--mode", "--workers",
-                "--max-keys", "--value-size", "--tick-ms");
+                "--max-keys", "--max-bytes", "--value-size", "--tick-ms");
 
         @Override
         public Integer call() throws Exception {
@@ -126,8 +136,11 @@ public final class ClusterCommand implements Callable<Integer> {
             require(cl, workers >= 1 && workers <= 1024, "--workers must be from 1 to 1024, got " + workers);
             require(cl, maxKeys >= 1 && maxKeys <= 1_000_000_000L, "--max-keys must be from 1 to 1000000000, got " + maxKeys);
             require(cl, valueSize >= 1 && valueSize <= 16384, "--value-size must be from 1 to 16384, got " + valueSize);
+            long bytes = maxBytes != null ? maxBytes : StoreSizing.defaultMaxBytes(maxKeys, valueSize);
+            require(cl, bytes >= 1 && bytes <= StoreSizing.maxUsefulBytes(maxKeys), "--max-bytes must be from 1 to "
+                    + StoreSizing.maxUsefulBytes(maxKeys) + " (--max-keys " + maxKeys + " times the largest key and value), got " + bytes);
             require(cl, tickMillis >= 1 && tickMillis <= 1000, "--tick-ms must be from 1 to 1000, got " + tickMillis);
-            ClusterSettings settings = new ClusterSettings(LoadMode.fromLabel(mode).label(), workers, maxKeys, valueSize, tickMillis);
+            ClusterSettings settings = new ClusterSettings(LoadMode.fromLabel(mode).label(), workers, maxKeys, valueSize, bytes, tickMillis);
             ClusterLauncher launcher = new ClusterLauncher(dir.dir);
             PrintWriter out = cl.getOut();
             if (force) {
@@ -144,7 +157,8 @@ public final class ClusterCommand implements Callable<Integer> {
                 launcher.start(acceptors, replicas, settings, Duration.ofSeconds(timeoutSeconds));
             }
             out.println("cluster serving in " + launcher.directory().path() + " (" + launcher.directory().path()
-                    .resolve(ClusterDescriptor.FILE) + ")");
+                    .resolve(ClusterDescriptor.FILE) + "); store capacity " + settings.maxKeys() + " entries, "
+                    + settings.maxBytes() + " key and value bytes (writes beyond it are refused FULL)");
             printStatus(out, launcher);
             out.flush();
             return 0;
@@ -176,6 +190,7 @@ public final class ClusterCommand implements Callable<Integer> {
                     case "--mode" -> c.settings().mode();
                     case "--workers" -> Integer.toString(c.settings().workers());
                     case "--max-keys" -> Long.toString(c.settings().maxKeys());
+                    case "--max-bytes" -> Long.toString(c.settings().maxBytes());
                     case "--value-size" -> Integer.toString(c.settings().valueBytes());
                     default -> Integer.toString(c.settings().tickMillis());
                 };

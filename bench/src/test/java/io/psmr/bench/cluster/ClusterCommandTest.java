@@ -55,6 +55,11 @@ class ClusterCommandTest {
                 "--acceptors is a Ring Paxos setting; a ratis cluster has none");
         assertUsage(CliRun.of("cluster", "start", "--dir", dir.toString(), "--mode", "fast"), "--mode must be bitmap");
         assertUsage(CliRun.of("cluster", "start", "--dir", dir.toString(), "--tick-ms", "0"), "--tick-ms must be from 1 to 1000");
+        assertUsage(CliRun.of("cluster", "start", "--dir", dir.toString(), "--max-keys", "0"), "--max-keys must be from 1 to 1000000000, got 0");
+        assertUsage(CliRun.of("cluster", "start", "--dir", dir.toString(), "--max-bytes", "0"), "--max-bytes must be from 1 to");
+        assertUsage(CliRun.of("cluster", "start", "--dir", dir.toString(), "--max-keys", "2", "--max-bytes", "40000"),
+                "--max-bytes must be from 1 to 34816 (--max-keys 2 times the largest key and value), got 40000");
+        assertUsage(CliRun.of("cluster", "start", "--dir", dir.toString(), "--max-bytes", "lots"), "Invalid value for option '--max-bytes'");
         assertUsage(CliRun.of("cluster", "status", "--dir", dir.toString()), "cluster.json does not exist");
         assertUsage(CliRun.of("cluster", "kill", "--dir", dir.toString()), "--node");
         assertUsage(CliRun.of("cluster", "frobnicate", "--dir", dir.toString()), "frobnicate");
@@ -77,6 +82,7 @@ class ClusterCommandTest {
         assertFailure(CliRun.of("cluster", "start", "--dir", d, "--force"), "a cluster is already running in");
 
         assertUsage(CliRun.of("load", "--cluster", d, "--mode", "keys"), "--mode cannot be combined with --cluster");
+        assertUsage(CliRun.of("load", "--cluster", d, "--max-keys", "5"), "--max-keys cannot be combined with --cluster");
         CliRun load = CliRun.of("load", "--cluster", d, "--clients", "4", "--keys", "50", "--duration", "1s", "--format", "json");
         assertEquals(0, load.exitCode(), load.err());
         assertTrue(load.out().contains("\"digests\""), load.out());

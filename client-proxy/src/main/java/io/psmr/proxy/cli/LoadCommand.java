@@ -1,5 +1,6 @@
 package io.psmr.proxy.cli;
 
+import io.psmr.kvstore.StoreCapacity;
 import io.psmr.proxy.cluster.ClusterDescriptor;
 import io.psmr.proxy.cluster.ClusterDirectory;
 import io.psmr.proxy.cluster.ClusterLoad;
@@ -13,6 +14,7 @@ import io.psmr.proxy.load.LoadRun;
 import io.psmr.proxy.load.LoadStalledException;
 import io.psmr.proxy.load.RunControls;
 import io.psmr.proxy.load.StallProbe;
+import io.psmr.proxy.load.StoreSizing;
 import io.psmr.proxy.load.WorkloadSpec;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -54,6 +56,7 @@ public final class LoadCommand implements Callable<Integer> {
     static final int MAX_KEYS = 100_000_000;
     static final int MAX_WINDOW = 1024;
     static final int MAX_WORKERS = 1024;
+    static final long MAX_CAPACITY_KEYS = 1_000_000_000L;
 
     /** Output formats. */
     enum Format { text, json }
@@ -136,6 +139,18 @@ public final class LoadCommand implements Callable<Integer> {
     @Option(names = "--value-size", paramLabel = "BYTES", defaultValue = "64",
             description = "Bytes per value, 1 to 16384 (default: ${DEFAULT-VALUE}).")
     int valueSize;
+
+    @Option(names = "--max-keys", paramLabel = "N",
+            description = "Replicated store capacity in entries, 1 to 10^9: every replica refuses, with status FULL, the same "
+                    + "writes that could take the store past it (default: --keys + 1 + (--batch + 1) x --multi-put-keys, "
+                    + "which this load can never fill).")
+    Long maxKeys;
+
+    @Option(names = "--max-bytes", paramLabel = "BYTES",
+            description = "Replicated store capacity in key-plus-value bytes, 1 to max-keys x (largest key + largest value, "
+                    + "1024 + 16384): writes that could exceed it are refused FULL (default: max-keys x (" + StoreSizing.KEY_BYTES
+                    + " + --value-size), so that the entry count binds first).")
+    Long maxBytes;
 
     @Option(names = "--window", paramLabel = "N", defaultValue = "1",
             description = "Batches the proxy keeps outstanding, 1 to " + MAX_WINDOW + " (default: ${DEFAULT-VALUE}, the paper's).")
@@ -223,7 +238,7 @@ public final class LoadCommand implements Callable<Integer> {
     /** Checks every flag; a bad one is a usage error naming it. */
     LoadOptions validate() {
         if (cluster != null) {
-            for (String fixed : new String[] {"--replicas", "--mode", "--workers", "--ordering"}) {
+            for (String fixed : new String[] {"--replicas", "--mode", "--workers", "--ordering", "--max-keys", "--max-bytes"}) {
                 require(!spec.commandLine().getParseResult().hasMatchedOption(fixed),
                         fixed + " cannot be combined with --cluster: the cluster fixed it when it started (see cluster.json)");
             }
@@ -267,7 +282,21 @@ public final class LoadCommand implements Callable<Integer> {
         stall = duration("--stall-timeout", stallTimeout, false);
         require(stall.compareTo(Duration.ofHours(1)) <= 0, "--stall-timeout must be at most 1h, got " + stallTimeout);
         WorkloadSpec spec = new WorkloadSpec(clients, keys, readFraction, multiPutFraction, multiPutKeys, valueSize, d, 0, seed);
-        return new LoadOptions(replicas, m, w, b, window, l, conflict, rt, spec);
+        return new LoadOptions(replicas, m, w, b, window, l, conflict, rt, spec, capacity(b, spec));
+    }
+
+    /** The store capacity of --max-keys and --max-bytes, each defaulting as their descriptions say. */
+    private StoreCapacity capacity(int batch, WorkloadSpec spec) {
+        StoreCapacity workload = StoreSizing.workloadCapacity(batch, spec);
+        long entries = maxKeys != null ? maxKeys : workload.maxEntries();
+        require(entries >= 1 && entries <= MAX_CAPACITY_KEYS, "--max-keys must be from 1 to " + MAX_CAPACITY_KEYS + ", got " + entries);
+        if (maxBytes == null) {
+            return new StoreCapacity(entries, maxKeys == null ? workload.maxBytes() : StoreSizing.defaultMaxBytes(entries, valueSize));
+        }
+        long most = StoreSizing.maxUsefulBytes(entries);
+        require(maxBytes >= 1 && maxBytes <= most, "--max-bytes must be from 1 to " + most
+                + " (--max-keys " + entries + " times the largest key and value), got " + maxBytes);
+        return new StoreCapacity(entries, maxBytes);
     }
 
     private Duration duration(String flag, String text, boolean zeroAllowed) {

@@ -1,5 +1,6 @@
 package io.psmr.proxy.load;
 
+import io.psmr.kvstore.StoreCapacity;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -17,9 +18,11 @@ import java.util.Objects;
  * @param conflictPercent percentage of batches that write the shared hot key, 0 to 100
  * @param retryTimeout    the proxy's retry timeout
  * @param workload        the clients' workload
+ * @param capacity        the embedded replicas' replicated store capacity; writes beyond it are refused FULL
+ *                        (the 9-argument constructor: {@link StoreSizing#workloadCapacity}, never reached)
  */
 public record LoadOptions(int replicas, LoadMode mode, int workers, int batch, int window, Duration linger,
-                          double conflictPercent, Duration retryTimeout, WorkloadSpec workload) {
+                          double conflictPercent, Duration retryTimeout, WorkloadSpec workload, StoreCapacity capacity) {
 
     /** Checks nulls and ranges. */
     public LoadOptions {
@@ -27,11 +30,19 @@ public record LoadOptions(int replicas, LoadMode mode, int workers, int batch, i
         Objects.requireNonNull(linger, "linger");
         Objects.requireNonNull(retryTimeout, "retryTimeout");
         Objects.requireNonNull(workload, "workload");
+        Objects.requireNonNull(capacity, "capacity");
         if (replicas < 1) {
             throw new IllegalArgumentException("replicas must be at least 1, got " + replicas);
         }
         if (!(conflictPercent >= 0 && conflictPercent <= 100)) {
             throw new IllegalArgumentException("conflictPercent must be from 0 to 100, got " + conflictPercent);
         }
+    }
+
+    /** Options whose capacity is {@link StoreSizing#workloadCapacity}: large enough that the run never sees FULL. */
+    public LoadOptions(int replicas, LoadMode mode, int workers, int batch, int window, Duration linger,
+                       double conflictPercent, Duration retryTimeout, WorkloadSpec workload) {
+        this(replicas, mode, workers, batch, window, linger, conflictPercent, retryTimeout, workload,
+                StoreSizing.workloadCapacity(batch, Objects.requireNonNull(workload, "workload")));
     }
 }

@@ -56,6 +56,8 @@ public record LoadReport(LoadOptions options, ReplicaConfig replica, LoadResult 
                 w.multiPutKeys(), w.valueSize());
         out.printf(Locale.ROOT, "  proxy: batches of at most %d, window %d, linger %s, hot-key batches %s%%; machine: %d cores%n",
                 o.batch(), o.window(), o.linger().isZero() ? "0" : o.linger().toString(), number(o.conflictPercent()), cores);
+        out.printf(Locale.ROOT, "  store capacity: %d entries, %d key and value bytes (writes beyond it are refused FULL)%n",
+                replica.capacity().maxEntries(), replica.capacity().maxBytes());
         out.println();
         out.printf(Locale.ROOT, "acknowledged ops  %d%s%n", result.acknowledged(), statusBreakdown());
         if (result.unanswered() > 0) {
@@ -93,7 +95,9 @@ public record LoadReport(LoadOptions options, ReplicaConfig replica, LoadResult 
     /**
      * One JSON object on one line: {@code ops}, {@code throughput_ops}, {@code p50_us},
      * {@code p99_us}, {@code p999_us}, {@code max_us}, {@code mean_us}, {@code digests} (hex
-     * strings), {@code digests_agree}, the settings, the status counts and the proxy's counters.
+     * strings), {@code digests_agree}, the settings (the store capacity as {@code max_keys} and
+     * {@code max_bytes}), the status counts ({@code statuses}: each {@link KvStatus} answered at least once,
+     * FULL and SESSION_EXPIRED included) and the proxy's counters.
      */
     public String toJson() {
         LoadOptions o = options;
@@ -132,6 +136,8 @@ public record LoadReport(LoadOptions options, ReplicaConfig replica, LoadResult 
         b.put("read_fraction", plain(w.readFraction()));
         b.put("multi_put_fraction", plain(w.multiPutFraction()));
         b.put("value_size", w.valueSize());
+        b.put("max_keys", replica.capacity().maxEntries());
+        b.put("max_bytes", replica.capacity().maxBytes());
         b.put("seed", w.seed());
         b.put("cores", cores);
         return Json.write(b);

@@ -4,7 +4,6 @@ import io.psmr.kvstore.EmbeddedCluster;
 import io.psmr.kvstore.KvLimits;
 import io.psmr.kvstore.Replica;
 import io.psmr.kvstore.ReplicaConfig;
-import io.psmr.kvstore.StoreConfig;
 import io.psmr.proxy.ClientProxy;
 import io.psmr.proxy.ProxyConfig;
 import io.psmr.proxy.ProxyStats;
@@ -26,16 +25,13 @@ public final class LoadRun {
     private LoadRun() {
     }
 
-    /** The replica settings of a run (replica id 1; the cluster numbers them). */
+    /** The replica settings of a run (replica id 1; the cluster numbers them): the options' capacity, a store sized above it. */
     public static ReplicaConfig replicaConfig(LoadOptions o) {
-        WorkloadSpec w = o.workload();
-        // Chronicle Map is sized for every key plus slack (it may grow 4 times more); keys are "k<digits>".
-        long entries = Math.max(1_000, w.keys() + w.keys() / 4 + 16);
-        int keyBytes = Math.max(2, Integer.toString(w.keys()).length() + 1);
         return o.mode().configure(ReplicaConfig.builder())
                 .workers(o.workers())
                 .limits(KvLimits.defaults())
-                .store(StoreConfig.defaults().sized(entries, keyBytes, w.valueSize()))
+                .capacity(o.capacity())
+                .store(StoreSizing.storeConfig(o.capacity()))
                 .build();
     }
 

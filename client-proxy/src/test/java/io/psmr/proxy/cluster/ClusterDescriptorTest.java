@@ -79,6 +79,30 @@ class ClusterDescriptorTest {
         assertTrue(role.getMessage().contains("witness"), role.getMessage());
     }
 
+    /** The capacity every replica gets; a cluster.json from before maxBytes existed reads with the default. */
+    @Test
+    void theStoreCapacityIsReplicatedAndOlderFilesGetTheDefault() throws Exception {
+        ClusterDirectory cd = new ClusterDirectory(dir);
+        ClusterDescriptor c = sample();
+        assertEquals(1000L * (16 + 16), c.settings().maxBytes(), "default: maxKeys x (16 + valueBytes)");
+        cd.create(c);
+        assertEquals(new io.psmr.kvstore.StoreCapacity(1000, 32_000), cd.read().settings().replicaConfig(2).capacity());
+        assertTrue(cd.read().settings().replicaConfig(2).store().entries() > 1000, "Chronicle Map is sized above the capacity");
+
+        String json = c.toJson();
+        assertTrue(json.contains("\"maxBytes\" : 32000"), json);
+        Files.writeString(dir.resolve("cluster.json"), json.replaceAll("\\s*\"maxBytes\" : 32000,", ""));
+        assertTrue(!Files.readString(dir.resolve("cluster.json")).contains("maxBytes"));
+        assertEquals(c, cd.read());
+
+        Files.writeString(dir.resolve("cluster.json"), json.replace("\"maxBytes\" : 32000", "\"maxBytes\" : 0"));
+        IllegalArgumentException bad = assertThrows(IllegalArgumentException.class, cd::read);
+        assertTrue(bad.getMessage().contains("settings.maxBytes must be from 1 to 17408000"), bad.getMessage());
+
+        ClusterSettings small = new ClusterSettings("bitmap", 2, 50, 64, 123, 10);
+        assertEquals(new io.psmr.kvstore.StoreCapacity(50, 123), small.replicaConfig(1).capacity());
+    }
+
     @Test
     void aRatisClusterHasPeersOnlyAndARaftGroup() throws Exception {
         ClusterDirectory cd = new ClusterDirectory(dir);
