@@ -125,7 +125,7 @@ class ClientProxyTest {
             }
             assertEquals(KvStatus.OK, client.blocking().multiPut(ks, vs).status(), "a MULTI_PUT of 4 x (32 + 256) bytes fits");
             assertEquals(3, p.stats().tooLarge(), p.stats().toString());
-            assertEquals(1, c.broadcast().lastInstance(), "only the MULTI_PUT that fits was proposed");
+            assertEquals(2, c.broadcast().lastInstance(), "only the client's OPEN_SESSION and the MULTI_PUT that fits were proposed");
             assertTrue(c.awaitQuiescent(30, TimeUnit.SECONDS));
             for (Replica r : c.replicas()) {
                 assertEquals(4, r.store().size());
@@ -143,7 +143,7 @@ class ClientProxyTest {
             KvResult r = p.newClient().blocking().create(b("k"), new byte[256]);
             assertEquals(KvStatus.TOO_LARGE, r.status());
             assertTrue(r.detail().contains("cannot fit in a batch of at most 300 bytes"), r.detail());
-            assertEquals(0, c.broadcast().lastInstance());
+            assertEquals(1, c.broadcast().lastInstance(), "only the client's OPEN_SESSION was proposed");
             assertEquals(KvStatus.OK, p.newClient().blocking().create(b("k"), new byte[100]).status());
         }
     }
@@ -175,20 +175,28 @@ class ClientProxyTest {
         CountDownLatch firstProposed = new CountDownLatch(1);
         CompletableFuture<Void> release = new CompletableFuture<>();
         try (EmbeddedCluster c = EmbeddedCluster.start(1, replicas())) {
-            AtomicInteger n = new AtomicInteger();
+            AtomicInteger n = new AtomicInteger(-1); // counts once armed
             Interposer gate = new Interposer(c.broadcast(), v -> {
-                if (n.incrementAndGet() == 1) {
+                if (n.get() >= 0 && n.incrementAndGet() == 1) {
                     firstProposed.countDown();
                     return release.thenCompose(x -> c.broadcast().propose(v));
                 }
                 return null;
             });
             try (ClientProxy p = ClientProxy.start(proxy().build(), gate, c.router())) {
-                CompletableFuture<KvResult> first = p.newClient().create(b("first"), b("1"));
+                // A client's first request waits for its session, so open the ten sessions first.
+                List<KvClient> clients = new ArrayList<>();
+                for (int i = 0; i < 10; i++) {
+                    clients.add(p.newClient());
+                    assertEquals(KvStatus.NOT_FOUND, clients.get(i).blocking().read(b("none")).status());
+                }
+                ProxyStats before = p.stats();
+                n.set(0);
+                CompletableFuture<KvResult> first = clients.get(0).create(b("first"), b("1"));
                 assertTrue(firstProposed.await(30, TimeUnit.SECONDS));
                 List<CompletableFuture<KvResult>> rest = new ArrayList<>();
                 for (int i = 0; i < 9; i++) {
-                    rest.add(p.newClient().create(b("k" + i), b("v")));
+                    rest.add(clients.get(i + 1).create(b("k" + i), b("v")));
                 }
                 assertEquals(9, p.stats().queued(), "window 1: the next batch waits for the first to be answered");
                 release.complete(null);
@@ -197,13 +205,16 @@ class ClientProxyTest {
                     assertEquals(KvStatus.OK, get(f).status());
                 }
                 ProxyStats s = p.stats();
-                assertEquals(2, s.batches(), s.toString());
-                assertEquals(10, s.commands(), s.toString());
+                assertEquals(2, s.batches() - before.batches(), s.toString());
+                assertEquals(10, s.commands() - before.commands(), s.toString());
             }
         }
     }
 
-    /** Drops every replica's reply to the first proposal of batch 1, so the proxy times out and proposes it again. */
+    /**
+     * Drops every replica's reply to the first proposal of batch 2 (batch 1 is the client's
+     * OPEN_SESSION), so the proxy times out and proposes it again.
+     */
     @Test
     void aBatchWhoseRepliesAreLostIsRetriedAndAppliedOnce() throws Exception {
         try (EmbeddedCluster c = EmbeddedCluster.start(3, replicas())) {
@@ -211,7 +222,7 @@ class ClientProxyTest {
             Map<Integer, AtomicInteger> seen = new ConcurrentHashMap<>();
             AtomicInteger dropped = new AtomicInteger();
             AutoCloseable reg = c.router().register(p.config().proxyId(), reply -> {
-                if (reply.batchId() == 1 && seen.computeIfAbsent(reply.index(), i -> new AtomicInteger()).incrementAndGet() <= 3) {
+                if (reply.batchId() == 2 && seen.computeIfAbsent(reply.index(), i -> new AtomicInteger()).incrementAndGet() <= 3) {
                     dropped.incrementAndGet();
                     return; // the first three replies of each command (one per replica): the first attempt's
                 }
@@ -245,7 +256,8 @@ class ClientProxyTest {
             Interposer lossy = new Interposer(c.broadcast(), v -> n.incrementAndGet() == 1 ? new CompletableFuture<>() : null);
             try (ClientProxy p = ClientProxy.start(proxy().retryTimeout(Duration.ofMillis(200)).build(), lossy, c.router())) {
                 assertEquals(KvStatus.OK, p.newClient().blocking().create(b("k"), b("v")).status());
-                assertEquals(2, lossy.proposals.get());
+                // The client's OPEN_SESSION is the lost proposal; its retry, then the CREATE.
+                assertEquals(3, lossy.proposals.get());
                 assertTrue(c.awaitQuiescent(30, TimeUnit.SECONDS));
                 for (Replica r : c.replicas()) {
                     assertEquals(0, r.stats().duplicates());
@@ -340,8 +352,12 @@ class ClientProxyTest {
     @Test
     void fullQueuesRejectWithAClearErrorUnderReject() throws Exception {
         CountDownLatch proposed = new CountDownLatch(1);
+        java.util.concurrent.atomic.AtomicBoolean hole = new java.util.concurrent.atomic.AtomicBoolean();
         try (EmbeddedCluster c = EmbeddedCluster.start(1, replicas())) {
             Interposer blackHole = new Interposer(c.broadcast(), v -> {
+                if (!hole.get()) {
+                    return null;
+                }
                 proposed.countDown();
                 return new CompletableFuture<>();
             });
@@ -349,7 +365,14 @@ class ClientProxyTest {
                     .retryTimeout(Duration.ofMinutes(10)).build();
             ClientProxy p = ClientProxy.start(cfg, blackHole, c.router());
             try {
+                // A client's first request waits for its session to open, so open every session
+                // while the broadcast still orders; then nothing more is ordered.
                 KvClient one = p.newClient();
+                KvClient[] others = {p.newClient(), p.newClient(), p.newClient()};
+                for (KvClient k : List.of(one, others[0], others[1], others[2])) {
+                    assertEquals(KvStatus.NOT_FOUND, k.blocking().read(b("none")).status());
+                }
+                hole.set(true);
                 CompletableFuture<KvResult> inFlight = one.create(b("a"), b("1"));
                 assertTrue(proposed.await(30, TimeUnit.SECONDS));
                 // The client's own bound: one request outstanding.
@@ -358,10 +381,10 @@ class ClientProxyTest {
                 assertInstanceOf(ProxyOverloadedException.class, perClient.getCause());
                 assertTrue(perClient.getCause().getMessage().contains("requests unanswered"), perClient.getCause().getMessage());
                 // The proxy's queue: the window is taken, so two commands fill the queue and the third is refused.
-                CompletableFuture<KvResult> q1 = p.newClient().create(b("b"), b("1"));
-                CompletableFuture<KvResult> q2 = p.newClient().create(b("c"), b("1"));
+                CompletableFuture<KvResult> q1 = others[0].create(b("b"), b("1"));
+                CompletableFuture<KvResult> q2 = others[1].create(b("c"), b("1"));
                 ExecutionException full = assertThrows(ExecutionException.class,
-                        () -> p.newClient().create(b("d"), b("1")).get(30, TimeUnit.SECONDS));
+                        () -> others[2].create(b("d"), b("1")).get(30, TimeUnit.SECONDS));
                 assertInstanceOf(ProxyOverloadedException.class, full.getCause());
                 assertTrue(full.getCause().getMessage().contains("queue capacity"), full.getCause().getMessage());
                 assertEquals(1, p.stats().rejected());
@@ -413,9 +436,16 @@ class ClientProxyTest {
         try (EmbeddedCluster c = EmbeddedCluster.start(3, replicas());
              ClientProxy p = ClientProxy.start(proxy().detection(ConflictDetection.bitmap(1024)).build(), c.broadcast(),
                      c.router())) {
+            // A KvClient cannot even open its session: its OPEN_SESSION's batch is refused whole.
+            ExecutionException noSession = assertThrows(ExecutionException.class,
+                    () -> p.newClient().create(b("k"), b("v")).get(30, TimeUnit.SECONDS));
+            assertInstanceOf(KvRequestException.class, noSession.getCause());
+            assertTrue(noSession.getCause().getMessage().contains("could not open a session: REJECTED"),
+                    noSession.getCause().getMessage());
+            // Commands submitted to the proxy directly get the refusal as their answer.
             List<CompletableFuture<KvResult>> fs = new ArrayList<>();
             for (int i = 0; i < 5; i++) {
-                fs.add(p.newClient().create(b("k" + i), b("v")));
+                fs.add(p.submit(io.psmr.kvstore.KvCommand.create(1000 + i, 1, b("k" + i), b("v"))));
             }
             for (CompletableFuture<KvResult> f : fs) {
                 KvResult r = get(f);
@@ -457,8 +487,9 @@ class ClientProxyTest {
             for (int i = 0; i < 20; i++) {
                 assertEquals(KvStatus.OK, client.blocking().create(b("k" + i), b("v")).status());
             }
-            assertEquals(20, p.stats().batches());
-            assertEquals(5, p.stats().hotWrites(), "batches 4, 8, 12, 16 and 20 of 20");
+            assertEquals(21, p.stats().batches(), "the client's OPEN_SESSION, then one batch per CREATE");
+            // Batch 4 carries the hot writer's OPEN_SESSION; batches 8, 12, 16 and 20 its writes 2 to 5.
+            assertEquals(5, p.stats().hotWrites(), "batches 4, 8, 12, 16 and 20 of 21");
             assertTrue(c.awaitQuiescent(30, TimeUnit.SECONDS));
             assertArrayEquals(b("p1.5"), c.replicas().get(0).store().get(b("hot")));
         }
