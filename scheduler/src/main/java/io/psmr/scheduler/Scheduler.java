@@ -50,11 +50,12 @@ public interface Scheduler<C extends Command, R> extends AutoCloseable {
 
     /**
      * What stopped the scheduler, if something did. A batch that stops half-way, because the service
-     * threw a {@link VirtualMachineError} (out of memory, stack overflow) or the result sink threw an
-     * {@link Error}, leaves this replica's state in doubt; the scheduler then fail-stops: it drops
-     * every batch not yet started, lets running ones finish, and refuses further deliveries with an
-     * {@link IllegalStateException} that carries this cause. Ordinary exceptions from the service are
-     * not failures: they become {@link CommandError.Kind#FAILED} results.
+     * threw anything but a {@link DeterministicFailure} (an exception it did not declare deterministic,
+     * a {@link VirtualMachineError}) or the result sink threw an {@link Error}, leaves this replica's
+     * state in doubt; the scheduler then fail-stops: it drops every batch not yet started, lets running
+     * ones finish, and refuses further deliveries with an {@link IllegalStateException} that carries
+     * this cause. A {@link DeterministicFailure} is not a failure of the scheduler: it becomes a
+     * {@link CommandError.Kind#FAILED} result.
      */
     Optional<Throwable> failure();
 
