@@ -26,20 +26,16 @@ import java.util.Objects;
  */
 final class CapacityGuard {
 
-    /** Reads the exact counts and makes the scheduler quiescent first. */
-    interface Usage {
+    /** Makes the scheduler quiescent, so that the store's counts are exact. */
+    @FunctionalInterface
+    interface Quiescer {
         /** Waits until every batch handed to the scheduler has executed. */
         void quiesce() throws InterruptedException;
-
-        /** Entries held; called only after {@link #quiesce}. */
-        long entries();
-
-        /** Key-plus-value bytes held; called only after {@link #quiesce}. */
-        long bytes();
     }
 
     private final StoreCapacity capacity;
-    private final Usage usage;
+    private final KvService service;
+    private final Quiescer quiescer;
 
     private long baseEntries;
     private long baseBytes;
@@ -51,9 +47,11 @@ final class CapacityGuard {
     private boolean stale = true;
     private long syncs;
 
-    CapacityGuard(StoreCapacity capacity, Usage usage) {
+    /** A guard of {@code service}'s store, which reads its counts after {@code quiescer} returns. */
+    CapacityGuard(StoreCapacity capacity, KvService service, Quiescer quiescer) {
         this.capacity = Objects.requireNonNull(capacity, "capacity");
-        this.usage = Objects.requireNonNull(usage, "usage");
+        this.service = Objects.requireNonNull(service, "service");
+        this.quiescer = Objects.requireNonNull(quiescer, "quiescer");
     }
 
     /** Starts a new batch: writes admitted in the previous one may have run by the next sync. */
@@ -135,9 +133,9 @@ final class CapacityGuard {
     }
 
     private void sync() throws InterruptedException {
-        usage.quiesce();
-        baseEntries = usage.entries();
-        baseBytes = usage.bytes();
+        quiescer.quiesce();
+        baseEntries = service.store().size();
+        baseBytes = service.usedBytes();
         reservedEntries = batchEntries;
         reservedBytes = batchBytes;
         stale = false;

@@ -72,22 +72,7 @@ public final class RatisReplica implements AutoCloseable {
             b.sequential();
         }
         this.stateMachine = new PsmrStateMachine<>(b, new Codec(), new StoreSnapshotter());
-        this.capacity = new CapacityGuard(config.capacity(), new CapacityGuard.Usage() {
-            @Override
-            public void quiesce() throws InterruptedException {
-                stateMachine.awaitExecuted();
-            }
-
-            @Override
-            public long entries() {
-                return store.size();
-            }
-
-            @Override
-            public long bytes() {
-                return service.usedBytes();
-            }
-        });
+        this.capacity = new CapacityGuard(config.capacity(), service, stateMachine::awaitExecuted);
         this.admission = new CommandAdmission(config, sessions, capacity);
     }
 

@@ -42,6 +42,14 @@ import java.util.concurrent.atomic.LongAdder;
  * not decided by the log (the store throws) fail-stops the scheduler: {@link #failure()} reports it
  * and the replica delivers nothing more.
  *
+ * <h2>Checkpoints</h2>
+ * Started with {@link Checkpointing}, the replica takes a checkpoint at every instance that is a
+ * multiple of its interval: it quiesces the scheduler there, writes the session table and the
+ * ordering layer's resume state, and starts a copy-on-write snapshot of the store
+ * ({@link SnapshottingStore}) that completes beside execution; the ordering layer hears when it is
+ * durable. Started from an {@link InstalledCheckpoint}, it takes that checkpoint's store and sessions
+ * and delivers from the instance after it. See {@code docs/recovery.md}.
+ *
  * <h2>Threads</h2>
  * The replica owns its scheduler's workers; the broadcast owns the delivery thread. The public
  * methods may be called from any thread. Back-pressure: when the scheduler has {@code maxPending}
@@ -120,7 +128,7 @@ public final class Replica implements AutoCloseable {
                 b.sequential();
             }
             this.scheduler = b.start();
-            this.capacity = new CapacityGuard(config.capacity(), new StoreUsage());
+            this.capacity = new CapacityGuard(config.capacity(), service, this::quiesce);
             this.admission = new CommandAdmission(config, sessions, capacity);
         } catch (IOException e) {
             opened.close();
@@ -355,7 +363,7 @@ public final class Replica implements AutoCloseable {
                 return;
             }
             long t0 = System.nanoTime();
-            new StoreUsage().quiesce();
+            quiesce();
             byte[] state;
             try {
                 ByteArrayOutputStream table = new ByteArrayOutputStream();
@@ -385,27 +393,15 @@ public final class Replica implements AutoCloseable {
         }
     }
 
-    /** What the capacity guard reads: exact only once the scheduler has run everything delivered. */
-    private final class StoreUsage implements CapacityGuard.Usage {
-
-        @Override
-        public void quiesce() throws InterruptedException {
-            while (!scheduler.awaitIdle(1, TimeUnit.SECONDS)) {
-                // Bounded waits, so a close() or a fail-stop (awaitIdle throws) ends the loop.
-                if (closed.get()) {
-                    throw new InterruptedException("replica " + config.replicaId() + " closed while waiting to count its store");
-                }
+    /**
+     * Waits until every batch handed to the scheduler has executed (delivery thread: nothing new
+     * arrives meanwhile), in bounded waits so that a close or a fail-stop ends it.
+     */
+    private void quiesce() throws InterruptedException {
+        while (!scheduler.awaitIdle(1, TimeUnit.SECONDS)) {
+            if (closed.get()) {
+                throw new InterruptedException("replica " + config.replicaId() + " closed while waiting for its scheduler");
             }
-        }
-
-        @Override
-        public long entries() {
-            return store.size();
-        }
-
-        @Override
-        public long bytes() {
-            return service.usedBytes();
         }
     }
 }
