@@ -1,5 +1,8 @@
 package io.psmr.kvstore;
 
+import java.io.DataInput;
+import java.io.DataOutput;
+import java.io.IOException;
 import java.util.Objects;
 
 /**
@@ -21,6 +24,11 @@ import java.util.Objects;
  * <p>Every step depends only on the delivered sequence and on exact counts at points the sequence
  * fixes, so the verdicts are the same on every replica, whatever the timing. Far from full, the
  * guard never syncs; near full, it syncs at most once per batch.
+ *
+ * <p><b>Checkpoints.</b> The guard's own state (base, reservations, whether the counts may have
+ * changed) is part of a replica's checkpoint ({@link #writeTo}, {@link #readFrom}): a replica that
+ * resumes from instance n must decide the instances after n exactly as one that ran through them,
+ * and a guard re-counted at n would sync at other instances than theirs.
  *
  * <p><b>Threads.</b> Delivery thread only (or Ratis' updater thread), like the rest of admission.
  */
@@ -114,17 +122,35 @@ final class CapacityGuard {
         return syncs;
     }
 
-    /**
-     * Forgets everything and takes the counts as they are now: after a checkpoint is installed, or
-     * at start. Only while the scheduler is quiescent and between batches.
-     */
-    void reset() {
-        stale = true;
-        reservedEntries = 0;
-        reservedBytes = 0;
-        batchEntries = 0;
-        batchBytes = 0;
-        batchWrote = false;
+    /** Writes the guard's state for a checkpoint; between batches, on the delivery thread. */
+    void writeTo(DataOutput out) throws IOException {
+        out.writeLong(baseEntries);
+        out.writeLong(baseBytes);
+        out.writeLong(reservedEntries);
+        out.writeLong(reservedBytes);
+        out.writeLong(batchEntries);
+        out.writeLong(batchBytes);
+        out.writeBoolean(batchWrote);
+        out.writeBoolean(stale);
+    }
+
+    /** Replaces the guard's state with one {@link #writeTo} wrote. @throws IOException if it is malformed */
+    void readFrom(DataInput in) throws IOException {
+        long[] v = new long[6];
+        for (int i = 0; i < v.length; i++) {
+            v[i] = in.readLong();
+            if (v[i] < 0) {
+                throw new IOException("the checkpoint's capacity state holds a negative count: " + v[i]);
+            }
+        }
+        baseEntries = v[0];
+        baseBytes = v[1];
+        reservedEntries = v[2];
+        reservedBytes = v[3];
+        batchEntries = v[4];
+        batchBytes = v[5];
+        batchWrote = in.readBoolean();
+        stale = in.readBoolean();
     }
 
     private boolean fits(long entries, long bytes) {

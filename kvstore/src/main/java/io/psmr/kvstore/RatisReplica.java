@@ -36,7 +36,8 @@ import org.apache.ratis.statemachine.StateMachine;
  * expiry and capacity exactly as one that applied the whole log.
  *
  * <h2>Snapshot content</h2>
- * The store's entries, the store's {@link StateDigest} (checked on loading), and the session table.
+ * The store's entries, the store's {@link StateDigest} (checked on loading), the session table, and
+ * the capacity guard's state (so a replica that loads a snapshot refuses exactly what the others do).
  *
  * <h2>Threads</h2>
  * Ratis owns the updater thread; the replica owns its scheduler's workers. {@link #digest()} and
@@ -267,6 +268,7 @@ public final class RatisReplica implements AutoCloseable {
             }
             out.writeLong(digest.value());
             sessions.writeTo(out);
+            capacity.writeTo(out);
             out.flush();
         }
 
@@ -294,8 +296,8 @@ public final class RatisReplica implements AutoCloseable {
                         + " differs from the snapshot's " + StateDigest.hex(expected));
             }
             sessions.readFrom(in);
+            capacity.readFrom(in);
             service.recount();
-            capacity.reset();
             snapshotsLoaded.increment();
         }
 

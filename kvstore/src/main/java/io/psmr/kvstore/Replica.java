@@ -90,6 +90,8 @@ public final class Replica implements AutoCloseable {
         this.checkpointing = checkpointing;
         KvStore opened = resume != null ? resume.store() : config.store().open();
         long from = config.fromInstance();
+        byte[] resumedCapacity = null;
+        Scheduler<AdmittedCommand, KvResult> started = null;
         try {
             if (checkpointing != null) {
                 // Snapshot files are Chronicle Maps sized like the replica's store (a heap store is sized by default).
@@ -112,6 +114,7 @@ public final class Replica implements AutoCloseable {
                             + state.instance());
                 }
                 sessions.readFrom(new DataInputStream(new ByteArrayInputStream(state.sessions())));
+                resumedCapacity = state.capacity();
                 from = resume.instance() + 1;
                 lastInstance = resume.instance();
                 lastCheckpoint = resume.instance();
@@ -127,15 +130,24 @@ public final class Replica implements AutoCloseable {
             if (config.sequential()) {
                 b.sequential();
             }
-            this.scheduler = b.start();
+            this.scheduler = started = b.start();
             this.capacity = new CapacityGuard(config.capacity(), service, this::quiesce);
+            if (resumedCapacity != null) {
+                capacity.readFrom(new DataInputStream(new ByteArrayInputStream(resumedCapacity)));
+            }
             this.admission = new CommandAdmission(config, sessions, capacity);
         } catch (IOException e) {
+            if (started != null) {
+                started.close();
+            }
             opened.close();
             throw new IllegalArgumentException("checkpoint " + resume.instance() + " cannot be resumed from: "
                     + e.getMessage(), e);
         } catch (RuntimeException | Error e) {
-            // The store may be off-heap or a file: do not leak it when the replica cannot start.
+            // The store may be off-heap or a file, the scheduler owns threads: leak neither when the replica cannot start.
+            if (started != null) {
+                started.close();
+            }
             opened.close();
             throw e;
         }
@@ -368,7 +380,9 @@ public final class Replica implements AutoCloseable {
             try {
                 ByteArrayOutputStream table = new ByteArrayOutputStream();
                 sessions.writeTo(new DataOutputStream(table));
-                state = new ReplicaCheckpointState(instance, table.toByteArray(),
+                ByteArrayOutputStream guard = new ByteArrayOutputStream();
+                capacity.writeTo(new DataOutputStream(guard));
+                state = new ReplicaCheckpointState(instance, table.toByteArray(), guard.toByteArray(),
                         checkpointing.hook().orderingState(instance)).toBytes();
                 checkpointing.store().take(instance, snapshots, state).whenComplete((cp, e) -> {
                     if (e != null) {

@@ -8,20 +8,22 @@ import java.io.IOException;
 import java.util.Objects;
 
 /**
- * What a replica's checkpoint holds besides the store: the instance, the session table, and the
- * ordering layer's resume state (opaque here; Ring Paxos puts its learner's position and duplicate
+ * What a replica's checkpoint holds besides the store: the instance, the session table, the
+ * capacity guard's state, and the ordering layer's resume state (opaque here; Ring Paxos puts its learner's position and duplicate
  * filter there). This is the checkpoint's {@code state.bin}; the store is its Chronicle Map file.
  *
- * <p>Encoding: version (1 byte, 1), instance (8), session table length (4) and bytes as
- * {@link SessionTable#writeTo} wrote them, ordering state length (4) and bytes. Big-endian.
+ * <p>Encoding: version (1 byte, 1), instance (8), then three parts, each a length (4) and bytes: the
+ * session table as {@link SessionTable#writeTo} wrote it, the capacity guard as
+ * {@link CapacityGuard#writeTo} wrote it, and the ordering state. Big-endian.
  * Deterministic: equal states give equal bytes, so replicas that checkpoint the same instance write
  * the same file (what a Byzantine ordering needs to certify it).
  *
  * @param instance      the delivered instance the checkpoint is at
  * @param sessions      the session table's bytes
+ * @param capacity      the capacity guard's bytes
  * @param orderingState the ordering layer's resume state at {@code instance}; empty if it needs none
  */
-public record ReplicaCheckpointState(long instance, byte[] sessions, byte[] orderingState) {
+public record ReplicaCheckpointState(long instance, byte[] sessions, byte[] capacity, byte[] orderingState) {
 
     private static final int VERSION = 1;
     private static final int MAX_PART_BYTES = 1 << 30;
@@ -29,6 +31,7 @@ public record ReplicaCheckpointState(long instance, byte[] sessions, byte[] orde
     /** Checks the fields. */
     public ReplicaCheckpointState {
         Objects.requireNonNull(sessions, "sessions");
+        Objects.requireNonNull(capacity, "capacity");
         Objects.requireNonNull(orderingState, "orderingState");
         if (instance < 0) {
             throw new IllegalArgumentException("a checkpoint's instance cannot be negative, got " + instance);
@@ -37,12 +40,14 @@ public record ReplicaCheckpointState(long instance, byte[] sessions, byte[] orde
 
     /** The bytes of {@code state.bin}. */
     public byte[] toBytes() {
-        ByteArrayOutputStream bytes = new ByteArrayOutputStream(21 + sessions.length + orderingState.length);
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream(25 + sessions.length + capacity.length + orderingState.length);
         try (DataOutputStream out = new DataOutputStream(bytes)) {
             out.writeByte(VERSION);
             out.writeLong(instance);
             out.writeInt(sessions.length);
             out.write(sessions);
+            out.writeInt(capacity.length);
+            out.write(capacity);
             out.writeInt(orderingState.length);
             out.write(orderingState);
         } catch (IOException e) {
@@ -66,11 +71,12 @@ public record ReplicaCheckpointState(long instance, byte[] sessions, byte[] orde
             }
             long instance = in.readLong();
             byte[] sessions = part(in, "session table");
+            byte[] capacity = part(in, "capacity state");
             byte[] ordering = part(in, "ordering state");
             if (in.available() > 0) {
                 throw new IOException("replica checkpoint state has " + in.available() + " trailing bytes");
             }
-            return new ReplicaCheckpointState(instance, sessions, ordering);
+            return new ReplicaCheckpointState(instance, sessions, capacity, ordering);
         } catch (java.io.EOFException e) {
             throw new IOException("replica checkpoint state is truncated (" + b.length + " bytes)", e);
         } catch (IllegalArgumentException e) {

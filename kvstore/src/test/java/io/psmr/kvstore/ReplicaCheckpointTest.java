@@ -35,8 +35,10 @@ class ReplicaCheckpointTest {
     Path dir;
 
     private ReplicaConfig config(int id) {
+        // A small capacity, so that the store is full most of the run: a resumed replica must refuse
+        // exactly the writes the others refuse (the capacity guard's state travels in the checkpoint).
         return ReplicaConfig.builder().replicaId(id).detection(DETECTION).workers(2).maxPending(32)
-                .store(StoreConfig.defaults().sized(5_000, 8, 48)).build();
+                .capacity(new StoreCapacity(60, 1_000_000)).store(StoreConfig.defaults().sized(5_000, 8, 48)).build();
     }
 
     @Test
@@ -93,6 +95,8 @@ class ReplicaCheckpointTest {
                 for (Replica r : replicas) {
                     assertTrue(r.isServing(), "replica " + r.id() + ": " + r.failure());
                 }
+                assertTrue(replicas.get(0).stats().commandsFull() > 100, "the store must be full much of the run: "
+                        + replicas.get(0).stats());
                 Replica.CheckpointStats s = replicas.get(0).checkpointStats();
                 assertTrue(s.lastCheckpoint() >= 256 && s.maxPauseNanos() >= 0, s.toString());
                 System.out.println("checkpoint pause of replica 1: last " + s.lastPauseNanos() / 1_000 + " us, max "
