@@ -139,8 +139,13 @@ final class ReplicaRuntime implements NodeRuntime {
         StoreConfig store = config.store().persistedTo(storeFile);
         if (checkpoint != null) {
             installed = CheckpointInstaller.install(checkpoint, store, true);
-            ReplicaCheckpointState state = ReplicaCheckpointState.fromBytes(installed.state());
-            b.resumeFrom(LearnerCheckpoint.fromBytes(state.orderingState()), installed.instance());
+            try {
+                ReplicaCheckpointState state = ReplicaCheckpointState.fromBytes(installed.state());
+                b.resumeFrom(LearnerCheckpoint.fromBytes(state.orderingState()), installed.instance());
+            } catch (IOException | RuntimeException e) {
+                installed.store().close();
+                throw e;
+            }
             LOG.info("{} resumes from checkpoint {} (store digest {})", node.name(), installed.instance(),
                     Long.toHexString(installed.digest()));
         } else {
@@ -235,7 +240,21 @@ final class ReplicaRuntime implements NodeRuntime {
             return new NodeStatus(node.name(), ProcessHandle.current().pid(), false, false, 0, null, null,
                     System.currentTimeMillis());
         }
-        Replica replica = inc.replica();
+        try {
+            return status(inc.replica());
+        } catch (RuntimeException e) {
+            // A catch-up closed this incarnation while it was being asked: not serving, not failed.
+            synchronized (lock) {
+                if (current == inc) {
+                    throw e;
+                }
+            }
+            return new NodeStatus(node.name(), ProcessHandle.current().pid(), false, false, 0, null, null,
+                    System.currentTimeMillis());
+        }
+    }
+
+    private NodeStatus status(Replica replica) throws InterruptedException {
         ReplicaStats before = replica.stats();
         long batches = before.batchesDelivered();
         long instance = before.lastInstance();
@@ -257,6 +276,14 @@ final class ReplicaRuntime implements NodeRuntime {
             current = null;
         }
         recovery.shutdownNow();
+        try {
+            // A catch-up may be installing a checkpoint (file copies ignore interrupts): let it see `closed`.
+            if (!recovery.awaitTermination(30, TimeUnit.SECONDS)) {
+                LOG.warn("{}: the catch-up thread did not stop within 30 s", node.name());
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
         if (inc != null) {
             inc.close();
         }
@@ -264,9 +291,15 @@ final class ReplicaRuntime implements NodeRuntime {
         replies.close();
     }
 
-    /** Ring Paxos' part in a checkpoint: the learner's position, and its report to the acceptors. */
+    /**
+     * Ring Paxos' part in a checkpoint: the learner's position, and its report to the acceptors. It
+     * keeps the learner checkpoints of the replica checkpoints being written (at most a few: one is
+     * written at a time), since the learner may be far ahead by the time one is durable.
+     */
     private static final class LearnerHook implements Checkpointing.Hook {
+        private static final int MAX_IN_FLIGHT = 8;
         private final RingPaxosBroadcast broadcast;
+        private final java.util.TreeMap<Long, LearnerCheckpoint> inFlight = new java.util.TreeMap<>(); // guarded by itself
 
         LearnerHook(RingPaxosBroadcast broadcast) {
             this.broadcast = broadcast;
@@ -274,17 +307,26 @@ final class ReplicaRuntime implements NodeRuntime {
 
         @Override
         public byte[] orderingState(long instance) {
-            return broadcast.learnerCheckpointAt(instance).orElseThrow(() -> new IllegalStateException(
-                    "the learner kept no checkpoint at instance " + instance)).toBytes();
+            LearnerCheckpoint state = broadcast.learnerCheckpointAt(instance).orElseThrow(() -> new IllegalStateException(
+                    "the learner kept no checkpoint at instance " + instance));
+            synchronized (inFlight) {
+                inFlight.put(instance, state);
+                while (inFlight.size() > MAX_IN_FLIGHT) {
+                    inFlight.pollFirstEntry(); // checkpoints that failed: never reported
+                }
+            }
+            return state.toBytes();
         }
 
         @Override
         public void checkpointed(long instance) {
-            try {
-                broadcast.reportCheckpoint(instance);
-            } catch (IllegalArgumentException e) {
-                // The learner has moved several checkpoints on; the next durable one will be reported.
-                LOG.debug("checkpoint {} not reported: {}", instance, e.getMessage());
+            LearnerCheckpoint state;
+            synchronized (inFlight) {
+                state = inFlight.get(instance);
+                inFlight.headMap(instance, true).clear();
+            }
+            if (state != null) {
+                broadcast.reportCheckpoint(state);
             }
         }
     }

@@ -298,6 +298,21 @@ public final class RingPaxosBroadcast implements AtomicBroadcast {
     }
 
     /**
+     * As {@link #reportCheckpoint(long)}, with the learner checkpoint the host stored (the one
+     * {@link #learnerCheckpointAt(long)} returned when it took its checkpoint): works however far the
+     * learner has moved on since, when the instance's capture is no longer kept.
+     *
+     * @throws IllegalStateException without {@link Builder#checkpointEvery(int) checkpointEvery}
+     */
+    public void reportCheckpoint(LearnerCheckpoint state) {
+        Objects.requireNonNull(state, "state");
+        if (tracker == null) {
+            throw new IllegalStateException("this broadcast does not checkpoint: build it with checkpointEvery(k)");
+        }
+        learnerNode.execute(() -> learner.checkpointed(state.deliveredThrough()));
+    }
+
+    /**
      * Completes once, with an acceptor's trim point, if the acceptors discarded the Paxos instance this learner needs
      * next: it can never catch up and has stopped delivering; the host must install a newer checkpoint from another
      * replica and start a new broadcast {@link Builder#resumeFrom resumed} from it. Never completes otherwise (not even
