@@ -28,7 +28,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.OptionalLong;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -105,8 +104,7 @@ final class ReplicaRuntime implements NodeRuntime {
             this.checkpoints = CheckpointStore.open(data, CheckpointStore.DEFAULT_RETAIN); // in data/NAME/checkpoints/
             rs = ReplyServer.start(new InetSocketAddress(cluster.host(), node.replyPort()), ReplyServerConfig.defaults());
             cs = CheckpointServer.start(checkpoints, new InetSocketAddress(cluster.host(), node.checkpointPort()), 2);
-            OptionalLong latest = checkpoints.latest();
-            Checkpoint local = latest.isPresent() ? checkpoints.open(latest.getAsLong()) : null;
+            Checkpoint local = newestIntactCheckpoint();
             this.replies = rs;
             this.checkpointServer = cs;
             this.recovery = Executors.newSingleThreadExecutor(r -> {
@@ -127,6 +125,22 @@ final class ReplicaRuntime implements NodeRuntime {
             throw e instanceof IOException io ? new UncheckedIOException("replica " + node.name() + " cannot start: "
                     + io.getMessage(), io) : (RuntimeException) e;
         }
+    }
+
+    /**
+     * The newest local checkpoint that opens intact, or null. A damaged one (its files do not match
+     * their manifest) is skipped with a warning naming it: an older one, or a peer's, will do.
+     */
+    private Checkpoint newestIntactCheckpoint() throws IOException {
+        List<Long> all = checkpoints.list();
+        for (int i = all.size() - 1; i >= 0; i--) {
+            try {
+                return checkpoints.open(all.get(i));
+            } catch (IOException e) {
+                LOG.warn("{} skips its local checkpoint {}: {}", node.name(), all.get(i), e.getMessage());
+            }
+        }
+        return null;
     }
 
     /** Starts the learner and the replica from {@code checkpoint}, or from the first instance if null. */
