@@ -25,6 +25,9 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
@@ -92,9 +95,11 @@ import org.slf4j.LoggerFactory;
  *       queue is full.</li>
  *   <li>{@link #onReply} is called by replicas' worker and delivery threads, or by a
  *       {@link io.psmr.proxy.net.ReplyConnector}'s event-loop thread, concurrently; it never blocks.</li>
- *   <li>The proxy owns two daemon threads: the sender ({@code psmr-proxy-<id>-sender}), which builds,
+ *   <li>The proxy owns three daemon threads: the sender ({@code psmr-proxy-<id>-sender}), which builds,
  *       encodes and proposes batches (and may block in {@code propose} under the broadcast's flow
- *       control), and a timer ({@code psmr-proxy-<id>-timer}) for retry timeouts.</li>
+ *       control), a timer ({@code psmr-proxy-<id>-timer}) for retry timeouts, and
+ *       {@code psmr-proxy-<id>-sessions}, which submits the requests that waited for a
+ *       {@link KvClient}'s session to open.</li>
  *   <li>A command's future completes on the thread that delivers its first reply (a replica's thread),
  *       on the timer thread (timeout), on the thread calling {@code close}, or at once on the submitting
  *       thread (TOO_LARGE, overload). Dependent stages must therefore be short and must not block:
@@ -134,6 +139,7 @@ public final class ClientProxy implements ReplyChannel, AutoCloseable {
     private final ConcurrentHashMap<Long, Outstanding> outstanding = new ConcurrentHashMap<>();
     private final Thread sender;
     private final ScheduledThreadPoolExecutor timer;
+    private final ThreadPoolExecutor sessionOpened;
     private final AtomicLong nextClient = new AtomicLong();
     private volatile AutoCloseable registration;
 
@@ -168,6 +174,15 @@ public final class ClientProxy implements ReplyChannel, AutoCloseable {
             return t;
         });
         timer.setRemoveOnCancelPolicy(true);
+        // Requests that waited for their client's session are submitted here, not on the thread that
+        // delivered the session's reply (a replica's thread, which must never block). Its queue holds at
+        // most one task per outstanding request of the proxy's clients (each holds a client's permit).
+        // Closed, it runs a task at once: submit then fails fast with ProxyClosedException.
+        this.sessionOpened = new ThreadPoolExecutor(1, 1, 0, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), r -> {
+            Thread t = new Thread(r, "psmr-proxy-" + config.proxyId() + "-sessions");
+            t.setDaemon(true);
+            return t;
+        }, (task, executor) -> task.run());
         this.sender = new Thread(this::runSender, "psmr-proxy-" + config.proxyId() + "-sender");
         sender.setDaemon(true);
     }
@@ -203,6 +218,11 @@ public final class ClientProxy implements ReplyChannel, AutoCloseable {
     /** The settings it runs with. */
     public ProxyConfig config() {
         return config;
+    }
+
+    /** Where {@link KvClient}s submit requests that waited for their session to open. */
+    Executor sessionOpenedExecutor() {
+        return sessionOpened;
     }
 
     /**
@@ -351,6 +371,7 @@ public final class ClientProxy implements ReplyChannel, AutoCloseable {
             }
         }
         timer.shutdownNow();
+        sessionOpened.shutdown();
         for (Pending p : dropped) {
             p.future.completeExceptionally(new ProxyClosedException("proxy " + config.proxyId() + " closed; "
                     + p.command + " was not proposed"));

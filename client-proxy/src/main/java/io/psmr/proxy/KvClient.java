@@ -16,8 +16,9 @@ import java.util.concurrent.atomic.AtomicReference;
  * <p><b>Sessions.</b> Before its first request the client opens a session: an OPEN_SESSION command,
  * ordered like any other, whose answer carries the session id the log assigned. Every request then
  * travels under that id, and the pair (session, requestSeq) identifies it for the replicas'
- * exactly-once rule; the proxy's retries reuse it. The caller of the first request waits (within
- * the proxy's timeout) until the session is open. A session that the replicas have let expire
+ * exactly-once rule; the proxy's retries reuse it. Requests made while the session is being opened
+ * wait for it without blocking their caller, and are then submitted on the proxy's session thread.
+ * A session that the replicas have let expire
  * answers {@link KvStatus#SESSION_EXPIRED}: that request did not execute then, and whether an earlier
  * copy of it executed is unknown; the client opens a new session for its next request.
  *
@@ -119,24 +120,31 @@ public final class KvClient {
                         + " waited for one of its outstanding requests to complete", e));
             }
         }
-        CompletableFuture<Long> open;
-        long sessionId;
-        KvCommand command;
+        long seq = lastSeq.incrementAndGet();
+        CompletableFuture<KvResult> result;
         try {
-            open = openSession();
-            sessionId = awaitSession(open);
-            command = make.make(sessionId, lastSeq.incrementAndGet());
+            CompletableFuture<Long> open = openSession();
+            if (open.isDone() && !open.isCompletedExceptionally()) {
+                result = submitUnder(open, make.make(open.join(), seq));
+            } else {
+                // Not on the thread that completes the session's opening (a replica's): submit may block.
+                result = open.thenComposeAsync(id -> submitUnder(open, make.make(id, seq)), proxy.sessionOpenedExecutor());
+            }
         } catch (RuntimeException e) {
             permits.release();
             return CompletableFuture.failedFuture(e);
         }
         // The returned stage completes after the permit is back, so a caller that issues its next
         // request as soon as this one completes never waits for its own permit.
+        return result.whenComplete((r, e) -> permits.release());
+    }
+
+    /** Submits {@code command}; a SESSION_EXPIRED answer makes the next request open a new session. */
+    private CompletableFuture<KvResult> submitUnder(CompletableFuture<Long> open, KvCommand command) {
         return proxy.submit(command).whenComplete((r, e) -> {
             if (r != null && r.status() == KvStatus.SESSION_EXPIRED) {
-                session.compareAndSet(open, null); // the next request opens a new one
+                session.compareAndSet(open, null);
             }
-            permits.release();
         });
     }
 
@@ -160,19 +168,6 @@ public final class KvClient {
                     + " could not open a session: " + r.status() + " " + r.detail()));
         });
         return mine;
-    }
-
-    private long awaitSession(CompletableFuture<Long> open) {
-        try {
-            return open.get();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new KvRequestException("interrupted while client " + clientId + " waited for its session to open", e);
-        } catch (ExecutionException e) {
-            Throwable c = e.getCause();
-            throw c instanceof KvRequestException k ? k
-                    : new KvRequestException("client " + clientId + " could not open a session: " + c, c);
-        }
     }
 
     @Override

@@ -355,15 +355,23 @@ class SessionExactlyOnceTest {
                         assertEquals(KvStatus.OK, other.blocking().create(b("f" + f + "." + w), b("x")).status());
                     }
                 }
+                // The next request is made from a dependent stage, on the replica's thread that delivers
+                // SESSION_EXPIRED: it must return without waiting for the new session (which that thread,
+                // or its peers, must deliver), so the session is still unopened when it returns.
+                java.util.concurrent.atomic.AtomicLong sessionWhenNextReturned = new java.util.concurrent.atomic.AtomicLong(-1);
+                CompletableFuture<KvResult> nextFuture = lost.thenCompose(r -> {
+                    CompletableFuture<KvResult> f = victim.create(b("c"), b("3"));
+                    sessionWhenNextReturned.set(victim.sessionId());
+                    return f;
+                });
                 gate.complete(null);
 
                 KvResult expired = ClientProxyTest.get(lost);
                 assertEquals(KvStatus.SESSION_EXPIRED, expired.status(), expired.toString());
                 assertTrue(expired.detail().contains("session " + firstSession + " is not open"), expired.detail());
                 assertTrue(expired.detail().contains("was not executed now"), expired.detail());
-                assertEquals(0, victim.sessionId(), "the client dropped the session the replicas forgot");
-
-                KvResult next = victim.blocking().create(b("c"), b("3"));
+                KvResult next = ClientProxyTest.get(nextFuture);
+                assertEquals(0, sessionWhenNextReturned.get(), "the request made on the reply thread did not wait for its session");
                 assertEquals(KvStatus.OK, next.status(), next.toString());
                 long secondSession = victim.sessionId();
                 assertNotEquals(0, secondSession);
