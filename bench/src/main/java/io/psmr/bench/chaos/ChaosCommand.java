@@ -26,9 +26,10 @@ import picocli.CommandLine.Spec;
         mixinStandardHelpOptions = true,
         sortOptions = false,
         description = {
-            "Run a seeded schedule of faults (SIGKILL and restart, SIGSTOP/SIGCONT pauses) against a cluster started with",
-            "./psmr cluster start, under a closed-loop load; then heal everything and check equal digests, no lost",
-            "acknowledged write and per-key linearizability. Docs: docs/wip-ch.md."})
+            "Run a seeded schedule of faults (SIGKILL and restart, SIGSTOP/SIGCONT pauses) against a cluster started with "
+                    + "./psmr cluster start, under a closed-loop load; then heal everything and check equal digests, no lost "
+                    + "acknowledged write and per-key linearizability.",
+            "Docs: docs/recovery.md (The fault campaign)."})
 public final class ChaosCommand implements Callable<Integer> {
 
     static final int MAX_CLIENTS = 1000;
