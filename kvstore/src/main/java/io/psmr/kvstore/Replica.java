@@ -78,6 +78,7 @@ public final class Replica implements AutoCloseable {
     private final Checkpointing checkpointing;
     private final SnapshottingStore snapshots;
     private volatile long lastCheckpoint;
+    private volatile boolean checkpointInFlight;
     private volatile long lastCheckpointPauseNanos = -1;
     private volatile long maxCheckpointPauseNanos = -1;
     private final LongAdder checkpointsSkipped = new LongAdder();
@@ -364,11 +365,12 @@ public final class Replica implements AutoCloseable {
         /**
          * Takes the checkpoint of {@code instance}: waits until every batch up to it has executed, writes
          * the session table and the ordering state, and starts the store's copy-on-write snapshot; the
-         * snapshot completes on its own thread while delivery goes on. If the previous snapshot is still
-         * being written, this one is skipped (checkpoints are local: the next one will do).
+         * snapshot completes on its own thread while delivery goes on. If the previous checkpoint is still
+         * being written or committed, this one is skipped (checkpoints are local: the next one will do),
+         * so before-images are never recorded while an earlier checkpoint's files are checked and synced.
          */
         private void checkpoint(long instance) throws InterruptedException {
-            if (snapshots.snapshotRunning()) {
+            if (checkpointInFlight || snapshots.snapshotRunning()) {
                 checkpointsSkipped.increment();
                 LOG.info("replica {}: checkpoint of instance {} skipped, the previous one is still being written",
                         config.replicaId(), instance);
@@ -384,7 +386,9 @@ public final class Replica implements AutoCloseable {
                 capacity.writeTo(new DataOutputStream(guard));
                 state = new ReplicaCheckpointState(instance, table.toByteArray(), guard.toByteArray(),
                         checkpointing.hook().orderingState(instance)).toBytes();
+                checkpointInFlight = true; // until its files are committed, not only its snapshot written
                 checkpointing.store().take(instance, snapshots, state).whenComplete((cp, e) -> {
+                    checkpointInFlight = false;
                     if (e != null) {
                         checkpointsFailed.increment();
                         LOG.warn("replica {}: checkpoint of instance {} failed: {}", config.replicaId(), instance,
@@ -396,6 +400,7 @@ public final class Replica implements AutoCloseable {
                 });
             } catch (IOException | RuntimeException e) {
                 // A checkpoint is local: without it the replica still serves, and a later one tries again.
+                checkpointInFlight = false;
                 checkpointsFailed.increment();
                 LOG.warn("replica {}: checkpoint of instance {} could not start: {}", config.replicaId(), instance,
                         e.toString());
