@@ -2,6 +2,7 @@ package io.psmr.bench.chaos;
 
 import io.psmr.bench.cluster.ClusterLauncher;
 import io.psmr.proxy.cluster.ClusterDescriptor;
+import io.psmr.proxy.cli.DurationText;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -9,8 +10,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -37,7 +36,6 @@ public final class ChaosCommand implements Callable<Integer> {
     static final Duration MIN_DURATION = Duration.ofSeconds(5);
     static final Duration MAX_DURATION = Duration.ofHours(1);
 
-    private static final Pattern DURATION = Pattern.compile("(\\d+(?:\\.\\d+)?)(ms|s|m|h)?");
 
     @Spec
     CommandSpec spec;
@@ -136,18 +134,11 @@ public final class ChaosCommand implements Callable<Integer> {
     }
 
     private Duration duration(String text) {
-        Matcher mt = DURATION.matcher(text.trim().toLowerCase(Locale.ROOT));
-        require(mt.matches(), "--duration must be a number with an optional unit ms, s, m or h (e.g. 30s), got '" + text + "'");
-        double v = Double.parseDouble(mt.group(1));
-        String unit = mt.group(2) == null ? "s" : mt.group(2);
-        double millis = v * switch (unit) {
-            case "ms" -> 1;
-            case "m" -> 60_000;
-            case "h" -> 3_600_000;
-            default -> 1000;
-        };
-        require(millis < 1e15, "--duration is too long: " + text);
-        return Duration.ofMillis(Math.round(millis));
+        try {
+            return DurationText.parse("--duration", text);
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+        }
     }
 
     private void require(boolean ok, String message) {

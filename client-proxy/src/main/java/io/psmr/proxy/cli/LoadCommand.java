@@ -19,10 +19,7 @@ import io.psmr.proxy.load.WorkloadSpec;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Locale;
 import java.util.concurrent.Callable;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -64,7 +61,6 @@ public final class LoadCommand implements Callable<Integer> {
     /** How long the cluster's replicas may take to settle at one instance once the clients stop. */
     private static final Duration SETTLE = Duration.ofSeconds(120);
 
-    private static final Pattern DURATION = Pattern.compile("(\\d+(?:\\.\\d+)?)(ms|s|m|h)?");
 
     @Spec
     CommandSpec spec;
@@ -300,18 +296,12 @@ public final class LoadCommand implements Callable<Integer> {
     }
 
     private Duration duration(String flag, String text, boolean zeroAllowed) {
-        Matcher mt = DURATION.matcher(text.trim().toLowerCase(Locale.ROOT));
-        require(mt.matches(), flag + " must be a number with an optional unit ms, s, m or h (e.g. 10s, 500ms), got '" + text + "'");
-        double v = Double.parseDouble(mt.group(1));
-        String unit = mt.group(2) == null ? "s" : mt.group(2);
-        double nanos = v * switch (unit) {
-            case "ms" -> 1e6;
-            case "m" -> 60e9;
-            case "h" -> 3600e9;
-            default -> 1e9;
-        };
-        require(nanos < 1e18, flag + " is too long: " + text);
-        Duration d = Duration.ofNanos(Math.round(nanos));
+        Duration d;
+        try {
+            d = DurationText.parse(flag, text);
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+        }
         require(zeroAllowed ? !d.isNegative() : d.toMillis() >= 1, flag + " must be " + (zeroAllowed ? "at least 0" : "at least 1ms")
                 + ", got '" + text + "'");
         return d;

@@ -277,6 +277,27 @@ public final class SnapshottingStore implements KvStore {
         return live.remove(key);
     }
 
+    // The replica's service writes through these: one lookup each, as on the live store (the defaults
+    // would read first, then write).
+
+    @Override
+    public byte[] putAndGetPrevious(byte[] key, byte[] value) {
+        record(key);
+        return live.putAndGetPrevious(key, value);
+    }
+
+    @Override
+    public byte[] replaceAndGetPrevious(byte[] key, byte[] value) {
+        record(key);
+        return live.replaceAndGetPrevious(key, value);
+    }
+
+    @Override
+    public byte[] removeAndGetPrevious(byte[] key) {
+        record(key);
+        return live.removeAndGetPrevious(key);
+    }
+
     @Override
     public long size() {
         return live.size();
