@@ -3,6 +3,7 @@ package io.psmr.kvstore;
 import io.psmr.ordering.AtomicBroadcast;
 import io.psmr.scheduler.ConflictDetection;
 import io.psmr.scheduler.GraphKind;
+import io.psmr.scheduler.SchedulerMode;
 import io.psmr.scheduler.SchedulerBuilder;
 import java.util.Objects;
 
@@ -111,6 +112,16 @@ public record ReplicaConfig(int replicaId, ConflictDetection detection, GraphKin
         public Builder replicaId(int id) {
             this.replicaId = id;
             return this;
+        }
+
+        /**
+         * The scheduler configuration {@code m}: its conflict detection (bitmaps of the default size),
+         * its graph, and whether the replica runs sequentially.
+         */
+        public Builder mode(SchedulerMode m) {
+            return detection(m.detection())
+                    .graph(m.parallel() ? m.graph() : GraphKind.INDEXED)
+                    .sequential(!m.parallel());
         }
 
         /** See {@link ReplicaConfig#detection()}. */

@@ -1,20 +1,20 @@
 package io.psmr.bench.chaos;
 
-import io.psmr.bench.cluster.ClusterLauncher;
+import io.psmr.kvstore.cluster.ClusterLauncher;
 import io.psmr.kvstore.KvResult;
 import io.psmr.kvstore.KvStatus;
 import io.psmr.proxy.ClientProxy;
 import io.psmr.proxy.KvClient;
-import io.psmr.proxy.cluster.ClusterDescriptor;
-import io.psmr.proxy.cluster.ClusterLoad;
-import io.psmr.proxy.load.HistorySink;
-import io.psmr.proxy.load.JsonLinesHistory;
-import io.psmr.proxy.load.LinearizabilityChecker;
-import io.psmr.proxy.load.LoadGenerator;
-import io.psmr.proxy.load.LoadOptions;
-import io.psmr.proxy.load.LoadReport;
-import io.psmr.proxy.load.OpRecord;
-import io.psmr.proxy.load.WorkloadSpec;
+import io.psmr.kvstore.cluster.ClusterDescriptor;
+import io.psmr.bench.load.ClusterLoad;
+import io.psmr.bench.load.HistorySink;
+import io.psmr.bench.load.JsonLinesHistory;
+import io.psmr.bench.load.LinearizabilityChecker;
+import io.psmr.bench.load.LoadGenerator;
+import io.psmr.bench.load.LoadOptions;
+import io.psmr.bench.load.LoadReport;
+import io.psmr.bench.load.OpRecord;
+import io.psmr.bench.load.WorkloadSpec;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -153,7 +153,7 @@ public final class ChaosCampaign {
         WorkloadSpec spec = new WorkloadSpec(o.clients(), o.keys(), 0.3, 0.15, Math.min(3, o.keys()), 24, o.duration(),
                 perClient, o.seed());
         // Small batches and a short retry timeout: a batch lost with a killed node is proposed again within a second.
-        return new LoadOptions(cluster.replicas().size(), cluster.settings().loadMode(), cluster.settings().workers(), 32, 4,
+        return new LoadOptions(cluster.replicas().size(), cluster.settings().mode(), cluster.settings().workers(), 32, 4,
                 Duration.ZERO, 20, Duration.ofSeconds(1), spec);
     }
 
@@ -257,7 +257,7 @@ public final class ChaosCampaign {
         if (options.restart()) {
             kinds.add("restart");
         }
-        return new ChaosReport(options.seed(), cluster.ordering(), launcher.directory().path().toString(),
+        return new ChaosReport(options.seed(), cluster.ordering().cliName(), launcher.directory().path().toString(),
                 options.duration().toMillis(), kinds, targets.describe(), schedule.faults(), faults,
                 new ChaosReport.Operations(ok, failed, unknown), UNAVAILABLE_MILLIS, windows, longest, digests, replicas,
                 writesKept, linearizable, keysChecked, violations, failures);

@@ -1,8 +1,8 @@
 package io.psmr.bench.chaos;
 
-import io.psmr.bench.cluster.ClusterLauncher;
-import io.psmr.proxy.cluster.ClusterDescriptor;
-import io.psmr.proxy.cli.DurationText;
+import io.psmr.kvstore.cluster.ClusterLauncher;
+import io.psmr.kvstore.cluster.ClusterDescriptor;
+import io.psmr.bench.cli.DurationText;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Duration;

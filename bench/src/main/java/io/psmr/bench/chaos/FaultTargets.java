@@ -1,7 +1,7 @@
 package io.psmr.bench.chaos;
 
-import io.psmr.proxy.cluster.ClusterDescriptor;
-import io.psmr.proxy.cluster.ClusterNode;
+import io.psmr.kvstore.cluster.ClusterDescriptor;
+import io.psmr.kvstore.cluster.ClusterNode;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -28,7 +28,7 @@ public record FaultTargets(List<FaultGroup> groups) {
      * The targets of {@code cluster}.
      *
      * @param restartRefusal why a node cannot be restarted, or empty if it can
-     *                       ({@link io.psmr.bench.cluster.ClusterLauncher#restartRefusal})
+     *                       ({@link io.psmr.kvstore.cluster.ClusterLauncher#restartRefusal})
      */
     public static FaultTargets of(ClusterDescriptor cluster, Function<String, Optional<String>> restartRefusal) {
         List<FaultGroup> groups = new ArrayList<>();

@@ -1,7 +1,7 @@
 package io.psmr.bench.chaos;
 
-import io.psmr.bench.cluster.ClusterLauncher;
-import io.psmr.proxy.cluster.ClusterNode;
+import io.psmr.kvstore.cluster.ClusterLauncher;
+import io.psmr.kvstore.cluster.ClusterNode;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;

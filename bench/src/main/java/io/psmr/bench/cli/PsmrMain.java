@@ -3,10 +3,10 @@ package io.psmr.bench.cli;
 import java.io.PrintWriter;
 
 import io.psmr.bench.chaos.ChaosCommand;
-import io.psmr.bench.cluster.ClusterCommand;
-import io.psmr.bench.cluster.NodeCommand;
+import io.psmr.bench.cli.ClusterCommand;
+import io.psmr.bench.cli.NodeCommand;
 import io.psmr.bench.scheduler.BenchCommand;
-import io.psmr.proxy.cli.LoadCommand;
+import io.psmr.bench.load.LoadCommand;
 import io.psmr.simulation.cli.SimulateCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;

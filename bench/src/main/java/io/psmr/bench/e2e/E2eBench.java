@@ -14,13 +14,13 @@ import io.psmr.ordering.ringpaxos.net.TransportConfig;
 import io.psmr.proxy.ClientProxy;
 import io.psmr.proxy.ProxyConfig;
 import io.psmr.proxy.ProxyStats;
-import io.psmr.proxy.load.HistorySink;
-import io.psmr.proxy.load.LoadGenerator;
-import io.psmr.proxy.load.LoadMode;
-import io.psmr.proxy.load.LoadOptions;
-import io.psmr.proxy.load.LoadResult;
-import io.psmr.proxy.load.LoadRun;
-import io.psmr.proxy.load.WorkloadSpec;
+import io.psmr.bench.load.HistorySink;
+import io.psmr.bench.load.LoadGenerator;
+import io.psmr.scheduler.SchedulerMode;
+import io.psmr.bench.load.LoadOptions;
+import io.psmr.bench.load.LoadResult;
+import io.psmr.bench.load.LoadRun;
+import io.psmr.bench.load.WorkloadSpec;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -145,7 +145,7 @@ public final class E2eBench {
     LoadOptions options(E2eMode mode, Duration duration) {
         E2eSettings s = settings;
         WorkloadSpec w = new WorkloadSpec(s.clients(), s.keys(), 0.5, 0.05, 4, 64, duration, 0, s.seed());
-        return new LoadOptions(1, mode == E2eMode.SEQUENTIAL ? LoadMode.SEQUENTIAL : LoadMode.BITMAP, s.workers(),
+        return new LoadOptions(1, mode == E2eMode.SEQUENTIAL ? SchedulerMode.SEQUENTIAL : SchedulerMode.BITMAP_INDEXED, s.workers(),
                 mode.batch(s.batch()), s.window(), Duration.ZERO, s.conflictPct(), Duration.ofSeconds(5), w);
     }
 

@@ -1,6 +1,6 @@
 package io.psmr.bench.micro;
 
-import io.psmr.bench.cli.JvmFlags;
+import io.psmr.kvstore.ChronicleJvmFlags;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
@@ -97,7 +97,7 @@ public final class MicroCommand implements Callable<Integer> {
                 .measurementTime(TimeValue.milliseconds(timeMillis))
                 .verbosity(VerboseMode.NORMAL)
                 // The benchmarks do not open Chronicle Map, but the kvstore classes they load may.
-                .jvmArgsAppend(JvmFlags.CHRONICLE.toArray(String[]::new));
+                .jvmArgsAppend(ChronicleJvmFlags.CHRONICLE.toArray(String[]::new));
         Collection<RunResult> results = new Runner(opts.build()).run();
         List<String> rows = rows(results);
         PrintWriter o = spec.commandLine().getOut();

@@ -1,13 +1,14 @@
 package io.psmr.bench.chaos;
 
+import io.psmr.scheduler.SchedulerMode;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.psmr.bench.cli.CliRun;
-import io.psmr.bench.cluster.ClusterLauncher;
-import io.psmr.proxy.cluster.ClusterSettings;
+import io.psmr.kvstore.cluster.ClusterLauncher;
+import io.psmr.kvstore.cluster.ClusterSettings;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -48,7 +49,7 @@ class ChaosProcessTest {
         long began = System.nanoTime();
         Path cluster = dir.resolve("cluster");
         launcher = new ClusterLauncher(cluster);
-        launcher.start(3, 2, new ClusterSettings("bitmap", 1, 1000, 16, 10), Duration.ofSeconds(90));
+        launcher.start(3, 2, new ClusterSettings(SchedulerMode.BITMAP_INDEXED, 1, 1000, 16, 10), Duration.ofSeconds(90));
 
         ChaosOptions planned = new ChaosOptions(Duration.ofSeconds(15), java.util.List.of(FaultKind.KILL, FaultKind.PAUSE), true,
                 0, SEED, 8, 32, null);

@@ -1,14 +1,16 @@
 package io.psmr.bench.chaos;
 
+import io.psmr.ordering.OrderingProtocol;
+import io.psmr.scheduler.SchedulerMode;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.psmr.proxy.cluster.ClusterDescriptor;
-import io.psmr.proxy.cluster.ClusterNode;
-import io.psmr.proxy.cluster.ClusterSettings;
-import io.psmr.proxy.cluster.NodeRole;
-import io.psmr.proxy.cluster.ProposerSlot;
+import io.psmr.kvstore.cluster.ClusterDescriptor;
+import io.psmr.kvstore.cluster.ClusterNode;
+import io.psmr.kvstore.cluster.ClusterSettings;
+import io.psmr.kvstore.cluster.NodeRole;
+import io.psmr.kvstore.cluster.ProposerSlot;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -161,7 +163,7 @@ class ChaosScheduleTest {
             nodes.add(new ClusterNode("replica-" + r, NodeRole.REPLICA, ClusterDescriptor.LEARNER_BASE + r - 1, r, port++, port++, 0,
                     null, null));
         }
-        return new ClusterDescriptor(ClusterDescriptor.VERSION, ClusterDescriptor.RINGPAXOS, "127.0.0.1", settings(), nodes,
+        return new ClusterDescriptor(ClusterDescriptor.VERSION, OrderingProtocol.RING_PAXOS, "127.0.0.1", settings(), nodes,
                 List.of(new ProposerSlot(ClusterDescriptor.PROPOSER_BASE, port)), null);
     }
 
@@ -170,11 +172,11 @@ class ChaosScheduleTest {
         for (int r = 1; r <= peers; r++) {
             nodes.add(new ClusterNode("replica-" + r, NodeRole.REPLICA, r, r, 30000 + r, 0, 0, null, null));
         }
-        return new ClusterDescriptor(ClusterDescriptor.VERSION, ClusterDescriptor.RATIS, "127.0.0.1", settings(), nodes, List.of(),
+        return new ClusterDescriptor(ClusterDescriptor.VERSION, OrderingProtocol.RATIS, "127.0.0.1", settings(), nodes, List.of(),
                 "6a8e3e5e-4b36-4c53-9e42-0d6f8b1d2c3a");
     }
 
     private static ClusterSettings settings() {
-        return new ClusterSettings("bitmap", 2, 1000, 16, 10);
+        return new ClusterSettings(SchedulerMode.BITMAP_INDEXED, 2, 1000, 16, 10);
     }
 }

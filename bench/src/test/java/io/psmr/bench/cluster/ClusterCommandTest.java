@@ -8,8 +8,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.psmr.bench.cli.CliRun;
 import io.psmr.kvstore.KvOp;
 import io.psmr.kvstore.KvStatus;
-import io.psmr.proxy.load.LinearizabilityChecker;
-import io.psmr.proxy.load.OpRecord;
+import io.psmr.bench.load.LinearizabilityChecker;
+import io.psmr.bench.load.OpRecord;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -53,7 +53,7 @@ class ClusterCommandTest {
         assertUsage(CliRun.of("cluster", "start", "--dir", dir.toString(), "--ordering", "pbft"), "--ordering must be ringpaxos or ratis, got 'pbft'");
         assertUsage(CliRun.of("cluster", "start", "--dir", dir.toString(), "--ordering", "ratis", "--acceptors", "3"),
                 "--acceptors is a Ring Paxos setting; a ratis cluster has none");
-        assertUsage(CliRun.of("cluster", "start", "--dir", dir.toString(), "--mode", "fast"), "--mode must be bitmap");
+        assertUsage(CliRun.of("cluster", "start", "--dir", dir.toString(), "--mode", "fast"), "unknown mode 'fast'; modes: sequential, cbase, keys-pairwise, keys-hashed, bitmap-monitor, bitmap-indexed, rw-bitmap");
         assertUsage(CliRun.of("cluster", "start", "--dir", dir.toString(), "--tick-ms", "0"), "--tick-ms must be from 1 to 1000");
         assertUsage(CliRun.of("cluster", "start", "--dir", dir.toString(), "--max-keys", "0"), "--max-keys must be from 1 to 1000000000, got 0");
         assertUsage(CliRun.of("cluster", "start", "--dir", dir.toString(), "--max-bytes", "0"), "--max-bytes must be from 1 to");
@@ -81,7 +81,7 @@ class ClusterCommandTest {
         assertTrue(again.err().contains("--force") && again.err().contains("--resume"), again.err());
         assertFailure(CliRun.of("cluster", "start", "--dir", d, "--force"), "a cluster is already running in");
 
-        assertUsage(CliRun.of("load", "--cluster", d, "--mode", "keys"), "--mode cannot be combined with --cluster");
+        assertUsage(CliRun.of("load", "--cluster", d, "--mode", "keys-hashed"), "--mode cannot be combined with --cluster");
         assertUsage(CliRun.of("load", "--cluster", d, "--max-keys", "5"), "--max-keys cannot be combined with --cluster");
         CliRun load = CliRun.of("load", "--cluster", d, "--clients", "4", "--keys", "50", "--duration", "1s", "--format", "json");
         assertEquals(0, load.exitCode(), load.err());
@@ -139,7 +139,7 @@ class ClusterCommandTest {
         CliRun refused = CliRun.of("cluster", "start", "--dir", d, "--acceptors", "1", "--replicas", "1");
         assertFailure(refused, dir.toAbsolutePath().normalize() + " already holds a cluster (cluster.json, data/, logs/); "
                 + "nothing was changed: pass --force to delete it and start afresh, or --resume to start it again from its data");
-        assertUsage(CliRun.of("cluster", "start", "--dir", d, "--resume", "--replicas", "3", "--mode", "bitmap"),
+        assertUsage(CliRun.of("cluster", "start", "--dir", d, "--resume", "--replicas", "3", "--mode", "bitmap-indexed"),
                 "--replicas 3 (cluster.json: 1) contradicts it");
         assertUsage(CliRun.of("cluster", "start", "--dir", d, "--force", "--resume"), "--force and --resume cannot be combined");
         assertEquals(before, files(dir), "a refused start changed files");

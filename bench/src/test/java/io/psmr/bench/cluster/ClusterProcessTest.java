@@ -1,9 +1,11 @@
 package io.psmr.bench.cluster;
 
+import io.psmr.scheduler.SchedulerMode;
+import io.psmr.kvstore.cluster.ClusterLauncher;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.psmr.proxy.cluster.ClusterSettings;
+import io.psmr.kvstore.cluster.ClusterSettings;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -43,7 +45,7 @@ class ClusterProcessTest {
         String context = "seed " + seed + ", cluster in " + dir;
         System.out.println("ClusterProcessTest " + context);
         launcher = new ClusterLauncher(dir);
-        launcher.start(3, 2, new ClusterSettings("bitmap", 2, 1000, 16, 10), Duration.ofSeconds(90));
+        launcher.start(3, 2, new ClusterSettings(SchedulerMode.BITMAP_INDEXED, 2, 1000, 16, 10), Duration.ofSeconds(90));
         KillUnderLoad.run("ClusterProcessTest", launcher, "acceptor-", seed, context,
                 restarted -> assertRestoredFromItsLog(launcher.directory().logFile(restarted), context));
     }

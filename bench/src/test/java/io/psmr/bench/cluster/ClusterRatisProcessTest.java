@@ -1,6 +1,9 @@
 package io.psmr.bench.cluster;
 
-import io.psmr.proxy.cluster.ClusterSettings;
+import io.psmr.scheduler.SchedulerMode;
+import io.psmr.bench.load.ClusterLoad;
+import io.psmr.kvstore.cluster.ClusterLauncher;
+import io.psmr.kvstore.cluster.ClusterSettings;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
@@ -41,7 +44,7 @@ class ClusterRatisProcessTest {
         String context = "seed " + seed + ", cluster in " + dir;
         System.out.println("ClusterRatisProcessTest " + context);
         launcher = new ClusterLauncher(dir);
-        launcher.startRatis(3, new ClusterSettings("bitmap", 2, 1000, 16, 10), Duration.ofSeconds(120));
+        launcher.startRatis(3, new ClusterSettings(SchedulerMode.BITMAP_INDEXED, 2, 1000, 16, 10), Duration.ofSeconds(120));
         // The restarted peer's recovery is checked by the digests: it is one of the two compared.
         KillUnderLoad.run("ClusterRatisProcessTest", launcher, "replica-", seed, context, restarted -> { });
     }

@@ -1,5 +1,6 @@
 package io.psmr.bench.cluster;
 
+import io.psmr.kvstore.cluster.ClusterLauncher;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -8,14 +9,14 @@ import io.psmr.kvstore.KvOp;
 import io.psmr.kvstore.KvResult;
 import io.psmr.kvstore.KvStatus;
 import io.psmr.proxy.KvClient;
-import io.psmr.proxy.cluster.ClusterLoad;
-import io.psmr.proxy.load.LinearizabilityChecker;
-import io.psmr.proxy.load.LoadGenerator;
-import io.psmr.proxy.load.LoadMode;
-import io.psmr.proxy.load.LoadOptions;
-import io.psmr.proxy.load.LoadReport;
-import io.psmr.proxy.load.OpRecord;
-import io.psmr.proxy.load.WorkloadSpec;
+import io.psmr.bench.load.ClusterLoad;
+import io.psmr.bench.load.LinearizabilityChecker;
+import io.psmr.bench.load.LoadGenerator;
+import io.psmr.scheduler.SchedulerMode;
+import io.psmr.bench.load.LoadOptions;
+import io.psmr.bench.load.LoadReport;
+import io.psmr.bench.load.OpRecord;
+import io.psmr.bench.load.WorkloadSpec;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -69,7 +70,7 @@ final class KillUnderLoad {
             throws Exception {
         assertTrue(launcher.awaitCoordinator(Duration.ofSeconds(30)).startsWith(prefix), context);
         WorkloadSpec spec = new WorkloadSpec(CLIENTS, KEYS, 0.3, 0.15, 3, 16, Duration.ofSeconds(120), OPS, seed);
-        LoadOptions options = new LoadOptions(2, LoadMode.BITMAP, 2, 16, 4, Duration.ZERO, 20, Duration.ofSeconds(2), spec);
+        LoadOptions options = new LoadOptions(2, SchedulerMode.BITMAP_INDEXED, 2, 16, 4, Duration.ZERO, 20, Duration.ofSeconds(2), spec);
         List<OpRecord> history = Collections.synchronizedList(new ArrayList<>());
         AtomicInteger done = new AtomicInteger();
         AtomicReference<Thread> killer = new AtomicReference<>();

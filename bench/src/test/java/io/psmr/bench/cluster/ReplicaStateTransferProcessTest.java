@@ -1,20 +1,22 @@
 package io.psmr.bench.cluster;
 
+import io.psmr.kvstore.cluster.ClusterLauncher;
+import io.psmr.kvstore.cluster.ReplicaRuntime;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.psmr.kvstore.KvResult;
 import io.psmr.kvstore.KvStatus;
 import io.psmr.proxy.KvClient;
-import io.psmr.proxy.cluster.ClusterLoad;
-import io.psmr.proxy.cluster.ClusterSettings;
-import io.psmr.proxy.load.LinearizabilityChecker;
-import io.psmr.proxy.load.LoadGenerator;
-import io.psmr.proxy.load.LoadMode;
-import io.psmr.proxy.load.LoadOptions;
-import io.psmr.proxy.load.LoadReport;
-import io.psmr.proxy.load.OpRecord;
-import io.psmr.proxy.load.WorkloadSpec;
+import io.psmr.bench.load.ClusterLoad;
+import io.psmr.kvstore.cluster.ClusterSettings;
+import io.psmr.bench.load.LinearizabilityChecker;
+import io.psmr.bench.load.LoadGenerator;
+import io.psmr.scheduler.SchedulerMode;
+import io.psmr.bench.load.LoadOptions;
+import io.psmr.bench.load.LoadReport;
+import io.psmr.bench.load.OpRecord;
+import io.psmr.bench.load.WorkloadSpec;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -70,10 +72,10 @@ class ReplicaStateTransferProcessTest {
         System.out.println("ReplicaStateTransferProcessTest " + context);
         long t0 = System.nanoTime();
         launcher = new ClusterLauncher(dir);
-        launcher.start(3, 2, new ClusterSettings("bitmap", 2, 1000, 16, 10), Duration.ofSeconds(90));
+        launcher.start(3, 2, new ClusterSettings(SchedulerMode.BITMAP_INDEXED, 2, 1000, 16, 10), Duration.ofSeconds(90));
 
         WorkloadSpec spec = new WorkloadSpec(CLIENTS, KEYS, 0.3, 0.15, 3, 16, Duration.ofSeconds(150), OPS, seed);
-        LoadOptions options = new LoadOptions(2, LoadMode.BITMAP, 2, 16, 4, Duration.ZERO, 20, Duration.ofSeconds(2), spec);
+        LoadOptions options = new LoadOptions(2, SchedulerMode.BITMAP_INDEXED, 2, 16, 4, Duration.ZERO, 20, Duration.ofSeconds(2), spec);
         List<OpRecord> history = Collections.synchronizedList(new ArrayList<>());
         AtomicInteger done = new AtomicInteger();
         AtomicReference<Throwable> killFailure = new AtomicReference<>();

@@ -1,5 +1,8 @@
 package io.psmr.proxy.cluster;
 
+import io.psmr.kvstore.cluster.ClusterDescriptor;
+import io.psmr.kvstore.cluster.ClusterDirectory;
+import io.psmr.kvstore.cluster.ProposerSlot;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.channels.FileChannel;

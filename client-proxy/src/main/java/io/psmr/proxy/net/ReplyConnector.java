@@ -1,5 +1,6 @@
 package io.psmr.proxy.net;
 
+import io.psmr.proxy.ClientProxy;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;

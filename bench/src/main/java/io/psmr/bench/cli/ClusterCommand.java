@@ -1,0 +1,359 @@
+package io.psmr.bench.cli;
+
+import io.psmr.ordering.OrderingProtocol;
+import io.psmr.kvstore.cluster.ClusterLauncher;
+import io.psmr.kvstore.cluster.ClusterDescriptor;
+import io.psmr.kvstore.cluster.ClusterNode;
+import io.psmr.kvstore.cluster.ClusterSettings;
+import io.psmr.kvstore.cluster.NodeRole;
+import io.psmr.ordering.node.NodeStatus;
+import io.psmr.scheduler.SchedulerMode;
+import io.psmr.kvstore.StoreSizing;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code psmr cluster start|status|kill|restart|stop}: a Ring Paxos (or Apache Ratis) cluster of
+ * separate processes on 127.0.0.1, described by {@code DIR/cluster.json}. Drive it with {@code ./psmr load --cluster DIR}.
+ */
+@Command(name = "cluster",
+        mixinStandardHelpOptions = true,
+        synopsisSubcommandLabel = "COMMAND",
+        commandListHeading = "%nCommands:%n",
+        description = {
+            "Run a replicated key-value store as separate processes on 127.0.0.1: Ring Paxos acceptors and replicas, or Apache Ratis peers.",
+            "Drive it with ./psmr load --cluster DIR. Docs: docs/ringpaxos.md (Running a cluster of processes), docs/integration.md (Ratis)."},
+        subcommands = {ClusterCommand.Start.class, ClusterCommand.Status.class, ClusterCommand.Kill.class,
+            ClusterCommand.Restart.class, ClusterCommand.Stop.class})
+public final class ClusterCommand implements Callable<Integer> {
+
+    @Spec
+    CommandSpec spec;
+
+    @Override
+    public Integer call() {
+        throw new CommandLine.ParameterException(spec.commandLine(), "missing command: start, status, kill, restart or stop");
+    }
+
+    /** {@code --dir}, shared by every subcommand. */
+    static final class DirOption {
+        @Option(names = "--dir", paramLabel = "DIR", required = true, description = "The cluster directory (holds cluster.json).")
+        Path dir;
+    }
+
+    /** {@code cluster start}. */
+    @Command(name = "start", mixinStandardHelpOptions = true, sortOptions = false,
+            description = {"Start a cluster: each acceptor and replica in its own JVM; returns once it serves.",
+                "Refuses (exit 1) a DIR that already holds a cluster: --force deletes it first, --resume starts it again from its data."})
+    static final class Start implements Callable<Integer> {
+        @Spec
+        CommandSpec spec;
+
+        @CommandLine.Mixin
+        DirOption dir;
+
+        @Option(names = "--ordering", paramLabel = "ORDERING", defaultValue = "ringpaxos", converter = OrderingConverter.class,
+                description = "ringpaxos (acceptors and replicas) or ratis (Apache Ratis peers, psmr executing their log) (default: ${DEFAULT-VALUE}).")
+        OrderingProtocol ordering;
+
+        @Option(names = "--acceptors", paramLabel = "N", defaultValue = "3",
+                description = "Ring Paxos acceptors, 2f+1 tolerate f crashes, 1 to 15 (default: ${DEFAULT-VALUE}); not with ratis.")
+        int acceptors;
+
+        @Option(names = "--replicas", paramLabel = "N", defaultValue = "2",
+                description = "Replicas (with ratis: Raft peers, 2f+1 tolerate f crashes), 1 to 16 (default: ${DEFAULT-VALUE}).")
+        int replicas;
+
+        @Option(names = "--mode", paramLabel = "MODE", defaultValue = "bitmap-indexed", converter = SchedulerModeConverter.class,
+                description = "Scheduler of the replicas (and conflict detection of every proxy): sequential, cbase, keys-pairwise, "
+                        + "keys-hashed, bitmap-monitor, bitmap-indexed or rw-bitmap (default: ${DEFAULT-VALUE}).")
+        SchedulerMode mode;
+
+        @Option(names = "--workers", paramLabel = "N", defaultValue = "2", description = "Worker threads per replica, 1 to 1024 (default: ${DEFAULT-VALUE}).")
+        int workers;
+
+        @Option(names = "--max-keys", paramLabel = "N", defaultValue = "100000",
+                description = "Replicated store capacity in entries, 1 to 10^9: every replica refuses, with status FULL, "
+                        + "the same writes that could take the store past it, decided in log order (default: ${DEFAULT-VALUE}).")
+        long maxKeys;
+
+        @Option(names = "--max-bytes", paramLabel = "BYTES",
+                description = "Replicated store capacity in key-plus-value bytes, 1 to max-keys x (1024 + 16384), the "
+                        + "largest key and value; writes that could exceed it are refused FULL (default: max-keys x ("
+                        + StoreSizing.KEY_BYTES + " + --value-size), so that the entry count binds first for keys up to "
+                        + StoreSizing.KEY_BYTES + " bytes).")
+        Long maxBytes;
+
+        @Option(names = "--value-size", paramLabel = "BYTES", defaultValue = "64",
+                description = "Value size the default --max-bytes allows per entry, 1 to 16384 (default: ${DEFAULT-VALUE}); "
+                        + "larger values are accepted while the byte capacity has room.")
+        int valueSize;
+
+        @Option(names = "--tick-ms", paramLabel = "MS", defaultValue = "10",
+                description = "Ring Paxos tick in milliseconds, 1 to 1000; a coordinator is suspected after 10 ticks (default: ${DEFAULT-VALUE}); not with ratis.")
+        int tickMillis;
+
+        @Option(names = "--timeout", paramLabel = "SECONDS", defaultValue = "60",
+                description = "How long the cluster may take to serve, 1 to 600 s (default: ${DEFAULT-VALUE}).")
+        int timeoutSeconds;
+
+        @Option(names = "--force",
+                description = "If DIR holds a stopped cluster, delete its cluster.json, data/ and logs/ first and start a new one.")
+        boolean force;
+
+        @Option(names = "--resume",
+                description = "Start the stopped cluster in DIR again from its cluster.json and data, keeping every file "
+                        + "(each node as cluster restart would); other flags given must match cluster.json.")
+        boolean resume;
+
+        /** The flags of a new cluster, which --resume takes from cluster.json instead. */
+        private static final List<String> SHAPE = List.of("--ordering", "--acceptors", "--replicas", "--mode", "--workers",
+                "--max-keys", "--max-bytes", "--value-size", "--tick-ms");
+
+        @Override
+        public Integer call() throws Exception {
+            CommandLine cl = spec.commandLine();
+            require(cl, !(force && resume), "--force and --resume cannot be combined: --force deletes the cluster that --resume would start");
+            require(cl, timeoutSeconds >= 1 && timeoutSeconds <= 600, "--timeout must be from 1 to 600, got " + timeoutSeconds);
+            if (resume) {
+                return resume(cl);
+            }
+            boolean ratis = ordering == OrderingProtocol.RATIS;
+            require(cl, ratis || ordering == OrderingProtocol.RING_PAXOS, "--ordering must be ringpaxos or ratis, got '" + ordering.cliName()
+                    + "' (a cluster of processes needs a replicated ordering)");
+            for (String flag : new String[] {"--acceptors", "--tick-ms"}) {
+                require(cl, !ratis || !cl.getParseResult().hasMatchedOption(flag), flag + " is a Ring Paxos setting; a ratis cluster has none");
+            }
+            require(cl, acceptors >= 1 && acceptors <= 15, "--acceptors must be from 1 to 15, got " + acceptors);
+            require(cl, replicas >= 1 && replicas <= 16, "--replicas must be from 1 to 16, got " + replicas);
+            require(cl, workers >= 1 && workers <= 1024, "--workers must be from 1 to 1024, got " + workers);
+            require(cl, maxKeys >= 1 && maxKeys <= 1_000_000_000L, "--max-keys must be from 1 to 1000000000, got " + maxKeys);
+            require(cl, valueSize >= 1 && valueSize <= 16384, "--value-size must be from 1 to 16384, got " + valueSize);
+            long bytes = maxBytes != null ? maxBytes : StoreSizing.defaultMaxBytes(maxKeys, valueSize);
+            require(cl, bytes >= 1 && bytes <= StoreSizing.maxUsefulBytes(maxKeys), "--max-bytes must be from 1 to "
+                    + StoreSizing.maxUsefulBytes(maxKeys) + " (--max-keys " + maxKeys + " times the largest key and value), got " + bytes);
+            require(cl, tickMillis >= 1 && tickMillis <= 1000, "--tick-ms must be from 1 to 1000, got " + tickMillis);
+            ClusterSettings settings = new ClusterSettings(mode, workers, maxKeys, valueSize, bytes, tickMillis);
+            ClusterLauncher launcher = new ClusterLauncher(dir.dir);
+            PrintWriter out = cl.getOut();
+            if (force) {
+                List<String> removed = launcher.wipe();
+                if (!removed.isEmpty()) {
+                    out.println("--force: deleted the old cluster in " + launcher.directory().path() + " ("
+                            + String.join(", ", removed) + ")");
+                    out.flush();
+                }
+            }
+            if (ratis) {
+                launcher.startRatis(replicas, settings, Duration.ofSeconds(timeoutSeconds));
+            } else {
+                launcher.start(acceptors, replicas, settings, Duration.ofSeconds(timeoutSeconds));
+            }
+            out.println("cluster serving in " + launcher.directory().path() + " (" + launcher.directory().path()
+                    .resolve(ClusterDescriptor.FILE) + "); store capacity " + settings.maxKeys() + " entries, "
+                    + settings.maxBytes() + " key and value bytes (writes beyond it are refused FULL)");
+            printStatus(out, launcher);
+            out.flush();
+            return 0;
+        }
+
+        /** {@code --resume}: every shape flag given must agree with cluster.json; then each node restarts. */
+        private int resume(CommandLine cl) throws InterruptedException {
+            ClusterLauncher launcher = new ClusterLauncher(dir.dir);
+            if (!launcher.directory().exists()) {
+                throw new IllegalStateException("--resume: no cluster in " + launcher.directory().path() + " (no "
+                        + ClusterDescriptor.FILE + "); start one without --resume");
+            }
+            ClusterDescriptor c;
+            try {
+                c = launcher.directory().read();
+            } catch (IllegalArgumentException e) {
+                throw new IllegalStateException("--resume: " + e.getMessage());
+            }
+            List<String> contradictions = new java.util.ArrayList<>();
+            for (String flag : SHAPE) {
+                if (!cl.getParseResult().hasMatchedOption(flag)) {
+                    continue;
+                }
+                Object value = cl.getParseResult().matchedOptionValue(flag, (Object) null);
+                String given = value instanceof SchedulerMode m ? m.cliName()
+                        : value instanceof OrderingProtocol o ? o.cliName() : String.valueOf(value);
+                String held = switch (flag) {
+                    case "--ordering" -> c.ordering().cliName();
+                    case "--acceptors" -> Integer.toString(c.acceptors().size());
+                    case "--replicas" -> Integer.toString(c.replicas().size());
+                    case "--mode" -> c.settings().mode().cliName();
+                    case "--workers" -> Integer.toString(c.settings().workers());
+                    case "--max-keys" -> Long.toString(c.settings().maxKeys());
+                    case "--max-bytes" -> Long.toString(c.settings().maxBytes());
+                    case "--value-size" -> Integer.toString(c.settings().valueBytes());
+                    default -> Integer.toString(c.settings().tickMillis());
+                };
+                if (!given.equals(held)) {
+                    contradictions.add(flag + " " + given + " (cluster.json: " + held + ")");
+                }
+            }
+            require(cl, contradictions.isEmpty(), "--resume starts the cluster that " + launcher.directory().path()
+                    .resolve(ClusterDescriptor.FILE) + " describes, but " + String.join(", ", contradictions)
+                    + " contradicts it; leave those flags out");
+            List<String> started = launcher.resume(Duration.ofSeconds(timeoutSeconds));
+            PrintWriter out = cl.getOut();
+            out.println("resumed " + started.size() + " nodes from " + launcher.directory().path() + " (" + String.join(", ", started)
+                    + "); every file kept");
+            printStatus(out, launcher);
+            out.flush();
+            return 0;
+        }
+    }
+
+    /** {@code cluster status}. */
+    @Command(name = "status", mixinStandardHelpOptions = true,
+            description = "Show every node (process, ports, state) and which acceptor coordinates (or which Ratis peer leads).")
+    static final class Status implements Callable<Integer> {
+        @Spec
+        CommandSpec spec;
+
+        @CommandLine.Mixin
+        DirOption dir;
+
+        @Override
+        public Integer call() {
+            ClusterLauncher launcher = launcher(spec, dir.dir);
+            printStatus(spec.commandLine().getOut(), launcher);
+            spec.commandLine().getOut().flush();
+            return 0;
+        }
+    }
+
+    /** {@code cluster kill}. */
+    @Command(name = "kill", mixinStandardHelpOptions = true,
+            description = "Kill one node's process with SIGKILL, as a crash.")
+    static final class Kill implements Callable<Integer> {
+        @Spec
+        CommandSpec spec;
+
+        @CommandLine.Mixin
+        DirOption dir;
+
+        @Option(names = "--node", paramLabel = "NAME", required = true,
+                description = "The node, such as acceptor-0 or replica-1, or 'coordinator' for the acceptor that coordinates (the leader of a ratis cluster).")
+        String node;
+
+        @Override
+        public Integer call() throws Exception {
+            ClusterLauncher launcher = launcher(spec, dir.dir);
+            String killed;
+            try {
+                killed = launcher.kill(node);
+            } catch (IllegalArgumentException e) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--node: " + e.getMessage());
+            }
+            spec.commandLine().getOut().println("killed " + killed);
+            spec.commandLine().getOut().flush();
+            return 0;
+        }
+    }
+
+    /** {@code cluster restart}. */
+    @Command(name = "restart", mixinStandardHelpOptions = true,
+            description = "Restart a node from its durable state on its port (killing it first if it runs): a Ring Paxos acceptor, or a Ratis peer.")
+    static final class Restart implements Callable<Integer> {
+        @Spec
+        CommandSpec spec;
+
+        @CommandLine.Mixin
+        DirOption dir;
+
+        @Option(names = "--node", paramLabel = "NAME", required = true, description = "The node, such as acceptor-0 (or replica-2 of a ratis cluster).")
+        String node;
+
+        @Option(names = "--timeout", paramLabel = "SECONDS", defaultValue = "60",
+                description = "How long it may take to serve again, 1 to 600 s (default: ${DEFAULT-VALUE}).")
+        int timeoutSeconds;
+
+        @Override
+        public Integer call() throws Exception {
+            require(spec.commandLine(), timeoutSeconds >= 1 && timeoutSeconds <= 600, "--timeout must be from 1 to 600, got " + timeoutSeconds);
+            ClusterLauncher launcher = launcher(spec, dir.dir);
+            try {
+                launcher.restart(node, Duration.ofSeconds(timeoutSeconds));
+            } catch (IllegalArgumentException e) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--node: " + e.getMessage());
+            }
+            spec.commandLine().getOut().println("restarted " + node);
+            spec.commandLine().getOut().flush();
+            return 0;
+        }
+    }
+
+    /** {@code cluster stop}. */
+    @Command(name = "stop", mixinStandardHelpOptions = true,
+            description = "Stop every node (SIGTERM, then SIGKILL after 10 s). The directory keeps the logs.")
+    static final class Stop implements Callable<Integer> {
+        @Spec
+        CommandSpec spec;
+
+        @CommandLine.Mixin
+        DirOption dir;
+
+        @Override
+        public Integer call() throws Exception {
+            ClusterLauncher launcher = launcher(spec, dir.dir);
+            List<String> stopped = launcher.stop(Duration.ofSeconds(10));
+            spec.commandLine().getOut().println("stopped " + stopped.size() + " nodes" + (stopped.isEmpty() ? "" : ": " + String.join(", ", stopped)));
+            spec.commandLine().getOut().flush();
+            return 0;
+        }
+    }
+
+    private static ClusterLauncher launcher(CommandSpec spec, Path dir) {
+        ClusterLauncher launcher = new ClusterLauncher(dir);
+        try {
+            launcher.directory().read();
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--dir: " + e.getMessage());
+        }
+        return launcher;
+    }
+
+    private static void require(CommandLine cl, boolean ok, String problem) {
+        if (!ok) {
+            throw new CommandLine.ParameterException(cl, problem);
+        }
+    }
+
+    static void printStatus(PrintWriter out, ClusterLauncher launcher) {
+        boolean ratis = launcher.directory().read().isRatis();
+        List<ClusterLauncher.NodeView> views = launcher.status();
+        out.printf(Locale.ROOT, "%-12s %-9s %-8s %-6s %-6s %-9s %-12s %s%n", "node", "role", "pid", "port", "reply", "state",
+                "instance", "digest");
+        for (ClusterLauncher.NodeView v : views) {
+            ClusterNode n = v.node();
+            NodeStatus s = v.status();
+            String state = !v.alive() ? (n.pid() == null ? "stopped" : "dead")
+                    : s == null ? "starting" : s.failure() != null ? "failed" : s.coordinator() ? (ratis ? "leader" : "coord")
+                    : "serving";
+            out.printf(Locale.ROOT, "%-12s %-9s %-8s %-6d %-6s %-9s %-12s %s%n", n.name(), n.role().label(),
+                    n.pid() == null ? "-" : n.pid(), n.port(), n.replyPort() > 0 ? Integer.toString(n.replyPort()) : "-",
+                    state, n.role() == NodeRole.REPLICA && s != null ? Long.toString(s.instance()) : "-",
+                    s != null && s.digest() != null ? String.format(Locale.ROOT, "%016x", s.digest()) : "-");
+            if (s != null && s.failure() != null) {
+                out.println("  " + n.name() + " failed: " + s.failure());
+            }
+        }
+        Optional<String> c = launcher.coordinator();
+        boolean candidates = views.stream().anyMatch(v -> v.alive() && (ratis || v.node().role() == NodeRole.ACCEPTOR));
+        out.println((ratis ? "leader: " : "coordinator: ")
+                + c.orElse(candidates ? "none (an election may be under way)" : "none (no " + (ratis ? "peer" : "acceptor") + " runs)"));
+    }
+}

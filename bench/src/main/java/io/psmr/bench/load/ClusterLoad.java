@@ -1,0 +1,260 @@
+package io.psmr.bench.load;
+
+import io.psmr.kvstore.cluster.ClusterDescriptor;
+import io.psmr.kvstore.cluster.ClusterDirectory;
+import io.psmr.kvstore.cluster.ClusterNode;
+import io.psmr.kvstore.cluster.StatusFile;
+import io.psmr.ordering.node.NodeStatus;
+import io.psmr.proxy.cluster.ClusterSession;
+import io.psmr.kvstore.KvCodec;
+import io.psmr.kvstore.KvDecodeException;
+import io.psmr.kvstore.LocalReplyRouter;
+import io.psmr.kvstore.RatisPeer;
+import io.psmr.kvstore.ReplicaConfig;
+import io.psmr.ordering.ratis.RatisOrderingClient;
+import io.psmr.ordering.ringpaxos.net.RingPaxosProposerClient;
+import io.psmr.proxy.ClientProxy;
+import io.psmr.proxy.ProxyConfig;
+import io.psmr.proxy.ProxyStats;
+import io.psmr.bench.load.HistorySink;
+import io.psmr.bench.load.LoadGenerator;
+import io.psmr.bench.load.LoadOptions;
+import io.psmr.bench.load.LoadTarget;
+import io.psmr.ordering.OrderingProtocol;
+import io.psmr.bench.load.LoadReport;
+import io.psmr.bench.load.LoadResult;
+import io.psmr.bench.load.LoadRun;
+import io.psmr.bench.load.LoadStalledException;
+import io.psmr.bench.load.RunControls;
+import io.psmr.proxy.net.ReplyConnector;
+import io.psmr.proxy.net.ReplyConnectorConfig;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@code ./psmr load --cluster DIR}: the load generator and one client proxy in this process,
+ * against a cluster of separate processes. Over Ring Paxos the proxy proposes through a proposer on
+ * a {@linkplain ClusterSession claimed slot} and receives replies from every replica over TCP
+ * ({@link ReplyConnector}); over Ratis it proposes through a Raft client and the leader's replies
+ * come back as Raft replies. After the clients stop, it waits until every live replica reports an
+ * idle digest at the same instance, and reports those digests. Call from one thread.
+ */
+public final class ClusterLoad {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ClusterLoad.class);
+
+    /** Proposals the proposer keeps queued or in flight; the proxy's window is far below. */
+    static final int MAX_PENDING_PROPOSALS = 1024;
+    /** How long to wait for the proxy to reach every replica's reply server before the load starts. */
+    static final long CONNECT_SECONDS = 30;
+
+    /** What the caller may do with the proxy after the load, before it closes (tests read keys back). */
+    @FunctionalInterface
+    public interface AfterLoad {
+        /** Called on the calling thread with the still-open proxy. */
+        void accept(ClientProxy proxy) throws Exception;
+    }
+
+    private ClusterLoad() {
+    }
+
+    /**
+     * Runs the load against the cluster in {@code dir}.
+     *
+     * @param options  the run; its mode and workers must be the cluster's (see {@link #options})
+     * @param history  receives every client operation
+     * @param after    called with the proxy after the clients stop; may be null
+     * @param settle   how long the replicas may take to report equal idle digests once the clients stop
+     * @throws IllegalStateException if the replicas cannot be reached or do not settle in time
+     */
+    public static LoadReport run(ClusterDirectory dir, LoadOptions options, HistorySink history, AfterLoad after,
+                                 Duration settle) throws Exception {
+        return run(dir, options, history, after, settle, RunControls.NONE);
+    }
+
+    /**
+     * Runs the load against the cluster in {@code dir}, watched by {@code controls}: its session
+     * number is replaced by this run's {@link ClusterSession#session()}, and its probe by one that
+     * names the nodes whose process is not alive or whose status says they do not serve, and (over
+     * Ring Paxos) how many reply connections are up.
+     *
+     * @throws LoadStalledException  if the run stalled; it carries the report of what completed (no
+     *                               digests: the replicas are not waited for)
+     * @throws IllegalStateException if the replicas cannot be reached or do not settle in time
+     */
+    public static LoadReport run(ClusterDirectory dir, LoadOptions options, HistorySink history, AfterLoad after,
+                                 Duration settle, RunControls controls) throws Exception {
+        ClusterDescriptor cluster = dir.read();
+        if (liveReplicas(dir, cluster).isEmpty()) {
+            throw new IllegalStateException("no replica of the cluster in " + dir.path() + " is alive (see ./psmr cluster status)");
+        }
+        ReplicaConfig rc = cluster.settings().replicaConfig(1);
+        LoadResult result;
+        ProxyStats stats;
+        long loadEnd;
+        LoadOptions reported = new LoadOptions(cluster.replicas().size(), cluster.settings().mode(),
+                cluster.settings().workers(), options.batch(), options.window(), options.linger(), options.conflictPercent(),
+                options.retryTimeout(), options.workload());
+        LoadTarget ordering = cluster.isRatis() ? LoadTarget.cluster(OrderingProtocol.RATIS) : LoadTarget.cluster(OrderingProtocol.RING_PAXOS);
+        try (ClusterSession session = ClusterSession.open(dir, cluster)) {
+            ProxyConfig pc = LoadRun.proxyConfig(options, rc).toBuilder().proxyId(session.proxyId()).build();
+            RunControls c = controls.withSession(session.session());
+            Run run = cluster.isRatis() ? runOverRatis(dir, cluster, pc, options, history, after, c)
+                    : runOverRingPaxos(dir, cluster, session, pc, options, history, after, c);
+            if (run.stalled() != null) {
+                throw run.stalled().withReport(new LoadReport(reported, rc, run.stalled().result(), run.stats(), List.of(),
+                        Runtime.getRuntime().availableProcessors(), ordering));
+            }
+            result = run.result();
+            stats = run.stats();
+            loadEnd = System.currentTimeMillis();
+        }
+        List<Long> digests = awaitSettled(dir, loadEnd, settle);
+        return new LoadReport(reported, rc, result, stats, digests, Runtime.getRuntime().availableProcessors(), ordering);
+    }
+
+    /**
+     * What a stalled run cannot hear from: nodes whose process is not alive, or whose status file
+     * says they do not serve (or that they failed); {@code replies} adds the reply connections up.
+     */
+    static String silentNodes(ClusterDirectory dir, ReplyConnector replies) {
+        ClusterDescriptor cluster = dir.read(); // pids change when nodes are killed or restarted
+        StringBuilder b = new StringBuilder();
+        for (ClusterNode n : cluster.nodes()) {
+            String why;
+            if (n.liveProcess().isEmpty()) {
+                why = "process not running"; // killed or stopped (cluster.json then holds no pid), or died
+            } else {
+                NodeStatus s = StatusFile.read(dir.statusFile(n.name())).filter(st -> st.pid() == n.pid()).orElse(null);
+                why = s == null ? "no status: still starting?" : s.failure() != null ? "failed: " + s.failure()
+                        : !s.serving() ? "status says not serving" : null;
+            }
+            if (why != null) {
+                b.append(b.length() == 0 ? "" : ", ").append(n.name()).append(" (").append(why).append(')');
+            }
+        }
+        if (replies != null && replies.connectedCount() < cluster.replicas().size()) {
+            b.append(b.length() == 0 ? "" : "; ").append("reply connections up: ").append(replies.connectedCount())
+                    .append(" of ").append(cluster.replicas().size());
+        }
+        return b.toString();
+    }
+
+    /** What the clients measured, or the stall that ended them. */
+    private record Run(LoadResult result, ProxyStats stats, LoadStalledException stalled) {
+    }
+
+    /** A proposer on a claimed slot, replies from every replica over TCP. */
+    private static Run runOverRingPaxos(ClusterDirectory dir, ClusterDescriptor cluster, ClusterSession session, ProxyConfig pc,
+                                        LoadOptions options, HistorySink history, AfterLoad after, RunControls controls)
+            throws Exception {
+        InetSocketAddress bind = new InetSocketAddress(cluster.host(), session.slot().port());
+        try (RingPaxosProposerClient proposer = RingPaxosProposerClient.start(cluster.ringPaxosConfig(),
+                session.slot().paxosId(), session.firstProposalSeq(), cluster.transportConfig(), bind, cluster.peers(),
+                MAX_PENDING_PROPOSALS)) {
+            proposer.start();
+            try (ClientProxy proxy = ClientProxy.start(pc, proposer);
+                 ReplyConnector replies = ReplyConnector.start(pc.proxyId(), cluster.replyAddresses(), proxy,
+                         ReplyConnectorConfig.defaults())) {
+                int live = liveReplicas(dir, cluster).size();
+                if (!replies.awaitConnected(Math.max(1, live), CONNECT_SECONDS, TimeUnit.SECONDS)) {
+                    throw new IllegalStateException("could not reach the reply servers of " + live
+                            + " live replicas within " + CONNECT_SECONDS + " s (connected to " + replies.connectedCount() + ")");
+                }
+                return drive(proxy, options, history, after, controls.withProbe(() -> silentNodes(dir, replies)));
+            }
+        }
+    }
+
+    /** A Raft client to the group; the leader's replies come back as Raft replies. */
+    private static Run runOverRatis(ClusterDirectory dir, ClusterDescriptor cluster, ProxyConfig pc, LoadOptions options,
+                                    HistorySink history, AfterLoad after, RunControls controls) throws Exception {
+        LocalReplyRouter router = new LocalReplyRouter();
+        try (RatisOrderingClient client = new RatisOrderingClient(
+                RatisPeer.newClient(cluster.raftGroup(), pc.limits(), MAX_PENDING_PROPOSALS),
+                bytes -> routeRatisReplies(bytes, router), MAX_PENDING_PROPOSALS)) {
+            client.start();
+            try (ClientProxy proxy = ClientProxy.start(pc, client, router)) {
+                return drive(proxy, options, history, after, controls.withProbe(() -> silentNodes(dir, null)));
+            }
+        }
+    }
+
+    private static void routeRatisReplies(byte[] bytes, LocalReplyRouter router) {
+        try {
+            KvCodec.decodeReplies(bytes).forEach(router::route);
+        } catch (KvDecodeException e) {
+            LOG.error("a Ratis reply is not a list of key-value replies: {}", e.getMessage());
+        }
+    }
+
+    private static Run drive(ClientProxy proxy, LoadOptions options, HistorySink history, AfterLoad after,
+                             RunControls controls) throws Exception {
+        LoadResult result;
+        try {
+            result = LoadGenerator.run(proxy, options.workload(), history, controls);
+        } catch (LoadStalledException e) {
+            return new Run(null, proxy.stats(), e);
+        }
+        ProxyStats stats = proxy.stats();
+        if (after != null) {
+            after.accept(proxy);
+        }
+        return new Run(result, stats, null);
+    }
+
+    /** The replicas whose process is alive. */
+    static List<ClusterNode> liveReplicas(ClusterDirectory dir, ClusterDescriptor cluster) {
+        List<ClusterNode> live = new ArrayList<>();
+        for (ClusterNode n : cluster.replicas()) {
+            if (n.liveProcess().isPresent()) {
+                live.add(n);
+            }
+        }
+        return live;
+    }
+
+    /**
+     * Waits until every live replica has reported, after {@code sinceMillis}, an idle digest at one
+     * common instance, and that instance held for two polls in a row; returns those digests in replica order.
+     */
+    public static List<Long> awaitSettled(ClusterDirectory dir, long sinceMillis, Duration timeout)
+            throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        long previous = -1;
+        String last = "no status yet";
+        while (true) {
+            List<ClusterNode> live = liveReplicas(dir, dir.read()); // pids change when nodes are killed or restarted
+            List<Long> digests = new ArrayList<>();
+            long instance = -1;
+            boolean settled = !live.isEmpty();
+            StringBuilder seen = new StringBuilder();
+            for (ClusterNode n : live) {
+                NodeStatus s = StatusFile.read(dir.statusFile(n.name())).orElse(null);
+                seen.append(n.name()).append('=').append(s == null ? "none" : s.instance() + (s.digest() == null ? " busy" : " idle")).append(' ');
+                if (s == null || s.pid() != n.pid() || s.updated() < sinceMillis || s.digest() == null
+                        || (instance >= 0 && s.instance() != instance)) {
+                    settled = false;
+                    continue;
+                }
+                instance = s.instance();
+                digests.add(s.digest());
+            }
+            last = seen.toString().trim();
+            if (settled && instance == previous) {
+                return digests;
+            }
+            previous = settled ? instance : -1;
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("the replicas did not settle at one instance within " + timeout.toSeconds()
+                        + " s of the clients stopping (last seen: " + last + ")");
+            }
+            Thread.sleep(200); // polling files another process writes; there is nothing to wait on
+        }
+    }
+}

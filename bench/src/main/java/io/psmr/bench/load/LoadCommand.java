@@ -1,0 +1,325 @@
+package io.psmr.bench.load;
+
+import io.psmr.bench.cli.OrderingConverter;
+import io.psmr.bench.cli.SchedulerModeConverter;
+import io.psmr.bench.cli.DurationText;
+import io.psmr.kvstore.StoreCapacity;
+import io.psmr.kvstore.cluster.ClusterDescriptor;
+import io.psmr.kvstore.cluster.ClusterDirectory;
+import io.psmr.bench.load.ClusterLoad;
+import io.psmr.bench.load.HistorySink;
+import io.psmr.bench.load.JsonLinesHistory;
+import io.psmr.scheduler.SchedulerMode;
+import io.psmr.bench.load.LoadOptions;
+import io.psmr.bench.load.LoadTarget;
+import io.psmr.ordering.OrderingProtocol;
+import io.psmr.bench.load.LoadReport;
+import io.psmr.bench.load.LoadRun;
+import io.psmr.bench.load.LoadStalledException;
+import io.psmr.bench.load.RunControls;
+import io.psmr.bench.load.StallProbe;
+import io.psmr.kvstore.StoreSizing;
+import io.psmr.bench.load.WorkloadSpec;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code psmr load}: drives an embedded replicated key-value store (N replicas over the local
+ * sequencer, each with its own scheduler and Chronicle Map) with closed-loop clients through one
+ * batching {@link io.psmr.proxy.ClientProxy}, and prints throughput, latency percentiles, the
+ * acknowledged operations and every replica's digest. With {@code --cluster DIR} it drives a
+ * cluster of separate processes instead ({@link ClusterLoad}).
+ *
+ * <p>Usable on its own, {@code new CommandLine(new LoadCommand()).execute(args)}, and as a
+ * subcommand of {@code psmr}. Exit codes: 0 done and the digests agree; 1 the digests differ, the
+ * run stalled ({@code --stall-timeout}) or failed; 2 bad usage, with a message naming the flag.
+ */
+@Command(name = "load",
+        mixinStandardHelpOptions = true,
+        sortOptions = false,
+        usageHelpAutoWidth = true,
+        description = {
+            "Drive an embedded replicated key-value store, or with --cluster a cluster of processes, with closed-loop clients.",
+            "Reports throughput, latency (p50, p99, p999), acknowledged operations and each replica's state digest.",
+            "Exits 1 if the replicas' digests differ, or if no operation completes for --stall-timeout. Docs: docs/kvstore.md (Running ./psmr load), docs/client-proxy.md."})
+public final class LoadCommand implements Callable<Integer> {
+
+    /** Largest replica count: the local sequencer's learner bound leaves room for other learners. */
+    static final int MAX_REPLICAS = 32;
+    static final int MAX_CLIENTS = 10_000;
+    static final int MAX_KEYS = 100_000_000;
+    static final int MAX_WINDOW = 1024;
+    static final int MAX_WORKERS = 1024;
+    static final long MAX_CAPACITY_KEYS = 1_000_000_000L;
+
+    /** Output formats. */
+    enum Format { text, json }
+
+    /** How long the cluster's replicas may take to settle at one instance once the clients stop. */
+    private static final Duration SETTLE = Duration.ofSeconds(120);
+
+
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--cluster", paramLabel = "DIR",
+            description = "Drive the process cluster in DIR (started with ./psmr cluster start) instead of an embedded one; "
+                    + "replicas, mode and workers are the cluster's, and replies come over TCP.")
+    Path cluster;
+
+    @Option(names = "--replicas", paramLabel = "N", defaultValue = "3",
+            description = "Replicas, 1 to " + MAX_REPLICAS + " (default: ${DEFAULT-VALUE}).")
+    int replicas;
+
+    @Option(names = "--clients", paramLabel = "N", defaultValue = "64",
+            description = "Closed-loop clients, one thread each, 1 to " + MAX_CLIENTS + " (default: ${DEFAULT-VALUE}).")
+    int clients;
+
+    @Option(names = "--duration", paramLabel = "TIME", defaultValue = "10s",
+            description = "How long clients issue operations: a number with ms, s (default unit), m or h (default: ${DEFAULT-VALUE}).")
+    String duration;
+
+    @Option(names = "--ordering", paramLabel = "ORDERING", defaultValue = "local", converter = OrderingConverter.class,
+            description = "local (psmr's in-process sequencer) or ratis (Apache Ratis peers on loopback, psmr executing "
+                    + "their log; docs/integration.md); ringpaxos runs as processes: use --cluster (default: ${DEFAULT-VALUE}).")
+    OrderingProtocol ordering;
+
+    @Option(names = "--mode", paramLabel = "MODE", defaultValue = "bitmap-indexed", converter = SchedulerModeConverter.class,
+            description = "Scheduler: sequential, cbase, keys-pairwise, keys-hashed, bitmap-monitor, bitmap-indexed or rw-bitmap "
+                    + "(default: ${DEFAULT-VALUE}). cbase = exact keys compared pairwise, monitor graph, batches of 1.")
+    SchedulerMode mode;
+
+    @Option(names = "--workers", paramLabel = "N",
+            description = "Worker threads per replica, 1 to " + MAX_WORKERS + " (default: available processors).")
+    Integer workers;
+
+    @Option(names = "--batch", paramLabel = "N",
+            description = "Most client commands per batch, 1 to 4095 (default: 200; 1 for cbase).")
+    Integer batch;
+
+    @Option(names = "--conflict", paramLabel = "PCT", defaultValue = "0",
+            description = "Percentage of batches, 0 to 100, that also write one shared hot key (the core paper's "
+                    + "conflict rate; default: ${DEFAULT-VALUE}).")
+    double conflict;
+
+    @Option(names = "--history", paramLabel = "FILE",
+            description = "Write every client operation to FILE as JSON lines (client, op, key, value, invoke_ns, "
+                    + "complete_ns, status, output, detail), after a first READ of every key (the store's initial values).")
+    Path history;
+
+    @Option(names = "--format", paramLabel = "FORMAT", defaultValue = "text",
+            description = "text or json (default: ${DEFAULT-VALUE}); json prints one object with ops, throughput_ops, "
+                    + "p50_us, p99_us, p999_us, digests and more.")
+    String format;
+
+    @Option(names = "--keys", paramLabel = "N", defaultValue = "10000",
+            description = "Key space, 1 to " + MAX_KEYS + " (default: ${DEFAULT-VALUE}).")
+    int keys;
+
+    @Option(names = "--read-fraction", paramLabel = "F", defaultValue = "0.5",
+            description = "Fraction of operations that are READs, 0 to 1 (default: ${DEFAULT-VALUE}).")
+    double readFraction;
+
+    @Option(names = "--multi-put-fraction", paramLabel = "F", defaultValue = "0.05",
+            description = "Fraction of operations that are MULTI_PUTs, 0 to 1 (default: ${DEFAULT-VALUE}); "
+                    + "the rest are CREATE, UPDATE and DELETE.")
+    double multiPutFraction;
+
+    @Option(names = "--multi-put-keys", paramLabel = "N", defaultValue = "4",
+            description = "Distinct keys per MULTI_PUT, 1 to 64 and at most --keys (default: ${DEFAULT-VALUE}).")
+    int multiPutKeys;
+
+    @Option(names = "--value-size", paramLabel = "BYTES", defaultValue = "64",
+            description = "Bytes per value, 1 to 16384 (default: ${DEFAULT-VALUE}).")
+    int valueSize;
+
+    @Option(names = "--max-keys", paramLabel = "N",
+            description = "Replicated store capacity in entries, 1 to 10^9: every replica refuses, with status FULL, the same "
+                    + "writes that could take the store past it (default: --keys + 1 + (--batch + 1) x --multi-put-keys, "
+                    + "which this load can never fill).")
+    Long maxKeys;
+
+    @Option(names = "--max-bytes", paramLabel = "BYTES",
+            description = "Replicated store capacity in key-plus-value bytes, 1 to max-keys x (largest key + largest value, "
+                    + "1024 + 16384): writes that could exceed it are refused FULL (default: max-keys x (" + StoreSizing.KEY_BYTES
+                    + " + --value-size), so that the entry count binds first).")
+    Long maxBytes;
+
+    @Option(names = "--window", paramLabel = "N", defaultValue = "1",
+            description = "Batches the proxy keeps outstanding, 1 to " + MAX_WINDOW + " (default: ${DEFAULT-VALUE}, the paper's).")
+    int window;
+
+    @Option(names = "--linger", paramLabel = "TIME", defaultValue = "0",
+            description = "How long the proxy may hold a command waiting for a full batch once the window has room "
+                    + "(default: ${DEFAULT-VALUE}: send at once).")
+    String linger;
+
+    @Option(names = "--retry-timeout", paramLabel = "TIME", defaultValue = "5s",
+            description = "How long the proxy waits for a batch's replies before proposing it again (default: ${DEFAULT-VALUE}).")
+    String retryTimeout;
+
+    @Option(names = "--stall-timeout", paramLabel = "TIME", defaultValue = "10s",
+            description = "If no operation completes for this long (or the wait for outstanding operations after "
+                    + "--duration lasts this long), say on stderr what cannot be heard from and exit 1 (default: ${DEFAULT-VALUE}).")
+    String stallTimeout;
+
+    @Option(names = "--seed", paramLabel = "S", defaultValue = "42",
+            description = "Seed of the clients' choices (default: ${DEFAULT-VALUE}).")
+    long seed;
+
+    /** The stall timeout, once {@link #validate} has checked it. */
+    private Duration stall;
+
+    @Override
+    public Integer call() throws Exception {
+        LoadOptions options = validate();
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        boolean json = format.equalsIgnoreCase("json");
+        RunControls controls = new RunControls(0, history != null, stall, StallProbe.NONE, notice -> {
+            err.println("psmr load: " + notice);
+            err.flush();
+        });
+        LoadReport report;
+        try {
+            if (history != null) {
+                try (JsonLinesHistory h = new JsonLinesHistory(history)) {
+                    report = run(options, h, controls);
+                }
+            } else {
+                report = run(options, HistorySink.NONE, controls);
+            }
+        } catch (LoadStalledException e) {
+            if (e.report() != null) {
+                print(e.report(), json, out);
+            }
+            err.println("psmr load: " + e.getMessage() + (history != null ? "; the history of what completed is in " + history : ""));
+            err.flush();
+            return 1;
+        }
+        print(report, json, out);
+        int compared = report.digests().size();
+        if (cluster != null && compared < Math.min(2, options.replicas())) {
+            err.println("psmr load: only " + compared + " of " + options.replicas()
+                    + " replicas are alive to report a digest; agreement not verified");
+            err.flush();
+            return 1;
+        }
+        if (!report.digestsAgree()) {
+            err.println("psmr load: the replicas' digests differ: " + report.digests());
+            err.flush();
+            return 1;
+        }
+        return 0;
+    }
+
+    private static void print(LoadReport report, boolean json, PrintWriter out) {
+        if (json) {
+            out.println(report.toJson());
+            out.flush();
+        } else {
+            report.printText(out);
+        }
+    }
+
+    private LoadReport run(LoadOptions options, HistorySink h, RunControls controls) throws Exception {
+        return cluster != null
+                ? ClusterLoad.run(new ClusterDirectory(cluster), options, h, null, SETTLE, controls)
+                : LoadRun.run(options, LoadTarget.embedded(ordering), h, controls, null, null);
+    }
+
+    /** Checks every flag; a bad one is a usage error naming it. */
+    LoadOptions validate() {
+        if (cluster != null) {
+            for (String fixed : new String[] {"--replicas", "--mode", "--workers", "--ordering", "--max-keys", "--max-bytes"}) {
+                require(!spec.commandLine().getParseResult().hasMatchedOption(fixed),
+                        fixed + " cannot be combined with --cluster: the cluster fixed it when it started (see cluster.json)");
+            }
+            ClusterDescriptor c;
+            try {
+                c = new ClusterDirectory(cluster).read();
+            } catch (IllegalArgumentException e) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--cluster: " + e.getMessage());
+            }
+            replicas = c.replicas().size();
+            mode = c.settings().mode();
+            workers = c.settings().workers();
+        }
+        require(replicas >= 1 && replicas <= MAX_REPLICAS, "--replicas must be from 1 to " + MAX_REPLICAS + ", got " + replicas);
+        require(ordering != OrderingProtocol.RING_PAXOS || cluster != null,
+                "--ordering ringpaxos runs as separate processes: start them with ./psmr cluster start, then use --cluster DIR");
+        require(clients >= 1 && clients <= MAX_CLIENTS, "--clients must be from 1 to " + MAX_CLIENTS + ", got " + clients);
+        Duration d = duration("--duration", duration, false);
+        require(d.compareTo(Duration.ofDays(1)) <= 0, "--duration must be at most 24h, got " + duration);
+        SchedulerMode m = mode;
+        require(!m.batchOfOne() || batch == null || batch == 1,
+                "--mode cbase runs batches of one command, got --batch " + batch + "; keys-pairwise is the same scheduler with batches");
+        int w = workers != null ? workers : Runtime.getRuntime().availableProcessors();
+        require(w >= 1 && w <= MAX_WORKERS, "--workers must be from 1 to " + MAX_WORKERS + ", got " + w);
+        int b = m.batch(batch != null ? batch : 200);
+        require(b >= 1 && b <= 4095, "--batch must be from 1 to 4095, got " + b);
+        require(conflict >= 0 && conflict <= 100, "--conflict must be a percentage from 0 to 100, got " + number(conflict));
+        require(format.equalsIgnoreCase("text") || format.equalsIgnoreCase("json"),
+                "--format must be text or json, got '" + format + "'");
+        require(keys >= 1 && keys <= MAX_KEYS, "--keys must be from 1 to " + MAX_KEYS + ", got " + keys);
+        require(readFraction >= 0 && readFraction <= 1, "--read-fraction must be from 0 to 1, got " + number(readFraction));
+        require(multiPutFraction >= 0 && multiPutFraction <= 1,
+                "--multi-put-fraction must be from 0 to 1, got " + number(multiPutFraction));
+        require(readFraction + multiPutFraction <= 1, "--read-fraction plus --multi-put-fraction must be at most 1, got "
+                + number(readFraction + multiPutFraction));
+        require(multiPutKeys >= 1 && multiPutKeys <= 64 && multiPutKeys <= keys,
+                "--multi-put-keys must be from 1 to 64 and at most --keys (" + keys + "), got " + multiPutKeys);
+        require(valueSize >= 1 && valueSize <= 16 * 1024, "--value-size must be from 1 to 16384, got " + valueSize);
+        require(window >= 1 && window <= MAX_WINDOW, "--window must be from 1 to " + MAX_WINDOW + ", got " + window);
+        Duration l = duration("--linger", linger, true);
+        require(l.compareTo(Duration.ofSeconds(10)) <= 0, "--linger must be at most 10s, got " + linger);
+        Duration rt = duration("--retry-timeout", retryTimeout, false);
+        stall = duration("--stall-timeout", stallTimeout, false);
+        require(stall.compareTo(Duration.ofHours(1)) <= 0, "--stall-timeout must be at most 1h, got " + stallTimeout);
+        WorkloadSpec spec = new WorkloadSpec(clients, keys, readFraction, multiPutFraction, multiPutKeys, valueSize, d, 0, seed);
+        return new LoadOptions(replicas, m, w, b, window, l, conflict, rt, spec, capacity(b, spec));
+    }
+
+    /** The store capacity of --max-keys and --max-bytes, each defaulting as their descriptions say. */
+    private StoreCapacity capacity(int batch, WorkloadSpec spec) {
+        StoreCapacity workload = StoreSizing.workloadCapacity(batch, spec.keys(), spec.multiPutKeys(), spec.valueSize());
+        long entries = maxKeys != null ? maxKeys : workload.maxEntries();
+        require(entries >= 1 && entries <= MAX_CAPACITY_KEYS, "--max-keys must be from 1 to " + MAX_CAPACITY_KEYS + ", got " + entries);
+        if (maxBytes == null) {
+            return new StoreCapacity(entries, maxKeys == null ? workload.maxBytes() : StoreSizing.defaultMaxBytes(entries, valueSize));
+        }
+        long most = StoreSizing.maxUsefulBytes(entries);
+        require(maxBytes >= 1 && maxBytes <= most, "--max-bytes must be from 1 to " + most
+                + " (--max-keys " + entries + " times the largest key and value), got " + maxBytes);
+        return new StoreCapacity(entries, maxBytes);
+    }
+
+    private Duration duration(String flag, String text, boolean zeroAllowed) {
+        Duration d;
+        try {
+            d = DurationText.parse(flag, text);
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+        }
+        require(zeroAllowed ? !d.isNegative() : d.toMillis() >= 1, flag + " must be " + (zeroAllowed ? "at least 0" : "at least 1ms")
+                + ", got '" + text + "'");
+        return d;
+    }
+
+    private void require(boolean ok, String message) {
+        if (!ok) {
+            throw new CommandLine.ParameterException(spec.commandLine(), message);
+        }
+    }
+
+    private static String number(double d) {
+        return d == Math.rint(d) && !Double.isInfinite(d) ? Long.toString((long) d) : Double.toString(d);
+    }
+}

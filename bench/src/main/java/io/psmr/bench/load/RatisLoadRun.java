@@ -1,0 +1,76 @@
+package io.psmr.bench.load;
+
+import io.psmr.ordering.OrderingProtocol;
+import io.psmr.kvstore.RatisCluster;
+import io.psmr.kvstore.ReplicaConfig;
+import io.psmr.proxy.ClientProxy;
+import io.psmr.proxy.ProxyConfig;
+import io.psmr.proxy.ProxyStats;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+/**
+ * {@link LoadRun} over Apache Ratis: a {@link RatisCluster} of {@link LoadOptions#replicas()} peers
+ * on loopback, the proxy proposing through the Raft client. Ratis logs and snapshots go to a
+ * temporary directory, removed at the end; a snapshot every {@value #SNAPSHOT_EVERY} entries keeps
+ * the log, and so the disk, bounded in long runs.
+ */
+final class RatisLoadRun {
+
+    /** Entries between automatic snapshots (after each, the log is purged up to it). */
+    static final long SNAPSHOT_EVERY = 10_000;
+
+    private RatisLoadRun() {
+    }
+
+    static LoadReport run(LoadOptions o, HistorySink history, RunControls controls) throws InterruptedException {
+        ReplicaConfig rc = LoadRun.replicaConfig(o);
+        ProxyConfig pc = LoadRun.proxyConfig(o, rc);
+        Path dir;
+        try {
+            dir = Files.createTempDirectory("psmr-ratis-");
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create a directory for the Ratis logs: " + e.getMessage(), e);
+        }
+        try (RatisCluster cluster = RatisCluster.start(o.replicas(), rc, dir, SNAPSHOT_EVERY)) {
+            // Elect first, so that the measured run does not include the election.
+            if (cluster.awaitLeader(LoadRun.QUIESCE_SECONDS, TimeUnit.SECONDS) == 0) {
+                throw new IllegalStateException("no Ratis leader was elected within " + LoadRun.QUIESCE_SECONDS + " s");
+            }
+            LoadResult result;
+            ProxyStats stats;
+            try (ClientProxy proxy = ClientProxy.start(pc, cluster.broadcast(), cluster.router())) {
+                try {
+                    result = LoadGenerator.run(proxy, o.workload(), history, controls);
+                } catch (LoadStalledException e) {
+                    throw e.withReport(new LoadReport(o, rc, e.result(), proxy.stats(), List.of(),
+                            Runtime.getRuntime().availableProcessors(), LoadTarget.embedded(OrderingProtocol.RATIS)));
+                }
+                stats = proxy.stats();
+            }
+            if (!cluster.awaitQuiescent(LoadRun.QUIESCE_SECONDS, TimeUnit.SECONDS)) {
+                throw new IllegalStateException("the replicas did not apply every committed entry within "
+                        + LoadRun.QUIESCE_SECONDS + " s of the clients stopping");
+            }
+            List<Long> digests = cluster.digests();
+            return new LoadReport(o, rc, result, stats, digests, Runtime.getRuntime().availableProcessors(),
+                    LoadTarget.embedded(OrderingProtocol.RATIS));
+        } finally {
+            deleteRecursively(dir);
+        }
+    }
+
+    private static void deleteRecursively(Path dir) {
+        try (Stream<Path> files = Files.walk(dir)) {
+            files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException e) {
+            // Best effort: a temporary directory left behind is not worth failing a finished run.
+        }
+    }
+}

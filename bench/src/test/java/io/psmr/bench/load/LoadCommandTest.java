@@ -1,0 +1,214 @@
+package io.psmr.bench.load;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.psmr.bench.load.LinearizabilityChecker;
+import io.psmr.kvstore.KvOp;
+import io.psmr.kvstore.KvStatus;
+import io.psmr.bench.load.LoadCommand;
+import io.psmr.bench.load.OpRecord;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import picocli.CommandLine;
+
+/** {@code psmr load} on its own: usage errors exit 2 naming the flag; short runs in both formats. */
+class LoadCommandTest {
+
+    private record Run(int exitCode, String out, String err) {
+    }
+
+    private static Run run(String... args) {
+        CommandLine cl = new CommandLine(new LoadCommand());
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        cl.setOut(new PrintWriter(out, true));
+        cl.setErr(new PrintWriter(err, true));
+        int code = cl.execute(args);
+        return new Run(code, out.toString(), err.toString());
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+        "--replicas 0|--replicas must be from 1 to",
+        "--clients -3|--clients must be from 1 to",
+        "--duration 10x|--duration must be a number with an optional unit",
+        "--duration 0s|--duration must be at least 1ms",
+        "--mode fastest|--mode must be bitmap, rw-bitmap, keys, cbase or sequential, got 'fastest'",
+        "--workers 0|--workers must be from 1 to",
+        "--batch 5000|--batch must be from 1 to 4095, got 5000",
+        "--conflict 101|--conflict must be a percentage from 0 to 100, got 101",
+        "--format xml|--format must be text or json, got 'xml'",
+        "--read-fraction 0.7 --multi-put-fraction 0.5|--read-fraction plus --multi-put-fraction must be at most 1",
+        "--value-size 0|--value-size must be from 1 to 16384",
+        "--keys 2 --multi-put-keys 3|--multi-put-keys must be from 1 to 64 and at most --keys (2), got 3",
+        "--window 0|--window must be from 1 to 1024",
+        "--max-keys 0|--max-keys must be from 1 to 1000000000, got 0",
+        "--max-bytes 0|--max-bytes must be from 1 to",
+        "--max-keys 2 --max-bytes 40000|--max-bytes must be from 1 to 34816 (--max-keys 2 times the largest key and value), got 40000",
+        "--max-bytes lots|Invalid value for option '--max-bytes'",
+        "--stall-timeout 0s|--stall-timeout must be at least 1ms",
+        "--stall-timeout soon|--stall-timeout must be a number with an optional unit",
+        "--clients many|Invalid value for option '--clients'",
+        "--bogus|Unknown option: '--bogus'"})
+    void badFlagsAreUsageErrorsNamingTheFlag(String args, String message) {
+        Run r = run(args.split(" "));
+        assertEquals(2, r.exitCode(), "stderr: " + r.err());
+        assertTrue(r.err().contains(message), "stderr should contain '" + message + "':\n" + r.err());
+        assertTrue(r.err().contains("Usage: load"), r.err());
+        assertEquals("", r.out());
+    }
+
+    @Test
+    void aShortJsonRunParsesAndItsDigestsAgree(@TempDir Path dir) throws Exception {
+        Path history = dir.resolve("history.jsonl");
+        Run r = run("--replicas", "3", "--clients", "8", "--duration", "2s", "--format", "json", "--keys", "20",
+                "--conflict", "25", "--multi-put-fraction", "0.2", "--history", history.toString());
+        assertEquals(0, r.exitCode(), "stdout: " + r.out() + "\nstderr: " + r.err());
+        assertEquals(1, r.out().strip().lines().count(), "one JSON object on one line: " + r.out());
+        Map<String, Object> json = MiniJson.object(r.out().strip());
+        long ops = (Long) json.get("ops");
+        assertTrue(ops > 0, r.out());
+        assertTrue(((Number) json.get("throughput_ops")).doubleValue() > 0, r.out());
+        assertTrue((Long) json.get("p50_us") > 0 && (Long) json.get("p99_us") >= (Long) json.get("p50_us"), r.out());
+        List<?> digests = (List<?>) json.get("digests");
+        assertEquals(3, digests.size(), r.out());
+        assertEquals(1, digests.stream().distinct().count(), r.out());
+        assertEquals(Boolean.TRUE, json.get("digests_agree"));
+
+        // Every operation is in the history file, after one initial READ of every key, and the history
+        // is linearizable per key.
+        List<String> lines = Files.readAllLines(history, StandardCharsets.UTF_8);
+        assertEquals(20L, json.get("initial_reads"), r.out());
+        assertEquals(ops + (Long) json.get("unanswered") + 20, lines.size());
+        java.util.Set<String> initiallyRead = new java.util.HashSet<>();
+        for (String line : lines.subList(0, 20)) {
+            Map<String, Object> o = MiniJson.object(line);
+            assertEquals("READ", o.get("op"), line);
+            assertEquals("NOT_FOUND", o.get("status"), line); // an embedded store starts empty
+            assertEquals(Boolean.TRUE, o.get("initial"), line);
+            initiallyRead.add((String) o.get("key"));
+        }
+        assertEquals(20, initiallyRead.size(), "each key read once first: " + initiallyRead);
+        boolean sawValue = false;
+        for (String line : lines.subList(20, lines.size())) {
+            Object v = MiniJson.object(line).get("value");
+            if (v != null) {
+                sawValue = true;
+                assertTrue(((String) v).matches("s0\\.c\\d+\\.\\d+(\\.\\d+)?\\.*"), "value names session 0, client and op: " + line);
+            }
+        }
+        assertTrue(sawValue, "no write in the history");
+        List<OpRecord> ops2 = new ArrayList<>();
+        for (String line : lines) {
+            Map<String, Object> o = MiniJson.object(line);
+            for (String field : List.of("client", "op", "key", "value", "invoke_ns", "complete_ns", "status", "output")) {
+                assertTrue(o.containsKey(field), field + " missing in " + line);
+            }
+            ops2.add(record(o));
+        }
+        LinearizabilityChecker.Verdict v = LinearizabilityChecker.check(ops2, null);
+        assertTrue(v.linearizable(), () -> String.join("\n", v.violations()));
+    }
+
+    @Test
+    void aShortTextRunPrintsTheReport() {
+        Run r = run("--replicas", "2", "--clients", "4", "--duration", "500ms", "--mode", "rw-bitmap", "--workers", "1");
+        assertEquals(0, r.exitCode(), "stdout: " + r.out() + "\nstderr: " + r.err());
+        for (String s : List.of("acknowledged ops", "throughput", "p50", "p99", "p999", "replica 1", "replica 2",
+                "digests agree")) {
+            assertTrue(r.out().contains(s), "missing '" + s + "' in:\n" + r.out());
+        }
+    }
+
+    /**
+     * The issue's scenario, embedded: a store of 50 entries under a write-only load of 200 keys. Every
+     * replica refuses the same writes FULL (decided in delivery order), so the run ends with equal digests
+     * and the report counts FULL like any other status.
+     */
+    @Test
+    void aTinyCapacityIsRefusedFullTheSameWayOnEveryReplica() throws Exception {
+        Run r = run("--replicas", "2", "--clients", "16", "--duration", "1s", "--keys", "200", "--max-keys", "50",
+                "--read-fraction", "0", "--multi-put-fraction", "0.5", "--workers", "2", "--format", "json");
+        assertEquals(0, r.exitCode(), "stdout: " + r.out() + "\nstderr: " + r.err());
+        Map<String, Object> json = MiniJson.object(r.out().strip());
+        @SuppressWarnings("unchecked")
+        Map<String, Object> statuses = (Map<String, Object>) json.get("statuses");
+        assertTrue(statuses.get("FULL") instanceof Long full && full > 0, "no FULL refusal: " + r.out());
+        assertTrue(statuses.get("OK") instanceof Long ok && ok > 0, "no write succeeded: " + r.out());
+        assertTrue(!statuses.containsKey("FAILED"), "a write failed instead of being refused: " + r.out());
+        assertEquals(50L, json.get("max_keys"), r.out());
+        assertEquals(50L * (16 + 64), json.get("max_bytes"), r.out()); // default: max-keys x (16 + --value-size)
+        List<?> digests = (List<?>) json.get("digests");
+        assertEquals(2, digests.size(), r.out());
+        assertEquals(Boolean.TRUE, json.get("digests_agree"), r.out());
+
+        Run text = run("--replicas", "1", "--clients", "4", "--duration", "300ms", "--keys", "20", "--max-keys", "5",
+                "--max-bytes", "100", "--read-fraction", "0", "--workers", "1");
+        assertEquals(0, text.exitCode(), "stdout: " + text.out() + "\nstderr: " + text.err());
+        assertTrue(text.out().contains("store capacity: 5 entries, 100 key and value bytes"), text.out());
+        assertTrue(text.out().matches("(?s).*acknowledged ops  \\d+ \\(.*FULL \\d+.*"), "FULL not counted:\n" + text.out());
+    }
+
+    /** Every MULTI_PUT of 64 values of 16 KiB exceeds the 1 MiB batch: TOO_LARGE, and the history says why. */
+    @Test
+    void theHistoryRecordsWhyAnOperationWasRefused(@TempDir Path dir) throws Exception {
+        Path history = dir.resolve("h.jsonl");
+        Run r = run("--replicas", "1", "--clients", "2", "--duration", "300ms", "--keys", "64", "--multi-put-fraction", "1",
+                "--read-fraction", "0", "--multi-put-keys", "64", "--value-size", "16384", "--workers", "1", "--format", "json",
+                "--history", history.toString());
+        assertEquals(0, r.exitCode(), "stdout: " + r.out() + "\nstderr: " + r.err());
+        List<String> refused = Files.readAllLines(history, StandardCharsets.UTF_8).stream()
+                .filter(l -> l.contains("\"op\":\"MULTI_PUT\"")).toList();
+        assertTrue(!refused.isEmpty(), "no MULTI_PUT in the history");
+        for (String line : refused) {
+            Map<String, Object> o = MiniJson.object(line);
+            assertEquals("TOO_LARGE", o.get("status"), line);
+            String detail = (String) o.get("detail");
+            assertTrue(detail != null && detail.contains("cannot fit in a batch of at most 1048576 bytes"), line);
+            assertEquals(detail, record(o).detail());
+        }
+    }
+
+    /** An OpRecord back from one history line. */
+    @SuppressWarnings("unchecked")
+    static OpRecord record(Map<String, Object> o) {
+        KvOp op = KvOp.valueOf((String) o.get("op"));
+        byte[][] keys;
+        byte[][] values = null;
+        if (op == KvOp.MULTI_PUT) {
+            List<Object> ks = (List<Object>) o.get("keys");
+            List<Object> vs = (List<Object>) o.get("values");
+            keys = new byte[ks.size()][];
+            values = new byte[vs.size()][];
+            for (int i = 0; i < ks.size(); i++) {
+                keys[i] = bytes((String) ks.get(i));
+                values[i] = bytes((String) vs.get(i));
+            }
+        } else {
+            keys = new byte[][] {bytes((String) o.get("key"))};
+            if (o.get("value") != null) {
+                values = new byte[][] {bytes((String) o.get("value"))};
+            }
+        }
+        String status = (String) o.get("status");
+        return new OpRecord(((Long) o.get("client")).intValue(), (Long) o.get("client_id"), op, keys, values,
+                (Long) o.get("invoke_ns"), (Long) o.get("complete_ns"),
+                status.equals("UNKNOWN") ? null : KvStatus.valueOf(status), bytes((String) o.get("output")),
+                (String) o.get("error"), (String) o.get("detail"), Boolean.TRUE.equals(o.get("initial")));
+    }
+
+    static byte[] bytes(String s) {
+        return s == null ? null : s.getBytes(StandardCharsets.ISO_8859_1);
+    }
+}

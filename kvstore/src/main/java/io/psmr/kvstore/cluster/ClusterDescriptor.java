@@ -1,0 +1,243 @@
+package io.psmr.kvstore.cluster;
+
+import com.fasterxml.jackson.annotation.JsonIgnore;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.psmr.ordering.OrderingProtocol;
+import io.psmr.ordering.ringpaxos.RingPaxosConfig;
+import io.psmr.ordering.ringpaxos.net.TransportConfig;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import org.apache.ratis.protocol.RaftGroup;
+import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.protocol.RaftPeer;
+import org.apache.ratis.protocol.RaftPeerId;
+
+/**
+ * {@code DIR/cluster.json}: everything a process of a cluster needs to find the others. Written
+ * by {@code ./psmr cluster start}, updated (pids) by {@code kill}, {@code restart} and {@code stop},
+ * read by every node process at its start and by {@code ./psmr load --cluster DIR}.
+ *
+ * <p>Ports are fixed for the life of the cluster: a restarted node binds the port it had, so the
+ * others' static peer tables stay right. Ring Paxos ids: acceptors 0..a−1, replicas' learners
+ * {@value #LEARNER_BASE}.., proposer slots {@value #PROPOSER_BASE}...
+ *
+ * <p>Immutable. Reading and writing go through {@link ClusterDirectory}, which serialises updates.
+ *
+ * <p>With {@code ordering} {@code ratis}, the nodes are Ratis peers only (replicas, each a Raft
+ * server with psmr executing its log, on its gRPC port), there are no acceptors or proposer slots,
+ * and {@code ratisGroup} names the Raft group.
+ *
+ * @param version   the file format, {@value #VERSION}
+ * @param ordering  the ordering layer, {@code ringpaxos} or {@code ratis}
+ * @param host      the address every node binds and dials (127.0.0.1)
+ * @param settings  what every process must agree on
+ * @param nodes     acceptors, then replicas
+ * @param proposers the proposer slots load processes claim (Ring Paxos only)
+ * @param ratisGroup the Raft group id, a UUID (Ratis only, else null)
+ */
+public record ClusterDescriptor(int version, OrderingProtocol ordering, String host, ClusterSettings settings,
+                                List<ClusterNode> nodes, List<ProposerSlot> proposers, String ratisGroup) {
+
+    /** The format version this code reads and writes. */
+    public static final int VERSION = 1;
+    /** The Ring Paxos id of the first replica's learner. */
+    public static final int LEARNER_BASE = 100;
+    /** The Ring Paxos id of the first proposer slot. */
+    public static final int PROPOSER_BASE = 200;
+    /** The file name inside the cluster directory. */
+    public static final String FILE = "cluster.json";
+
+    private static final ObjectMapper JSON = ClusterJson.MAPPER;
+
+    /** Checks consistency: unique names, ids and ports, at least one acceptor and one replica. */
+    public ClusterDescriptor {
+        if (version != VERSION) {
+            throw new IllegalArgumentException("cluster.json has format version " + version + "; this psmr reads version " + VERSION);
+        }
+        if (ordering != OrderingProtocol.RING_PAXOS && ordering != OrderingProtocol.RATIS) {
+            throw new IllegalArgumentException("cluster.json: ordering must be ringpaxos or ratis, got "
+                    + (ordering == null ? "nothing" : "'" + ordering.cliName() + "'"));
+        }
+        Objects.requireNonNull(host, "host");
+        Objects.requireNonNull(settings, "settings");
+        nodes = List.copyOf(Objects.requireNonNull(nodes, "nodes"));
+        proposers = List.copyOf(Objects.requireNonNull(proposers, "proposers"));
+        Set<String> names = new HashSet<>();
+        Set<Integer> ids = new HashSet<>();
+        Set<Integer> ports = new HashSet<>();
+        for (ClusterNode n : nodes) {
+            require(names.add(n.name()), "node name " + n.name() + " appears twice");
+            require(ids.add(n.paxosId()), "Ring Paxos id " + n.paxosId() + " appears twice");
+            require(ports.add(n.port()), "port " + n.port() + " appears twice");
+            if (n.role() == NodeRole.REPLICA && ordering == OrderingProtocol.RING_PAXOS) {
+                require(n.replyPort() > 0, "replica " + n.name() + " has no replyPort");
+                require(ports.add(n.replyPort()), "port " + n.replyPort() + " appears twice");
+                require(n.checkpointPort() == 0 || ports.add(n.checkpointPort()),
+                        "port " + n.checkpointPort() + " appears twice");
+            }
+        }
+        for (ProposerSlot p : proposers) {
+            require(ids.add(p.paxosId()), "Ring Paxos id " + p.paxosId() + " appears twice");
+            require(ports.add(p.port()), "port " + p.port() + " appears twice");
+        }
+        require(nodes.stream().anyMatch(n -> n.role() == NodeRole.REPLICA), "no replica");
+        if (ordering == OrderingProtocol.RING_PAXOS) {
+            require(nodes.stream().anyMatch(n -> n.role() == NodeRole.ACCEPTOR), "no acceptor");
+            require(!proposers.isEmpty(), "no proposer slot");
+            require(ratisGroup == null, "ratisGroup is set in a ringpaxos cluster");
+        } else {
+            require(nodes.stream().noneMatch(n -> n.role() == NodeRole.ACCEPTOR), "a ratis cluster has no acceptors");
+            require(proposers.isEmpty(), "a ratis cluster has no proposer slots");
+            require(ratisGroup != null, "no ratisGroup in a ratis cluster");
+            try {
+                UUID.fromString(ratisGroup);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("cluster.json: ratisGroup must be a UUID, got '" + ratisGroup + "'");
+            }
+        }
+    }
+
+    private static void require(boolean ok, String problem) {
+        if (!ok) {
+            throw new IllegalArgumentException("cluster.json: " + problem);
+        }
+    }
+
+    /** The node called {@code name}. */
+    public Optional<ClusterNode> node(String name) {
+        return nodes.stream().filter(n -> n.name().equals(name)).findFirst();
+    }
+
+    /** The acceptors, by id. */
+    public List<ClusterNode> acceptors() {
+        return nodes.stream().filter(n -> n.role() == NodeRole.ACCEPTOR).toList();
+    }
+
+    /** The replicas, by replica id. */
+    public List<ClusterNode> replicas() {
+        return nodes.stream().filter(n -> n.role() == NodeRole.REPLICA).toList();
+    }
+
+    /** This cluster with node {@code name} run by {@code process}, or stopped if it is null. */
+    public ClusterDescriptor withProcess(String name, ProcessHandle process) {
+        List<ClusterNode> updated = new ArrayList<>(nodes.size());
+        for (ClusterNode n : nodes) {
+            updated.add(!n.name().equals(name) ? n : process == null ? n.stopped() : n.withProcess(process));
+        }
+        return new ClusterDescriptor(version, ordering, host, settings, updated, proposers, ratisGroup);
+    }
+
+    /** The Ring Paxos membership: acceptors, learners (one per replica), proposer slots; default timeouts. */
+    public RingPaxosConfig ringPaxosConfig() {
+        return RingPaxosConfig.of(acceptors().stream().map(ClusterNode::paxosId).toList(),
+                replicas().stream().map(ClusterNode::paxosId).toList(),
+                proposers.stream().map(ProposerSlot::paxosId).toList());
+    }
+
+    /** Whether the nodes are Ratis peers. */
+    @JsonIgnore
+    public boolean isRatis() {
+        return ordering == OrderingProtocol.RATIS;
+    }
+
+    /** The Raft group of a Ratis cluster: peer {@code p<replicaId>} of each replica, on its port. */
+    public RaftGroup raftGroup() {
+        if (!isRatis()) {
+            throw new IllegalStateException("a " + ordering.cliName() + " cluster has no Raft group");
+        }
+        List<RaftPeer> peers = replicas().stream().map(n -> RaftPeer.newBuilder().setId(raftPeerId(n))
+                .setAddress(new InetSocketAddress(host, n.port())).build()).toList();
+        return RaftGroup.valueOf(RaftGroupId.valueOf(UUID.fromString(ratisGroup)), peers);
+    }
+
+    /** The Ratis peer id of replica {@code node}. */
+    public static RaftPeerId raftPeerId(ClusterNode node) {
+        return RaftPeerId.valueOf("p" + node.replicaId());
+    }
+
+    /** Every node's transport settings: the defaults with the cluster's tick. */
+    public TransportConfig transportConfig() {
+        return TransportConfig.defaults().withTickInterval(settings.tick());
+    }
+
+    /** Every Ring Paxos node's address by id (acceptors, learners, proposer slots). */
+    public Map<Integer, InetSocketAddress> peers() {
+        Map<Integer, InetSocketAddress> peers = new LinkedHashMap<>();
+        for (ClusterNode n : nodes) {
+            peers.put(n.paxosId(), new InetSocketAddress(host, n.port()));
+        }
+        for (ProposerSlot p : proposers) {
+            peers.put(p.paxosId(), new InetSocketAddress(host, p.port()));
+        }
+        return peers;
+    }
+
+    /** Where each replica serves replies, by replica id order. */
+    public List<InetSocketAddress> replyAddresses() {
+        return replicas().stream().map(n -> new InetSocketAddress(host, n.replyPort())).toList();
+    }
+
+    /**
+     * Where the other Ring Paxos replicas serve their checkpoints, for {@code replica}'s state transfer;
+     * replicas without a checkpoint port (a cluster.json from before checkpoints) are left out.
+     */
+    public List<InetSocketAddress> checkpointPeers(ClusterNode replica) {
+        return replicas().stream().filter(n -> !n.name().equals(replica.name()) && n.checkpointPort() > 0)
+                .map(n -> new InetSocketAddress(host, n.checkpointPort())).toList();
+    }
+
+    /** This descriptor as JSON. */
+    public String toJson() {
+        try {
+            return JSON.writeValueAsString(this);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("cannot write cluster.json", e);
+        }
+    }
+
+    /**
+     * Reads {@code dir/cluster.json}.
+     *
+     * @throws IllegalArgumentException naming the file and the problem if it is missing or invalid
+     */
+    public static ClusterDescriptor read(Path dir) {
+        Path file = dir.resolve(FILE);
+        try {
+            return JSON.readValue(Files.readString(file), ClusterDescriptor.class);
+        } catch (NoSuchFileException e) {
+            throw new IllegalArgumentException("no cluster in " + dir + ": " + file + " does not exist (run ./psmr cluster start first)");
+        } catch (JsonProcessingException e) {
+            Throwable cause = e.getCause() instanceof IllegalArgumentException iae ? iae : e;
+            throw new IllegalArgumentException(file + " is not a valid cluster file: " + cause.getMessage(), e);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read " + file, e);
+        }
+    }
+
+    /** Writes {@code dir/cluster.json} atomically (a temporary file renamed over it). */
+    public void write(Path dir) {
+        Path file = dir.resolve(FILE);
+        Path tmp = dir.resolve(FILE + ".tmp");
+        try {
+            Files.writeString(tmp, toJson() + "\n");
+            Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write " + file, e);
+        }
+    }
+}

@@ -1,0 +1,579 @@
+package io.psmr.kvstore.cluster;
+
+import io.psmr.ordering.OrderingProtocol;
+import io.psmr.kvstore.ChronicleJvmFlags;
+import io.psmr.kvstore.cluster.ClusterDescriptor;
+import io.psmr.kvstore.cluster.ClusterDirectory;
+import io.psmr.kvstore.cluster.ClusterNode;
+import io.psmr.kvstore.cluster.ClusterSettings;
+import io.psmr.kvstore.cluster.NodeRole;
+import io.psmr.ordering.node.NodeStatus;
+import io.psmr.kvstore.cluster.ProposerSlot;
+import java.io.File;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.stream.Stream;
+
+/**
+ * Starts, kills, restarts and stops the processes of a cluster, and reads their status: what
+ * {@code ./psmr cluster} does. Each node is a JVM running {@code psmr node --dir DIR --name NAME}
+ * on this machine's Java and class path, in a session of its own (so a Ctrl-C at the terminal that
+ * ran {@code cluster start} does not reach it), with its output in {@code DIR/logs/NAME.log}.
+ *
+ * <p>Not thread-safe; every method may block for up to its timeout. Concurrent launchers on one
+ * directory are serialised only where they update {@code cluster.json}.
+ */
+public final class ClusterLauncher {
+
+    /** Proposer slots a new cluster offers to load processes. */
+    public static final int PROPOSER_SLOTS = 8;
+    private static final long POLL_MILLIS = 50;
+    /** The lowest fixed port handed out (below it live many well-known services). */
+    static final int FIXED_PORT_FLOOR = 20000;
+
+    private final ClusterDirectory dir;
+
+    /** A launcher for the cluster in {@code dir}. */
+    public ClusterLauncher(Path dir) {
+        this.dir = new ClusterDirectory(dir);
+    }
+
+    /** The cluster directory. */
+    public ClusterDirectory directory() {
+        return dir;
+    }
+
+    /**
+     * Creates a cluster in the directory and starts every node; returns once every node serves and
+     * an acceptor coordinates.
+     *
+     * @throws IllegalStateException if the directory holds a cluster (running or stopped: see
+     *                               {@link #wipe} and {@link #resume}) or other files, or the cluster
+     *                               does not come up in time (its nodes are then killed)
+     */
+    public ClusterDescriptor start(int acceptors, int replicas, ClusterSettings settings, Duration timeout)
+            throws InterruptedException {
+        prepareDirectory();
+        List<Integer> ports = freePorts(acceptors + 3 * replicas + PROPOSER_SLOTS);
+        int p = 0;
+        List<ClusterNode> nodes = new ArrayList<>();
+        for (int i = 0; i < acceptors; i++) {
+            nodes.add(new ClusterNode("acceptor-" + i, NodeRole.ACCEPTOR, i, 0, ports.get(p++), 0, 0, null, null));
+        }
+        for (int r = 1; r <= replicas; r++) {
+            nodes.add(new ClusterNode("replica-" + r, NodeRole.REPLICA, ClusterDescriptor.LEARNER_BASE + r - 1, r,
+                    ports.get(p++), ports.get(p++), ports.get(p++), null, null));
+        }
+        List<ProposerSlot> slots = new ArrayList<>();
+        for (int i = 0; i < PROPOSER_SLOTS; i++) {
+            slots.add(new ProposerSlot(ClusterDescriptor.PROPOSER_BASE + i, ports.get(p++)));
+        }
+        return launchAll(new ClusterDescriptor(ClusterDescriptor.VERSION, OrderingProtocol.RING_PAXOS, "127.0.0.1", settings,
+                nodes, slots, null), timeout);
+    }
+
+    /**
+     * Creates an Apache Ratis cluster in the directory, {@code replicas} peers each a Raft server
+     * with psmr executing its log, and starts them; returns once every peer serves and one leads.
+     *
+     * @throws IllegalStateException as {@link #start}
+     */
+    public ClusterDescriptor startRatis(int replicas, ClusterSettings settings, Duration timeout) throws InterruptedException {
+        prepareDirectory();
+        List<Integer> ports = freePorts(replicas);
+        List<ClusterNode> nodes = new ArrayList<>();
+        for (int r = 1; r <= replicas; r++) {
+            nodes.add(new ClusterNode("replica-" + r, NodeRole.REPLICA, r, r, ports.get(r - 1), 0, 0, null, null));
+        }
+        return launchAll(new ClusterDescriptor(ClusterDescriptor.VERSION, OrderingProtocol.RATIS, "127.0.0.1", settings,
+                nodes, List.of(), UUID.randomUUID().toString()), timeout);
+    }
+
+    private ClusterDescriptor launchAll(ClusterDescriptor cluster, Duration timeout) throws InterruptedException {
+        dir.create(cluster);
+        try {
+            for (ClusterNode n : cluster.nodes()) {
+                launch(n);
+            }
+            long deadline = System.nanoTime() + timeout.toNanos();
+            for (ClusterNode n : cluster.nodes()) {
+                awaitServing(n.name(), deadline);
+            }
+            awaitCoordinator(deadline);
+        } catch (RuntimeException | InterruptedException e) {
+            killAll();
+            throw e;
+        }
+        return dir.read();
+    }
+
+    /**
+     * Kills node {@code name} (SIGKILL: no clean-up, as a crash), or, if {@code name} is
+     * {@code coordinator}, the acceptor that coordinates (Ring Paxos) or the peer that leads (Ratis).
+     *
+     * @return the name of the node killed
+     * @throws IllegalArgumentException if there is no such node
+     * @throws IllegalStateException    if it is not running, or no node coordinates within 10 s (an
+     *                                  election may take a moment; its status files lag by up to a second)
+     */
+    public String kill(String name) throws InterruptedException {
+        String target = "coordinator".equals(name) ? awaitCoordinator(Duration.ofSeconds(10)) : name;
+        ClusterNode node = node(dir.read(), target);
+        ProcessHandle ph = live(node).orElseThrow(() -> new IllegalStateException("node " + target + " is not running"));
+        ph.destroyForcibly();
+        awaitExit(ph, Duration.ofSeconds(10));
+        dir.update(c -> c.withProcess(target, null));
+        return target;
+    }
+
+    /**
+     * Restarts node {@code name} from its durable state on its port (killing it first if it runs);
+     * returns once it serves. Ring Paxos acceptors restart from their log, Ratis peers from their Raft
+     * log and snapshots. A Ring Paxos replica cannot: see {@link #requireRestartable}.
+     *
+     * @throws IllegalArgumentException for an unknown node
+     * @throws IllegalStateException    for a node that cannot be restarted, or one that does not serve in time
+     */
+    public void restart(String name, Duration timeout) throws InterruptedException {
+        ClusterDescriptor cluster = dir.read();
+        ClusterNode node = node(cluster, name);
+        requireRestartable(cluster, node);
+        Optional<ProcessHandle> running = live(node);
+        if (running.isPresent()) {
+            running.get().destroyForcibly();
+            awaitExit(running.get(), Duration.ofSeconds(10));
+        }
+        launch(dir.read().node(name).orElseThrow());
+        awaitServing(name, System.nanoTime() + timeout.toNanos());
+    }
+
+    /**
+     * Why {@link #restart} would refuse node {@code name}, or empty if it can bring it back: the one
+     * rule, so that tools choosing nodes to crash (the fault campaign) follow what restart allows.
+     *
+     * @throws IllegalArgumentException for an unknown node
+     */
+    public Optional<String> restartRefusal(String name) {
+        ClusterDescriptor cluster = dir.read();
+        return restartRefusal(cluster, node(cluster, name));
+    }
+
+    private static Optional<String> restartRefusal(ClusterDescriptor cluster, ClusterNode node) {
+        if (node.role() == NodeRole.REPLICA && !cluster.isRatis() && node.checkpointPort() == 0) {
+            return Optional.of("cannot restart replica " + node.name() + ": this cluster.json predates checkpoints, so "
+                    + "the replica has no checkpoint port to serve or fetch state from; start a new cluster");
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * Refuses a node that {@link #restartRefusal} says cannot come back: the one rule, for
+     * {@link #restart} and {@link #resume} alike.
+     *
+     * @throws IllegalStateException naming the node and why
+     */
+    static void requireRestartable(ClusterDescriptor cluster, ClusterNode node) {
+        Optional<String> refusal = restartRefusal(cluster, node);
+        if (refusal.isPresent()) {
+            throw new IllegalStateException(refusal.get());
+        }
+    }
+
+    /**
+     * Starts a stopped cluster again from its cluster.json and durable state, keeping every file:
+     * each node goes through the restart path of {@link #restart} (so a node that cannot be restarted
+     * refuses the whole resume before anything starts); returns once every node serves and a node
+     * coordinates (or leads). If a node does not come up, the nodes this call started are killed.
+     *
+     * @return the names of the nodes started, in cluster.json order
+     * @throws IllegalStateException if there is no cluster, a node of it still runs, a node cannot be
+     *                               restarted, or the cluster does not serve within {@code timeout}
+     */
+    public List<String> resume(Duration timeout) throws InterruptedException {
+        if (!dir.exists()) {
+            throw new IllegalStateException("no cluster to resume in " + dir.path() + " (no " + ClusterDescriptor.FILE + ")");
+        }
+        ClusterDescriptor cluster = dir.read();
+        List<String> running = cluster.nodes().stream().filter(n -> live(n).isPresent()).map(ClusterNode::name).toList();
+        if (!running.isEmpty()) {
+            throw new IllegalStateException("cannot resume the cluster in " + dir.path() + ": nodes " + running
+                    + " still run; stop them first with ./psmr cluster stop --dir " + dir.path());
+        }
+        for (ClusterNode n : cluster.nodes()) {
+            requireRestartable(cluster, n);
+        }
+        long deadline = System.nanoTime() + timeout.toNanos();
+        List<String> started = new ArrayList<>();
+        try {
+            for (ClusterNode n : cluster.nodes()) {
+                launch(dir.read().node(n.name()).orElseThrow());
+                started.add(n.name());
+            }
+            for (String name : started) {
+                awaitServing(name, deadline);
+            }
+            awaitCoordinator(deadline);
+        } catch (RuntimeException | InterruptedException e) {
+            killAll();
+            throw e;
+        }
+        return started;
+    }
+
+    /** Stops every running node (SIGTERM, then SIGKILL after {@code grace}); returns the names stopped. */
+    public List<String> stop(Duration grace) throws InterruptedException {
+        ClusterDescriptor cluster = dir.read();
+        List<String> stopped = new ArrayList<>();
+        List<ProcessHandle> handles = new ArrayList<>();
+        for (ClusterNode n : cluster.nodes()) {
+            Optional<ProcessHandle> ph = live(n);
+            if (ph.isPresent()) {
+                ph.get().destroy();
+                handles.add(ph.get());
+                stopped.add(n.name());
+            }
+        }
+        for (ProcessHandle ph : handles) {
+            if (!awaitExit(ph, grace)) {
+                ph.destroyForcibly();
+                awaitExit(ph, Duration.ofSeconds(10));
+            }
+        }
+        dir.update(c -> {
+            ClusterDescriptor d = c;
+            for (ClusterNode n : c.nodes()) {
+                d = d.withProcess(n.name(), null);
+            }
+            return d;
+        });
+        return stopped;
+    }
+
+    /** Every node with what its process and status file say now. */
+    public List<NodeView> status() {
+        ClusterDescriptor cluster = dir.read();
+        List<NodeView> views = new ArrayList<>();
+        for (ClusterNode n : cluster.nodes()) {
+            boolean alive = live(n).isPresent();
+            Optional<NodeStatus> s = StatusFile.read(dir.statusFile(n.name()))
+                    .filter(st -> n.pid() != null && st.pid() == n.pid());
+            views.add(new NodeView(n, alive, alive ? s.orElse(null) : null));
+        }
+        return views;
+    }
+
+    /** The live acceptor that coordinates (the lowest id if, briefly, two believe it), or the Ratis leader, if any. */
+    public Optional<String> coordinator() {
+        return coordinator(dir.read());
+    }
+
+    private Optional<String> coordinator(ClusterDescriptor cluster) {
+        for (ClusterNode n : cluster.isRatis() ? cluster.replicas() : cluster.acceptors()) {
+            if (live(n).isPresent()) {
+                Optional<NodeStatus> s = StatusFile.read(dir.statusFile(n.name()));
+                if (s.isPresent() && s.get().pid() == n.pid() && s.get().coordinator()) {
+                    return Optional.of(n.name());
+                }
+            }
+        }
+        return Optional.empty();
+    }
+
+    /** Waits until a live acceptor coordinates; returns its name. */
+    public String awaitCoordinator(Duration timeout) throws InterruptedException {
+        return awaitCoordinator(System.nanoTime() + timeout.toNanos());
+    }
+
+    private String awaitCoordinator(long deadline) throws InterruptedException {
+        while (true) {
+            Optional<String> c = coordinator();
+            if (c.isPresent()) {
+                return c.get();
+            }
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("no node coordinates or leads (see the logs in " + dir.path().resolve("logs") + ")");
+            }
+            Thread.sleep(POLL_MILLIS); // polling files other processes write
+        }
+    }
+
+    // ---------------------------------------------------------------- processes
+
+    private void launch(ClusterNode node) {
+        try {
+            Files.createDirectories(dir.logFile(node.name()).getParent());
+            Files.deleteIfExists(dir.statusFile(node.name()));
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot prepare " + dir.path(), e);
+        }
+        List<String> cmd = new ArrayList<>();
+        if (new File("/usr/bin/setsid").canExecute()) {
+            cmd.add("/usr/bin/setsid"); // its own session: a terminal's Ctrl-C stays with the launcher
+        }
+        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        cmd.addAll(ChronicleJvmFlags.CHRONICLE);
+        // Caps, not reservations. An acceptor holds up to logCapacity (1,024) values of up to 1 MiB, and
+        // compacting its log copies that state once more; a replica's store is off-heap.
+        cmd.add(node.role() == NodeRole.ACCEPTOR ? "-Xmx3g" : "-Xmx2g");
+        cmd.add("-XX:+UseSerialGC"); // a node per core or more on small machines: no parallel GC threads
+        cmd.add("-cp");
+        cmd.add(System.getProperty("java.class.path"));
+        cmd.add(NodeHost.class.getName());
+        cmd.addAll(List.of("--dir", dir.path().toString(), "--name", node.name()));
+        ProcessBuilder pb = new ProcessBuilder(cmd)
+                .redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.logFile(node.name()).toFile()))
+                .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
+        Process process;
+        try {
+            process = pb.start();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot start node " + node.name() + ": " + e.getMessage(), e);
+        }
+        dir.update(c -> c.withProcess(node.name(), process.toHandle()));
+    }
+
+    private void awaitServing(String name, long deadline) throws InterruptedException {
+        ClusterNode node = node(dir.read(), name);
+        while (true) {
+            Optional<NodeStatus> s = StatusFile.read(dir.statusFile(name));
+            if (s.isPresent() && s.get().pid() == node.pid() && s.get().serving()) {
+                return;
+            }
+            if (live(node).isEmpty()) {
+                throw new IllegalStateException("node " + name + " exited while starting; last lines of its log:\n"
+                        + tail(dir.logFile(name), 15));
+            }
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("node " + name + " did not start serving in time; last lines of its log:\n"
+                        + tail(dir.logFile(name), 15));
+            }
+            Thread.sleep(POLL_MILLIS); // polling a file another process writes
+        }
+    }
+
+    private void killAll() {
+        try {
+            for (ClusterNode n : dir.read().nodes()) {
+                live(n).ifPresent(ProcessHandle::destroyForcibly);
+            }
+        } catch (RuntimeException e) {
+            // best effort while failing: the original error matters more
+        }
+    }
+
+    private static boolean awaitExit(ProcessHandle ph, Duration timeout) throws InterruptedException {
+        try {
+            ph.onExit().get(timeout.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+            return true;
+        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+            return !ph.isAlive();
+        }
+    }
+
+    private static Optional<ProcessHandle> live(ClusterNode node) {
+        return node.liveProcess();
+    }
+
+    private static ClusterNode node(ClusterDescriptor cluster, String name) {
+        return cluster.node(name).orElseThrow(() -> new IllegalArgumentException("no node '" + name + "' in the cluster; nodes: "
+                + cluster.nodes().stream().map(ClusterNode::name).toList()));
+    }
+
+    // ---------------------------------------------------------------- directory and ports
+
+    /** What {@link #wipe} removes, and what makes {@link #start} refuse a directory. */
+    private static final List<String> CLUSTER_FILES = List.of(ClusterDescriptor.FILE, "data", "logs", "status", "proposers",
+            "sessions", "cluster.lock");
+
+    /**
+     * The cluster state this directory holds, by name ({@code cluster.json}, {@code data/},
+     * {@code logs/}), empty if none: what {@code cluster start} refuses to overwrite.
+     */
+    public List<String> holdings() {
+        List<String> held = new ArrayList<>();
+        for (String name : List.of(ClusterDescriptor.FILE, "data", "logs")) {
+            if (Files.exists(dir.path().resolve(name))) {
+                held.add(Files.isDirectory(dir.path().resolve(name)) ? name + "/" : name);
+            }
+        }
+        return held;
+    }
+
+    /**
+     * Deletes a stopped cluster's files from the directory (cluster.json, data/, logs/, status/,
+     * proposers/, sessions, cluster.lock), for {@code cluster start --force}; other files stay.
+     *
+     * @return the names removed, empty if there was nothing
+     * @throws IllegalStateException if nodes of the cluster still run
+     */
+    public List<String> wipe() {
+        Path d = dir.path();
+        if (dir.exists()) {
+            ClusterDescriptor old = null;
+            try {
+                old = dir.read();
+            } catch (IllegalArgumentException unreadable) {
+                // --force removes it anyway: that is what the flag asks for; its pids cannot be checked
+            }
+            if (old != null) {
+                requireStopped(old);
+            }
+        }
+        List<String> removed = new ArrayList<>();
+        for (String sub : CLUSTER_FILES) {
+            Path p = d.resolve(sub);
+            if (Files.exists(p)) {
+                removed.add(Files.isDirectory(p) ? sub + "/" : sub);
+                deleteTree(p);
+            }
+        }
+        return removed;
+    }
+
+    private void requireStopped(ClusterDescriptor cluster) {
+        List<String> running = cluster.nodes().stream().filter(n -> live(n).isPresent()).map(ClusterNode::name).toList();
+        if (!running.isEmpty()) {
+            throw new IllegalStateException("a cluster is already running in " + dir.path() + " (nodes " + running
+                    + "); stop it first with ./psmr cluster stop --dir " + dir.path()
+                    + " (--force and --resume apply to a stopped cluster)");
+        }
+    }
+
+    /** A new directory, or an existing one that holds no cluster and nothing else. */
+    private void prepareDirectory() {
+        Path d = dir.path();
+        if (!Files.exists(d)) {
+            return;
+        }
+        if (!Files.isDirectory(d)) {
+            throw new IllegalArgumentException(d + " exists and is not a directory");
+        }
+        if (dir.exists()) {
+            try {
+                requireStopped(dir.read());
+            } catch (IllegalArgumentException unreadable) {
+                // refused below like any other cluster state
+            }
+        }
+        List<String> held = holdings();
+        if (!held.isEmpty()) {
+            throw new IllegalStateException(d + " already holds a cluster (" + String.join(", ", held)
+                    + "); nothing was changed: pass --force to delete it and start afresh, or --resume to start it again from its data");
+        }
+        try (Stream<Path> rest = Files.list(d)) {
+            List<Path> other = rest.toList();
+            if (!other.isEmpty()) {
+                throw new IllegalStateException(d + " is not empty and holds no cluster (it has " + other.get(0).getFileName()
+                        + "); choose a new or empty directory");
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot list " + d, e);
+        }
+    }
+
+    private static void deleteTree(Path p) {
+        if (!Files.exists(p)) {
+            return;
+        }
+        try (Stream<Path> walk = Files.walk(p)) {
+            for (Path q : walk.sorted(Comparator.reverseOrder()).toList()) {
+                Files.delete(q);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot remove " + p, e);
+        }
+    }
+
+    /**
+     * {@code n} distinct free ports on 127.0.0.1, held open together so that none repeats, chosen
+     * outside the kernel's ephemeral range: a fixed port in that range can be taken by any outgoing
+     * connection (a node redialling a dead peer, even a TCP self-connect) while its node is down, and
+     * then a restart could not bind it. Falls back to ephemeral ports when too few others are free.
+     */
+    static List<Integer> freePorts(int n) {
+        int[] ephemeral = ephemeralRange();
+        List<int[]> ranges = new ArrayList<>();
+        if (ephemeral[0] - 1 >= FIXED_PORT_FLOOR) {
+            ranges.add(new int[] {FIXED_PORT_FLOOR, ephemeral[0] - 1});
+        }
+        if (ephemeral[1] + 1 <= 65535) {
+            ranges.add(new int[] {ephemeral[1] + 1, 65535});
+        }
+        List<ServerSocket> sockets = new ArrayList<>();
+        java.util.Random random = new java.util.Random(); // which free ports: no bearing on replica state
+        try {
+            for (int attempt = 0; attempt < 50 * n && sockets.size() < n && !ranges.isEmpty(); attempt++) {
+                int[] range = ranges.get(random.nextInt(ranges.size()));
+                int port = range[0] + random.nextInt(range[1] - range[0] + 1);
+                if (sockets.stream().anyMatch(x -> x.getLocalPort() == port)) {
+                    continue;
+                }
+                ServerSocket s = new ServerSocket();
+                s.setReuseAddress(true);
+                try {
+                    s.bind(new java.net.InetSocketAddress(InetAddress.getLoopbackAddress(), port), 1);
+                    sockets.add(s);
+                } catch (IOException taken) {
+                    s.close();
+                }
+            }
+            while (sockets.size() < n) {
+                ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
+                s.setReuseAddress(true);
+                sockets.add(s);
+            }
+            return sockets.stream().map(ServerSocket::getLocalPort).toList();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot find " + n + " free ports on 127.0.0.1", e);
+        } finally {
+            for (ServerSocket s : sockets) {
+                try {
+                    s.close();
+                } catch (IOException ignored) {
+                    // nothing to do
+                }
+            }
+        }
+    }
+
+    /** The kernel's ephemeral port range (Linux), or the IANA one where it cannot be read. */
+    static int[] ephemeralRange() {
+        try {
+            String[] parts = Files.readString(Path.of("/proc/sys/net/ipv4/ip_local_port_range")).trim().split("\\s+");
+            return new int[] {Integer.parseInt(parts[0]), Integer.parseInt(parts[1])};
+        } catch (IOException | RuntimeException e) {
+            return new int[] {49152, 65535};
+        }
+    }
+
+    private static String tail(Path file, int lines) {
+        try {
+            List<String> all = Files.readAllLines(file, StandardCharsets.UTF_8);
+            return String.join("\n", all.subList(Math.max(0, all.size() - lines), all.size()));
+        } catch (IOException e) {
+            return "(no log: " + e.getMessage() + ")";
+        }
+    }
+
+    /**
+     * A node as {@code cluster status} shows it.
+     *
+     * @param node   what cluster.json says
+     * @param alive  whether its process runs
+     * @param status its status file, if it runs and wrote one
+     */
+    public record NodeView(ClusterNode node, boolean alive, NodeStatus status) {
+    }
+}

@@ -1,0 +1,121 @@
+package io.psmr.kvstore.cluster;
+
+import io.psmr.ordering.node.NodeRuntime;
+import io.psmr.ordering.node.NodeStatus;
+import io.psmr.ordering.ringpaxos.net.AcceptorRuntime;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The process of one node of the cluster described by {@code DIR/cluster.json}: starts the node's
+ * runtime (a Ring Paxos acceptor, a replica, or a Ratis peer), then, until the process is
+ * terminated, rewrites {@code DIR/status/NAME.json} when the node's status changes and at least every
+ * {@link NodeStatus#HEARTBEAT_MILLIS} ms. {@link ClusterLauncher} starts each node as
+ * {@code java ... NodeHost --dir DIR --name NAME}; {@code ./psmr node} runs the same in the foreground.
+ *
+ * <p>On SIGTERM or SIGINT it closes the node and ends with 0; if the node stops serving on its own
+ * (its status reports a failure), it ends with 1.
+ *
+ * <p><b>Threads.</b> {@link #run} blocks its caller, which polls the node; the node serves from its own threads.
+ */
+public final class NodeHost {
+
+    private static final Logger LOG = LoggerFactory.getLogger(NodeHost.class);
+    /** How often the status is refreshed. */
+    static final long POLL_MILLIS = 100;
+
+    private NodeHost() {
+    }
+
+    /**
+     * The node process's entry point: {@code --dir DIR --name NAME}. Exits 2 with a usage line on any
+     * other arguments or an unknown node, 1 if the node fails, 0 when terminated.
+     */
+    public static void main(String[] args) throws InterruptedException {
+        if (args.length != 4 || !args[0].equals("--dir") || !args[2].equals("--name")) {
+            System.err.println("usage: NodeHost --dir DIR --name NAME (got " + List.of(args) + ")");
+            System.exit(2);
+        }
+        int code;
+        try {
+            code = run(Path.of(args[1]), args[3]);
+        } catch (IllegalArgumentException e) {
+            System.err.println(e.getMessage());
+            code = 2;
+        }
+        System.exit(code);
+    }
+
+    /**
+     * Runs node {@code name} of the cluster in {@code dir} until this JVM is asked to stop.
+     *
+     * @return 0 when stopped by a signal, 1 when the node stopped serving on its own
+     * @throws IllegalArgumentException if {@code dir} holds no readable cluster.json, naming the
+     *                                  problem, or it names no node {@code name}, listing the nodes
+     */
+    public static int run(Path dir, String name) throws InterruptedException {
+        ClusterDirectory cd = new ClusterDirectory(dir);
+        ClusterDescriptor cluster;
+        try {
+            cluster = cd.read();
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("--dir: " + e.getMessage(), e);
+        }
+        ClusterNode node = cluster.node(name).orElseThrow(() -> new IllegalArgumentException(
+                "--name: no node '" + name + "' in " + cd.path().resolve(ClusterDescriptor.FILE) + "; nodes: "
+                        + cluster.nodes().stream().map(ClusterNode::name).toList()));
+        NodeRuntime runtime = switch (node.role()) {
+            case ACCEPTOR -> new AcceptorRuntime(node.name(), cluster.ringPaxosConfig(), node.paxosId(),
+                    cluster.transportConfig(), new InetSocketAddress(cluster.host(), node.port()), cluster.peers(),
+                    cd.dataDir(node.name()));
+            case REPLICA -> cluster.isRatis() ? new RatisPeerRuntime(cd, cluster, node) : new ReplicaRuntime(cd, cluster, node);
+        };
+        LOG.info("{} serving: {} on {}:{}", name, node.role().label(), cluster.host(), node.port());
+        CountDownLatch stop = new CountDownLatch(1);
+        CountDownLatch stopped = new CountDownLatch(1);
+        Thread hook = new Thread(() -> {
+            stop.countDown();
+            try {
+                stopped.await(10, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }, "psmr-node-shutdown");
+        Runtime.getRuntime().addShutdownHook(hook);
+        try {
+            NodeStatus written = null;
+            long writtenAt = 0;
+            while (!stop.await(POLL_MILLIS, TimeUnit.MILLISECONDS)) {
+                NodeStatus s = runtime.status();
+                long now = System.currentTimeMillis();
+                if (written == null || !sameContent(written, s) || now - writtenAt >= NodeStatus.HEARTBEAT_MILLIS) {
+                    StatusFile.write(cd.statusFile(name), s);
+                    written = s;
+                    writtenAt = now;
+                }
+                if (s.failure() != null) {
+                    // A node that stopped serving (an acceptor that could not make its state durable, a
+                    // replica whose scheduler fail-stopped) must not linger as a live-looking process.
+                    LOG.error("{} stopped serving: {}", name, s.failure());
+                    return 1;
+                }
+            }
+        } finally {
+            runtime.close();
+            LOG.info("{} stopped", name);
+            stopped.countDown();
+        }
+        return 0;
+    }
+
+    private static boolean sameContent(NodeStatus a, NodeStatus b) {
+        return a.serving() == b.serving() && a.coordinator() == b.coordinator() && a.instance() == b.instance()
+                && Objects.equals(a.digest(), b.digest()) && Objects.equals(a.failure(), b.failure());
+    }
+}

@@ -1,0 +1,71 @@
+package io.psmr.kvstore.cluster;
+
+import io.psmr.ordering.node.NodeRuntime;
+import io.psmr.kvstore.RatisPeer;
+import io.psmr.kvstore.RatisReplica;
+import io.psmr.kvstore.cluster.ClusterDescriptor;
+import io.psmr.kvstore.cluster.ClusterDirectory;
+import io.psmr.kvstore.cluster.ClusterNode;
+import io.psmr.ordering.node.NodeStatus;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.stream.Stream;
+
+/**
+ * A replica of a Ratis cluster: a {@link RatisPeer} (Raft server on its fixed port, psmr executing
+ * the log, Chronicle Map in memory) with its Raft log and snapshots in {@code DIR/data/NAME}. A
+ * restart finds that directory non-empty and recovers from it: the latest snapshot, then the log
+ * after it, or the leader's snapshot if the leader purged that log.
+ *
+ * <p><b>Digest.</b> Reported only when idle: everything committed has executed (applied index equal
+ * to the committed index), the same as at the previous poll, and unchanged while it was computed.
+ */
+final class RatisPeerRuntime implements NodeRuntime {
+
+    /** Entries between automatic snapshots; each purges the log up to it, keeping the disk bounded. */
+    static final long SNAPSHOT_EVERY = 10_000;
+
+    private final ClusterNode node;
+    private final RatisPeer peer;
+    private final IdleDigest idle = new IdleDigest();
+
+    RatisPeerRuntime(ClusterDirectory dir, ClusterDescriptor cluster, ClusterNode node) {
+        this.node = node;
+        Path storage = dir.dataDir(node.name());
+        try {
+            this.peer = RatisPeer.start(cluster.settings().replicaConfig(node.replicaId()), cluster.raftGroup(),
+                    ClusterDescriptor.raftPeerId(node), node.port(), storage, SNAPSHOT_EVERY, hasState(storage));
+        } catch (IOException e) {
+            throw new UncheckedIOException("Ratis peer " + node.name() + " did not start: " + e.getMessage(), e);
+        }
+    }
+
+    private static boolean hasState(Path storage) {
+        if (!Files.isDirectory(storage)) {
+            return false;
+        }
+        try (Stream<Path> s = Files.list(storage)) {
+            return s.findAny().isPresent();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read " + storage, e);
+        }
+    }
+
+    @Override
+    public NodeStatus status() throws InterruptedException {
+        RatisReplica r = peer.replica();
+        long applied = r.appliedIndex();
+        long committed = peer.committedIndex();
+        Long digest = idle.poll(applied, applied, () -> applied == committed, r::digest,
+                () -> r.appliedIndex() == applied && peer.committedIndex() == committed);
+        return new NodeStatus(node.name(), ProcessHandle.current().pid(), committed >= 0, peer.isLeader(),
+                idle.instance(applied), digest, null, System.currentTimeMillis());
+    }
+
+    @Override
+    public void close() {
+        peer.close();
+    }
+}
