@@ -293,7 +293,7 @@ public final class ReconnectingLink<P> {
 
         /**
          * Whether an established connection resets the backoff (the default). Pass false when the peer may accept
-         * and then refuse (a handshake it rejects, a full server): the caller then calls {@link #resetBackoff()}
+         * and then refuse (a handshake it rejects, a full server): the caller then calls {@link ReconnectingLink#resetBackoff()}
          * once its handshake succeeded, so a refusing peer is not hammered at the shortest delay.
          */
         public Builder<P> resetBackoffOnConnect(boolean reset) {
