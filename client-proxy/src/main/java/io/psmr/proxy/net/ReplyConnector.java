@@ -2,38 +2,26 @@ package io.psmr.proxy.net;
 
 import io.psmr.proxy.ClientProxy;
 import io.netty.bootstrap.Bootstrap;
-import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
-import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
-import io.netty.channel.EventLoopGroup;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
-import io.netty.channel.socket.nio.NioSocketChannel;
-import io.netty.handler.codec.DecoderException;
-import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
-import io.netty.handler.codec.LengthFieldPrepender;
-import io.netty.handler.codec.TooLongFrameException;
-import io.netty.util.ReferenceCountUtil;
-import io.netty.util.concurrent.DefaultThreadFactory;
 import io.psmr.kvstore.KvCodec;
 import io.psmr.kvstore.KvDecodeException;
 import io.psmr.kvstore.KvReply;
 import io.psmr.kvstore.ReplyChannel;
 import io.psmr.kvstore.net.ReplyProtocol;
-import java.io.IOException;
+import io.psmr.ordering.transport.EventLoopThread;
+import io.psmr.ordering.transport.LengthFraming;
+import io.psmr.ordering.transport.ReconnectingLink;
+import io.psmr.ordering.transport.RefusalLog;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
@@ -51,17 +39,17 @@ import org.slf4j.LoggerFactory;
  * }</pre>
  *
  * <h2>Connections</h2>
- * A connection counts as connected once the replica has answered the hello with its welcome: from then on
- * the replica routes this proxy's replies to it. A replica that is down, refuses, closes the connection or
- * sends bad input is connected to again after {@link ReplyConnectorConfig#reconnectMin()}, the delay doubling up
+ * A connection ({@link ReconnectingLink}) counts as connected once the replica has answered the hello with its
+ * welcome: from then on the replica routes this proxy's replies to it. A replica that is down, refuses, closes the
+ * connection or sends bad input is connected to again after {@link ReplyConnectorConfig#reconnectMin()}, the delay doubling up
  * to {@link ReplyConnectorConfig#reconnectMax()} (and falling back after a welcome), until the connector is
  * closed. Replies sent while a replica was unreachable are lost; the proxy's retry brings them again.
  *
  * <h2>Bad input</h2>
  * A first frame that is not a welcome for this proxy id, a length prefix above
  * {@link ReplyConnectorConfig#maxFrameBytes()}, a frame that {@link KvCodec#decodeReply} refuses, or a reply for
- * another proxy closes that connection with one WARN line naming the replica and the problem, and counts it
- * ({@link #refusedConnections()}); it then reconnects. The other connections are untouched.
+ * another proxy closes that connection with a WARN line naming the replica and the problem (at most one per replica
+ * per minute, see {@link RefusalLog}), and counts it ({@link #refusedConnections()}); it then reconnects. The other connections are untouched.
  *
  * <h2>Threads</h2>
  * The connector owns one Netty event-loop thread ({@code psmr-reply-connector-<proxyId>}), which runs every
@@ -78,45 +66,81 @@ public final class ReplyConnector implements AutoCloseable {
     private final long proxyId;
     private final ReplyChannel channel;
     private final ReplyConnectorConfig config;
-    private final EventLoopGroup group;
+    private final EventLoopThread thread;
     private final EventLoop loop;
     private final Bootstrap bootstrap;
-    private final List<Link> links = new ArrayList<>();
+    private final RefusalLog refusals;
+    private final List<Replica> replicas = new ArrayList<>();
 
     /** Guards {@link #connected}; waited on by {@link #awaitConnected}. */
     private final Object monitor = new Object();
     private int connected; // guarded by monitor
     private final AtomicLong received = new AtomicLong();
-    private final AtomicLong refused = new AtomicLong();
     private volatile boolean closed;
 
-    /** The connection to one replica. Event-loop thread only. */
-    private final class Link {
+    /**
+     * The link to one replica, and whether the replica welcomed this proxy on its current connection. Event-loop
+     * thread only.
+     */
+    private final class Replica implements ReconnectingLink.Listener<InetSocketAddress> {
         final InetSocketAddress address;
-        Channel channel;
-        boolean connecting;
+        final ReconnectingLink<InetSocketAddress> link;
         boolean welcomed;
-        boolean retryScheduled;
-        long backoffMillis;
 
-        Link(InetSocketAddress address) {
+        Replica(InetSocketAddress address) {
             this.address = address;
-            this.backoffMillis = config.reconnectMin().toMillis();
+            this.link = ReconnectingLink.to(address, loop)
+                    .address(address)
+                    .bootstrap(bootstrap)
+                    .initializer(new ChannelInitializer<SocketChannel>() {
+                        @Override
+                        protected void initChannel(SocketChannel ch) {
+                            ch.pipeline().addLast(LengthFraming.decoder(config.maxFrameBytes()), LengthFraming.prepender(),
+                                    new Handler(Replica.this));
+                        }
+                    })
+                    .reconnect(config.reconnectPolicy())
+                    .hello(() -> Unpooled.wrappedBuffer(ReplyProtocol.encodeHandshake(proxyId)))
+                    // A replica may accept and then refuse (full, or a bad welcome): back off until it welcomes.
+                    .resetBackoffOnConnect(false)
+                    .listener(this)
+                    .build();
+        }
+
+        @Override
+        public void onConnected(ReconnectingLink<InetSocketAddress> l, Channel ch) {
+            loop.schedule(() -> {
+                if (link.channel() == ch && !welcomed && ch.isActive()) {
+                    refuse(ch, "no welcome within " + config.connectTimeout().toMillis() + " ms");
+                }
+            }, config.connectTimeout().toMillis(), TimeUnit.MILLISECONDS);
+        }
+
+        @Override
+        public void onDisconnected(ReconnectingLink<InetSocketAddress> l, Channel ch) {
+            if (welcomed) {
+                welcomed = false;
+                changeConnected(-1);
+                LOG.debug("proxy {}: connection to replica at {} closed", proxyId, address);
+            }
+        }
+
+        void refuse(Channel ch, String why) {
+            refusals.refuse(ch, address, "replica at " + address, why + "; will reconnect");
         }
     }
 
-    private ReplyConnector(long proxyId, List<InetSocketAddress> replicas, ReplyChannel channel, ReplyConnectorConfig config) {
+    private ReplyConnector(long proxyId, List<InetSocketAddress> replicaAddresses, ReplyChannel channel,
+                           ReplyConnectorConfig config) {
         this.proxyId = proxyId;
         this.channel = channel;
         this.config = config;
-        this.group = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("psmr-reply-connector-" + proxyId, true),
-                NioIoHandler.newFactory());
-        this.loop = group.next();
-        this.bootstrap = new Bootstrap().group(loop).channel(NioSocketChannel.class)
-                .option(ChannelOption.TCP_NODELAY, true)
-                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE, config.connectTimeout().toMillis()));
-        for (InetSocketAddress a : replicas) {
-            links.add(new Link(Objects.requireNonNull(a, "replica address")));
+        this.thread = EventLoopThread.start("psmr-reply-connector-" + proxyId);
+        this.loop = thread.loop();
+        this.bootstrap = ReconnectingLink.clientBootstrap(config.connectTimeout());
+        this.refusals = RefusalLog.perMinute(LOG, () -> "proxy " + proxyId);
+        for (InetSocketAddress a : replicaAddresses) {
+            replicas.add(new Replica(Objects.requireNonNull(a, "replica address")));
         }
     }
 
@@ -133,7 +157,7 @@ public final class ReplyConnector implements AutoCloseable {
         Objects.requireNonNull(replicas, "replicas");
         ReplyConnector c = new ReplyConnector(proxyId, List.copyOf(replicas), Objects.requireNonNull(channel, "channel"),
                 Objects.requireNonNull(config, "config"));
-        c.loop.execute(() -> c.links.forEach(c::connect));
+        c.loop.execute(() -> c.replicas.forEach(r -> r.link.connectIfIdle()));
         return c;
     }
 
@@ -179,78 +203,7 @@ public final class ReplyConnector implements AutoCloseable {
 
     /** Connections closed for bad input from a replica (each is then connected again). */
     public long refusedConnections() {
-        return refused.get();
-    }
-
-    // ------------------------------------------------------------------------------------ connecting
-
-    private void connect(Link link) {
-        if (closed) {
-            return;
-        }
-        link.connecting = true;
-        Handler handler = new Handler(link);
-        ChannelFuture f = bootstrap.clone().handler(new ChannelInitializer<SocketChannel>() {
-            @Override
-            protected void initChannel(SocketChannel ch) {
-                ch.pipeline().addLast(
-                        new LengthFieldBasedFrameDecoder(ReplyProtocol.LENGTH_PREFIX_BYTES + config.maxFrameBytes(), 0,
-                                ReplyProtocol.LENGTH_PREFIX_BYTES, 0, ReplyProtocol.LENGTH_PREFIX_BYTES, true),
-                        new LengthFieldPrepender(ReplyProtocol.LENGTH_PREFIX_BYTES),
-                        handler);
-            }
-        }).connect(link.address);
-        f.addListener((ChannelFuture done) -> {
-            link.connecting = false;
-            if (!done.isSuccess()) {
-                LOG.debug("proxy {}: cannot connect to replica at {}: {}", proxyId, link.address, done.cause().toString());
-                scheduleReconnect(link);
-                return;
-            }
-            Channel ch = done.channel();
-            if (closed) {
-                ch.close();
-                return;
-            }
-            link.channel = ch;
-            ch.writeAndFlush(Unpooled.wrappedBuffer(ReplyProtocol.encodeHandshake(proxyId)), ch.voidPromise());
-            loop.schedule(() -> {
-                if (link.channel == ch && !link.welcomed && ch.isActive()) {
-                    handler.refuse(ch, "no welcome within " + config.connectTimeout().toMillis() + " ms");
-                }
-            }, config.connectTimeout().toMillis(), TimeUnit.MILLISECONDS);
-            ch.closeFuture().addListener(c -> {
-                if (link.channel != ch) {
-                    return;
-                }
-                link.channel = null;
-                if (link.welcomed) {
-                    link.welcomed = false;
-                    changeConnected(-1);
-                    LOG.debug("proxy {}: connection to replica at {} closed", proxyId, link.address);
-                }
-                scheduleReconnect(link);
-            });
-        });
-    }
-
-    private void scheduleReconnect(Link link) {
-        if (closed || link.retryScheduled) {
-            return;
-        }
-        link.retryScheduled = true;
-        long delay = link.backoffMillis;
-        link.backoffMillis = Math.min(link.backoffMillis * 2, config.reconnectMax().toMillis());
-        try {
-            loop.schedule(() -> {
-                link.retryScheduled = false;
-                if (link.channel == null && !link.connecting) {
-                    connect(link);
-                }
-            }, delay, TimeUnit.MILLISECONDS);
-        } catch (RejectedExecutionException e) {
-            link.retryScheduled = false; // shutting down
-        }
+        return refusals.refusals();
     }
 
     private void changeConnected(int delta) {
@@ -262,51 +215,46 @@ public final class ReplyConnector implements AutoCloseable {
 
     /** Reads the welcome, then replies, from one replica. Event-loop thread only. */
     private final class Handler extends ChannelInboundHandlerAdapter {
-        private final Link link;
+        private final Replica replica;
 
-        Handler(Link link) {
-            this.link = link;
+        Handler(Replica replica) {
+            this.replica = replica;
         }
 
         @Override
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
-            byte[] frame;
-            try {
-                frame = ByteBufUtil.getBytes((ByteBuf) msg);
-            } finally {
-                ReferenceCountUtil.release(msg);
-            }
+            byte[] frame = LengthFraming.take(msg);
             Channel ch = ctx.channel();
-            if (!ch.isActive() || link.channel != ch || closed) {
+            if (!ch.isActive() || replica.link.channel() != ch || closed) {
                 return; // refused or superseded; frames still queued in the decoder are ignored
             }
-            if (!link.welcomed) {
+            if (!replica.welcomed) {
                 long id;
                 try {
                     id = ReplyProtocol.decodeHandshake(frame);
                 } catch (IllegalArgumentException e) {
-                    refuse(ch, "first frame is not a welcome: " + e.getMessage());
+                    replica.refuse(ch, "first frame is not a welcome: " + e.getMessage());
                     return;
                 }
                 if (id != proxyId) {
-                    refuse(ch, "welcome for proxy " + id + ", not for this proxy " + proxyId);
+                    replica.refuse(ch, "welcome for proxy " + id + ", not for this proxy " + proxyId);
                     return;
                 }
-                link.welcomed = true;
-                link.backoffMillis = config.reconnectMin().toMillis();
+                replica.welcomed = true;
+                replica.link.resetBackoff();
                 changeConnected(+1);
-                LOG.debug("proxy {}: connected to replica at {}", proxyId, link.address);
+                LOG.debug("proxy {}: connected to replica at {}", proxyId, replica.address);
                 return;
             }
             KvReply reply;
             try {
                 reply = KvCodec.decodeReply(frame);
             } catch (KvDecodeException e) {
-                refuse(ch, "malformed reply: " + e.getMessage());
+                replica.refuse(ch, "malformed reply: " + e.getMessage());
                 return;
             }
             if (reply.proxyId() != proxyId) {
-                refuse(ch, "a reply for proxy " + reply.proxyId() + " on the connection of proxy " + proxyId);
+                replica.refuse(ch, "a reply for proxy " + reply.proxyId() + " on the connection of proxy " + proxyId);
                 return;
             }
             received.incrementAndGet();
@@ -319,25 +267,14 @@ public final class ReplyConnector implements AutoCloseable {
 
         @Override
         public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-            if (cause instanceof TooLongFrameException) {
-                refuse(ctx.channel(), "a frame longer than maxFrameBytes " + config.maxFrameBytes() + ": " + cause.getMessage());
-            } else if (cause instanceof DecoderException) {
-                refuse(ctx.channel(), "bad framing: " + cause.getMessage());
-            } else if (cause instanceof IOException) {
-                LOG.debug("proxy {}: connection to replica at {} failed: {}", proxyId, link.address, cause.toString());
+            String why = LengthFraming.refusalReason(cause, config.maxFrameBytes());
+            if (why == null) {
+                // The replica went away (reset, broken pipe): not bad input.
+                LOG.debug("proxy {}: connection to replica at {} failed: {}", proxyId, replica.address, cause.toString());
                 ctx.close();
             } else {
-                refuse(ctx.channel(), cause.toString());
+                replica.refuse(ctx.channel(), why);
             }
-        }
-
-        void refuse(Channel ch, String why) {
-            if (!ch.isActive()) {
-                return;
-            }
-            refused.incrementAndGet();
-            LOG.warn("proxy {}: closing connection to replica at {}: {}; will reconnect", proxyId, link.address, why);
-            ch.close();
         }
     }
 
@@ -353,24 +290,13 @@ public final class ReplyConnector implements AutoCloseable {
         synchronized (monitor) {
             monitor.notifyAll();
         }
-        try {
-            loop.submit(() -> {
-                for (Link l : links) {
-                    if (l.channel != null) {
-                        l.channel.close();
-                    }
-                }
-            }).syncUninterruptibly();
-        } catch (RejectedExecutionException e) {
-            // already shutting down
-        }
-        group.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS).syncUninterruptibly();
+        thread.shutdown(() -> replicas.forEach(r -> r.link.close()));
         LOG.debug("proxy {}: reply connector closed", proxyId);
     }
 
     @Override
     public String toString() {
-        return "ReplyConnector[proxy " + proxyId + ", " + connectedCount() + "/" + links.size() + " replicas"
+        return "ReplyConnector[proxy " + proxyId + ", " + connectedCount() + "/" + replicas.size() + " replicas"
                 + (closed ? ", closed" : "") + "]";
     }
 }

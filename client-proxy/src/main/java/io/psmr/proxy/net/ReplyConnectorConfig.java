@@ -1,5 +1,6 @@
 package io.psmr.proxy.net;
 
+import io.psmr.ordering.transport.ReconnectPolicy;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -33,6 +34,11 @@ public record ReplyConnectorConfig(int maxFrameBytes, Duration reconnectMin, Dur
     /** The defaults: replies up to 4 MiB, reconnects after 50 ms doubling to 2 s, 1 s connect timeout. */
     public static ReplyConnectorConfig defaults() {
         return new ReplyConnectorConfig(4 << 20, Duration.ofMillis(50), Duration.ofSeconds(2), Duration.ofSeconds(1));
+    }
+
+    /** {@link #reconnectMin()} and {@link #reconnectMax()} as the shared transport's policy. */
+    public ReconnectPolicy reconnectPolicy() {
+        return new ReconnectPolicy(reconnectMin, reconnectMax);
     }
 
     /** A copy with other reconnect delays. */

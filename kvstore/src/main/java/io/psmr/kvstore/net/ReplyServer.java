@@ -1,42 +1,25 @@
 package io.psmr.kvstore.net;
 
-import io.netty.bootstrap.ServerBootstrap;
-import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.channel.ChannelInitializer;
-import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
-import io.netty.channel.EventLoopGroup;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.WriteBufferWaterMark;
-import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
-import io.netty.channel.socket.nio.NioServerSocketChannel;
-import io.netty.handler.codec.DecoderException;
-import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
-import io.netty.handler.codec.LengthFieldPrepender;
-import io.netty.handler.codec.TooLongFrameException;
-import io.netty.util.ReferenceCountUtil;
-import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.psmr.kvstore.KvCodec;
 import io.psmr.kvstore.KvReply;
 import io.psmr.kvstore.ReplyRouter;
-import java.io.IOException;
+import io.psmr.ordering.transport.EventLoopThread;
+import io.psmr.ordering.transport.FrameServer;
+import io.psmr.ordering.transport.LengthFraming;
+import io.psmr.ordering.transport.RefusalLog;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
-import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.Objects;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -65,8 +48,8 @@ import org.slf4j.LoggerFactory;
  * costs at most about twice the mark (plus the kernel's socket buffers), never an unbounded queue.
  *
  * <h2>Bad input</h2>
- * The proxy only ever sends its hello. A connection is closed, with one WARN line naming the peer and the
- * problem, and counted in {@link #refusedConnections()}, when its first frame is not a valid hello, when a
+ * The proxy only ever sends its hello. A connection is closed, with a WARN line naming the peer and the
+ * problem (at most one per peer per minute, see {@link RefusalLog}), and counted in {@link #refusedConnections()}, when its first frame is not a valid hello, when a
  * length prefix announces more than a hello's {@value ReplyProtocol#HANDSHAKE_BYTES} bytes (refused as
  * soon as the prefix is read), when any frame follows the hello, when no hello comes within
  * {@link ReplyServerConfig#helloTimeout()}, or when it would exceed the connection bound. The other
@@ -87,56 +70,40 @@ public final class ReplyServer implements ReplyRouter, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ReplyServer.class);
 
     private final ReplyServerConfig config;
-    private final EventLoopGroup group;
+    private final EventLoopThread thread;
     private final EventLoop loop;
-    private final Channel server;
+    private final RefusalLog refusals;
+    private final FrameServer server;
     private final InetSocketAddress localAddress;
 
     /** The outbox of each proxy's identified connection. Written on the event loop, read by {@link #route} callers. */
     private final ConcurrentHashMap<Long, Outbox> byProxy = new ConcurrentHashMap<>();
-    /** Every open connection, identified or not. Event-loop thread only. */
-    private final Set<Channel> connections = new HashSet<>();
 
     private final LongAdder routed = new LongAdder();
     private final LongAdder dropped = new LongAdder();
-    private final LongAdder refused = new LongAdder();
     private volatile boolean closed;
 
     private ReplyServer(InetSocketAddress bind, ReplyServerConfig config) {
         this.config = config;
-        this.group = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("psmr-reply-server", true),
-                NioIoHandler.newFactory());
-        this.loop = group.next();
-        WriteBufferWaterMark mark = new WriteBufferWaterMark(config.writeHighWaterBytes() / 2, config.writeHighWaterBytes());
-        ChannelFuture bound;
+        this.thread = EventLoopThread.start("psmr-reply-server");
+        this.loop = thread.loop();
+        this.refusals = RefusalLog.perMinute(LOG, this::name);
+        // A proxy sends only its hello, so no frame may be longer than one.
+        FrameServer.Limits limits = new FrameServer.Limits(ReplyProtocol.HANDSHAKE_BYTES, config.maxConnections(),
+                config.writeHighWaterBytes());
         try {
-            bound = new ServerBootstrap().group(loop, loop).channel(NioServerSocketChannel.class)
-                    // A restarted replica process must be able to bind its port again at once, even while
-                    // connections of the previous process linger in TIME_WAIT.
-                    .option(ChannelOption.SO_REUSEADDR, true)
-                    .childOption(ChannelOption.TCP_NODELAY, true)
-                    .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, mark)
-                    .childHandler(new ChannelInitializer<SocketChannel>() {
-                        @Override
-                        protected void initChannel(SocketChannel ch) {
-                            accept(ch);
-                        }
-                    })
-                    .bind(bind).awaitUninterruptibly();
+            this.server = FrameServer.bind(loop, bind, limits, refusals, this::accept);
         } catch (RuntimeException e) {
-            group.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
-            throw e;
+            thread.shutdown();
+            throw e instanceof UncheckedIOException io
+                    ? new UncheckedIOException("reply server " + io.getMessage(), io.getCause()) : e;
         }
-        if (!bound.isSuccess()) {
-            // Netty would rethrow the checked BindException undeclared; name the address instead.
-            group.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
-            Throwable cause = bound.cause();
-            String message = "reply server cannot listen on " + bind + ": " + cause;
-            throw cause instanceof IOException io ? new UncheckedIOException(message, io) : new IllegalStateException(message, cause);
-        }
-        this.server = bound.channel();
-        this.localAddress = (InetSocketAddress) server.localAddress();
+        this.localAddress = server.localAddress();
         LOG.debug("reply server listening on {}", localAddress);
+    }
+
+    private String name() {
+        return "reply server " + server.localAddress();
     }
 
     /**
@@ -241,7 +208,7 @@ public final class ReplyServer implements ReplyRouter, AutoCloseable {
 
     /** Connections closed for bad input, a missing hello, or over the connection bound. */
     public long refusedConnections() {
-        return refused.sum();
+        return refusals.refusals();
     }
 
     /** How many proxies have an identified connection now. */
@@ -251,26 +218,14 @@ public final class ReplyServer implements ReplyRouter, AutoCloseable {
 
     // ------------------------------------------------------------------------------------ connections
 
+    /** Adds the hello-reading handler to a new connection, after the server's framing, and starts its hello timer. */
     private void accept(SocketChannel ch) {
         if (closed) {
             ch.close();
             return;
         }
-        if (connections.size() >= config.maxConnections()) {
-            refused.increment();
-            LOG.warn("reply server {}: closing connection from {}: already {} connections (the maximum)", localAddress,
-                    ch.remoteAddress(), connections.size());
-            ch.close();
-            return;
-        }
-        connections.add(ch);
-        ch.closeFuture().addListener(f -> connections.remove(ch));
         Connection handler = new Connection();
-        ch.pipeline().addLast(
-                new LengthFieldBasedFrameDecoder(ReplyProtocol.LENGTH_PREFIX_BYTES + ReplyProtocol.HANDSHAKE_BYTES, 0,
-                        ReplyProtocol.LENGTH_PREFIX_BYTES, 0, ReplyProtocol.LENGTH_PREFIX_BYTES, true),
-                new LengthFieldPrepender(ReplyProtocol.LENGTH_PREFIX_BYTES),
-                handler);
+        ch.pipeline().addLast(handler);
         handler.helloTimer = loop.schedule(() -> {
             if (handler.proxyId == null && ch.isActive()) {
                 handler.refuse(ch, "no hello within " + config.helloTimeout().toMillis() + " ms");
@@ -285,12 +240,7 @@ public final class ReplyServer implements ReplyRouter, AutoCloseable {
 
         @Override
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
-            byte[] frame;
-            try {
-                frame = ByteBufUtil.getBytes((ByteBuf) msg);
-            } finally {
-                ReferenceCountUtil.release(msg);
-            }
+            byte[] frame = LengthFraming.take(msg);
             Channel ch = ctx.channel();
             if (!ch.isActive()) {
                 return; // already refused; frames still queued in the decoder are ignored
@@ -342,27 +292,18 @@ public final class ReplyServer implements ReplyRouter, AutoCloseable {
 
         @Override
         public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-            if (cause instanceof TooLongFrameException) {
-                refuse(ctx.channel(), "a length prefix beyond the hello's " + ReplyProtocol.HANDSHAKE_BYTES + " bytes: "
-                        + cause.getMessage());
-            } else if (cause instanceof DecoderException) {
-                refuse(ctx.channel(), "bad framing: " + cause.getMessage());
-            } else if (cause instanceof IOException) {
+            String why = LengthFraming.refusalReason(cause, ReplyProtocol.HANDSHAKE_BYTES);
+            if (why == null) {
                 // The peer went away (reset, broken pipe): not bad input.
                 LOG.debug("reply server {}: connection from {} failed: {}", localAddress, describe(ctx.channel()), cause.toString());
                 ctx.close();
             } else {
-                refuse(ctx.channel(), cause.toString());
+                refuse(ctx.channel(), why);
             }
         }
 
         void refuse(Channel ch, String why) {
-            if (!ch.isActive()) {
-                return;
-            }
-            refused.increment();
-            LOG.warn("reply server {}: closing connection from {}: {}", localAddress, describe(ch), why);
-            ch.close();
+            refusals.refuse(ch, proxyId == null ? RefusalLog.hostOf(ch) : proxyId, describe(ch), why);
         }
 
         private String describe(Channel ch) {
@@ -382,18 +323,8 @@ public final class ReplyServer implements ReplyRouter, AutoCloseable {
             return;
         }
         closed = true;
-        try {
-            loop.submit(() -> {
-                server.close();
-                for (Channel ch : new ArrayList<>(connections)) {
-                    ch.close();
-                }
-            }).syncUninterruptibly();
-        } catch (RejectedExecutionException e) {
-            // already shutting down
-        }
+        thread.shutdown(server::close);
         byProxy.clear();
-        group.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS).syncUninterruptibly();
         LOG.debug("reply server {} closed", localAddress);
     }
 

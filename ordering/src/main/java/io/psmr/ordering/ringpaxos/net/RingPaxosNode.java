@@ -1,39 +1,31 @@
 package io.psmr.ordering.ringpaxos.net;
 
 import io.netty.bootstrap.Bootstrap;
-import io.netty.bootstrap.ServerBootstrap;
-import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
-import io.netty.channel.EventLoopGroup;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.WriteBufferWaterMark;
-import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
-import io.netty.channel.socket.nio.NioServerSocketChannel;
-import io.netty.channel.socket.nio.NioSocketChannel;
-import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
-import io.netty.handler.codec.LengthFieldPrepender;
 import io.netty.util.ReferenceCountUtil;
-import io.netty.util.concurrent.DefaultThreadFactory;
 import io.psmr.ordering.ringpaxos.Message;
 import io.psmr.ordering.ringpaxos.ProtocolNode;
 import io.psmr.ordering.ringpaxos.Ready;
 import io.psmr.ordering.ringpaxos.RingPaxosConfig;
 import io.psmr.ordering.ringpaxos.wire.MalformedFrameException;
 import io.psmr.ordering.ringpaxos.wire.MessageCodec;
+import io.psmr.ordering.transport.EventLoopThread;
+import io.psmr.ordering.transport.FrameServer;
+import io.psmr.ordering.transport.LengthFraming;
+import io.psmr.ordering.transport.ReconnectingLink;
+import io.psmr.ordering.transport.RefusalLog;
 import java.net.InetSocketAddress;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -67,7 +59,8 @@ import org.slf4j.LoggerFactory;
  * length and a body in the {@link MessageCodec} format.
  *
  * <h2>Bad input</h2>
- * An inbound connection is closed, with one WARN log line naming the peer and the problem, when its first
+ * An inbound connection is closed, with a WARN log line naming the peer and the problem (at most one per peer per
+ * minute, see {@link RefusalLog}), and counted in {@link #refusedConnections()}, when its first
  * frame is not a hello from a node of the configuration, when a frame is longer than
  * {@link TransportConfig#maxFrameBytes()} (refused as soon as its length prefix is read) or malformed, or when a
  * message claims another sender than the hello or another receiver than this node. Other connections are
@@ -75,8 +68,8 @@ import org.slf4j.LoggerFactory;
  *
  * <h2>Peers that are down, and bounded memory</h2>
  * A message to a peer without a live connection is dropped (the protocol tolerates loss and retries), and the
- * link reconnects in the background after {@link TransportConfig#reconnectMin()}, doubling up to
- * {@link TransportConfig#reconnectMax()}. A message to a peer whose connection holds more than
+ * link ({@link ReconnectingLink}) reconnects in the background after {@link TransportConfig#reconnectMin()},
+ * doubling up to {@link TransportConfig#reconnectMax()}. A message to a peer whose connection holds more than
  * {@link TransportConfig#writeHighWaterBytes()} unsent bytes is dropped too. Inbound connections are limited to
  * {@link TransportConfig#maxInboundConnections()}.
  *
@@ -122,37 +115,32 @@ public final class RingPaxosNode implements AutoCloseable {
     private final Map<Integer, InetSocketAddress> peers;
     private final Listener listener;
     private final MessageCodec codec;
-    private final EventLoopGroup group;
+    private final EventLoopThread thread;
     private final EventLoop loop;
     private final Bootstrap clientBootstrap;
-    private final Channel server;
+    private final ChannelInitializer<SocketChannel> outboundInitializer;
+    private final RefusalLog refusals;
+    private final FrameServer server;
     private final InetSocketAddress localAddress;
     private final Set<Integer> knownNodes;
 
     // Event-loop thread only.
     private final Map<Integer, Link> links = new HashMap<>();
-    private final Set<Channel> inbound = new HashSet<>();
     private final ArrayDeque<Message> toSelf = new ArrayDeque<>();
     private final List<Link> dirty = new ArrayList<>();
     private boolean inboundPaused;
     private boolean processing;
 
-    private final AtomicLong refusedConnections = new AtomicLong();
     private final AtomicLong droppedMessages = new AtomicLong();
     private volatile boolean closed;
 
-    /** One outbound link to a peer. Event-loop thread only. */
+    /** One outbound link to a peer, and whether it has unflushed writes. Event-loop thread only. */
     private static final class Link {
-        final int peer;
-        Channel channel;
-        boolean connecting;
-        boolean retryScheduled;
-        long backoffMillis;
+        final ReconnectingLink<Integer> connection;
         boolean dirty;
 
-        Link(int peer, long backoffMillis) {
-            this.peer = peer;
-            this.backoffMillis = backoffMillis;
+        Link(ReconnectingLink<Integer> connection) {
+            this.connection = connection;
         }
     }
 
@@ -185,36 +173,28 @@ public final class RingPaxosNode implements AutoCloseable {
         if (!knownNodes.contains(id)) {
             throw new IllegalArgumentException("node " + id + " is not in the configuration");
         }
-        this.group = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("psmr-ringpaxos-" + id, true),
-                NioIoHandler.newFactory());
-        this.loop = group.next();
+        this.thread = EventLoopThread.start("psmr-ringpaxos-" + id);
+        this.loop = thread.loop();
         WriteBufferWaterMark mark = new WriteBufferWaterMark(transport.writeHighWaterBytes() / 2, transport.writeHighWaterBytes());
-        this.clientBootstrap = new Bootstrap().group(loop).channel(NioSocketChannel.class)
-                .option(ChannelOption.TCP_NODELAY, true)
-                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) transport.connectTimeout().toMillis())
-                .option(ChannelOption.WRITE_BUFFER_WATER_MARK, mark)
-                .handler(new ChannelInitializer<SocketChannel>() {
-                    @Override
-                    protected void initChannel(SocketChannel ch) {
-                        ch.pipeline().addLast(new LengthFieldPrepender(4), new OutboundOnlyHandler());
-                    }
-                });
+        this.clientBootstrap = ReconnectingLink.clientBootstrap(transport.connectTimeout())
+                .option(ChannelOption.WRITE_BUFFER_WATER_MARK, mark);
+        this.outboundInitializer = new ChannelInitializer<>() {
+            @Override
+            protected void initChannel(SocketChannel ch) {
+                ch.pipeline().addLast(LengthFraming.prepender(), new OutboundOnlyHandler());
+            }
+        };
+        this.refusals = RefusalLog.perMinute(LOG, () -> "node " + core.id());
         try {
-            this.server = new ServerBootstrap().group(loop, loop).channel(NioServerSocketChannel.class)
-                    .option(ChannelOption.SO_REUSEADDR, true)
-                    .childOption(ChannelOption.TCP_NODELAY, true)
-                    .childHandler(new ChannelInitializer<SocketChannel>() {
-                        @Override
-                        protected void initChannel(SocketChannel ch) {
-                            acceptInbound(ch);
-                        }
-                    })
-                    .bind(bind).syncUninterruptibly().channel();
+            // Inbound connections only read, so they keep Netty's default write-buffer mark.
+            this.server = FrameServer.bind(loop, bind,
+                    new FrameServer.Limits(transport.maxFrameBytes(), transport.maxInboundConnections(), 0), refusals,
+                    this::acceptInbound);
         } catch (RuntimeException e) {
-            group.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
+            thread.shutdown();
             throw e;
         }
-        this.localAddress = (InetSocketAddress) server.localAddress();
+        this.localAddress = server.localAddress();
         long tick = transport.tickInterval().toNanos();
         loop.scheduleAtFixedRate(this::onTick, tick, tick, TimeUnit.NANOSECONDS);
         LOG.debug("node {} listening on {}", id, localAddress);
@@ -232,7 +212,7 @@ public final class RingPaxosNode implements AutoCloseable {
 
     /** Inbound connections closed for bad input (unknown node, malformed or oversized frame, forged sender). */
     public long refusedConnections() {
-        return refusedConnections.get();
+        return refusals.refusals();
     }
 
     /** Messages dropped because their peer had no live connection, too much unsent data, or the message was too large. */
@@ -306,7 +286,7 @@ public final class RingPaxosNode implements AutoCloseable {
             return;
         }
         inboundPaused = paused;
-        for (Channel ch : inbound) {
+        for (Channel ch : server.connections()) {
             ch.config().setAutoRead(!paused);
         }
     }
@@ -361,8 +341,9 @@ public final class RingPaxosNode implements AutoCloseable {
             processing = false;
             for (Link l : dirty) {
                 l.dirty = false;
-                if (l.channel != null) {
-                    l.channel.flush();
+                Channel ch = l.connection.channel();
+                if (ch != null) {
+                    ch.flush();
                 }
             }
             dirty.clear();
@@ -391,13 +372,11 @@ public final class RingPaxosNode implements AutoCloseable {
             droppedMessages.incrementAndGet();
             return;
         }
-        Link link = links.computeIfAbsent(to, p -> new Link(p, transport.reconnectMin().toMillis()));
-        Channel ch = link.channel;
+        Link link = links.computeIfAbsent(to, this::newLink);
+        Channel ch = link.connection.channel();
         if (ch == null || !ch.isActive()) {
             droppedMessages.incrementAndGet();
-            if (!link.connecting && !link.retryScheduled) {
-                connect(link);
-            }
+            link.connection.connectIfIdle();
             return;
         }
         if (!ch.isWritable()) {
@@ -421,60 +400,15 @@ public final class RingPaxosNode implements AutoCloseable {
 
     // ------------------------------------------------------------------------------------ outbound links
 
-    private void connect(Link link) {
-        if (closed) {
-            return;
-        }
-        InetSocketAddress address = peers.get(link.peer);
-        if (address == null) {
-            scheduleReconnect(link);
-            return;
-        }
-        link.connecting = true;
-        ChannelFuture f = clientBootstrap.connect(address);
-        f.addListener((ChannelFuture done) -> {
-            link.connecting = false;
-            if (!done.isSuccess()) {
-                LOG.debug("node {}: cannot connect to node {} at {}: {}", id, link.peer, address, done.cause().toString());
-                scheduleReconnect(link);
-                return;
-            }
-            Channel ch = done.channel();
-            if (closed) {
-                ch.close();
-                return;
-            }
-            link.channel = ch;
-            link.backoffMillis = transport.reconnectMin().toMillis();
-            ch.writeAndFlush(Unpooled.wrappedBuffer(codec.encodeHello(id, link.peer)), ch.voidPromise());
-            LOG.debug("node {}: connected to node {} at {}", id, link.peer, address);
-            ch.closeFuture().addListener(c -> {
-                if (link.channel == ch) {
-                    link.channel = null;
-                    LOG.debug("node {}: connection to node {} closed", id, link.peer);
-                    scheduleReconnect(link);
-                }
-            });
-        });
-    }
-
-    private void scheduleReconnect(Link link) {
-        if (closed || link.retryScheduled) {
-            return;
-        }
-        link.retryScheduled = true;
-        long delay = link.backoffMillis;
-        link.backoffMillis = Math.min(link.backoffMillis * 2, transport.reconnectMax().toMillis());
-        try {
-            loop.schedule(() -> {
-                link.retryScheduled = false;
-                if (link.channel == null && !link.connecting) {
-                    connect(link);
-                }
-            }, delay, TimeUnit.MILLISECONDS);
-        } catch (RejectedExecutionException e) {
-            link.retryScheduled = false; // shutting down
-        }
+    /** A link to {@code peer}, idle until the first message to it; it starts with a hello naming both ends. */
+    private Link newLink(int peer) {
+        return new Link(ReconnectingLink.to(peer, loop)
+                .address(() -> peers.get(peer))
+                .bootstrap(clientBootstrap)
+                .initializer(outboundInitializer)
+                .reconnect(transport.reconnectPolicy())
+                .hello(() -> Unpooled.wrappedBuffer(codec.encodeHello(id, peer)))
+                .build());
     }
 
     /** Outbound connections carry nothing back; anything that arrives is discarded. */
@@ -493,24 +427,14 @@ public final class RingPaxosNode implements AutoCloseable {
 
     // ------------------------------------------------------------------------------------ inbound connections
 
+    /** Adds the reading handler to an inbound connection, after the server's framing. */
     private void acceptInbound(SocketChannel ch) {
         if (closed) {
             ch.close();
             return;
         }
-        if (inbound.size() >= transport.maxInboundConnections()) {
-            refusedConnections.incrementAndGet();
-            LOG.warn("node {}: closing connection from {}: already {} inbound connections (the maximum)", id,
-                    ch.remoteAddress(), inbound.size());
-            ch.close();
-            return;
-        }
-        inbound.add(ch);
-        ch.closeFuture().addListener(f -> inbound.remove(ch));
         ch.config().setAutoRead(!inboundPaused);
-        ch.pipeline().addLast(
-                new LengthFieldBasedFrameDecoder(transport.maxFrameBytes() + 4, 0, 4, 0, 4, true),
-                new InboundHandler());
+        ch.pipeline().addLast(new InboundHandler());
     }
 
     /** Reads the hello, then messages, from one inbound connection; closes it on bad input. */
@@ -519,12 +443,7 @@ public final class RingPaxosNode implements AutoCloseable {
 
         @Override
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
-            byte[] frame;
-            try {
-                frame = ByteBufUtil.getBytes((ByteBuf) msg);
-            } finally {
-                ReferenceCountUtil.release(msg);
-            }
+            byte[] frame = LengthFraming.take(msg);
             if (!ctx.channel().isActive()) {
                 return; // already refused; frames still queued in the decoder are ignored
             }
@@ -559,16 +478,19 @@ public final class RingPaxosNode implements AutoCloseable {
 
         @Override
         public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-            refuse(ctx, cause.getClass().getSimpleName() + ": " + cause.getMessage());
+            String why = LengthFraming.refusalReason(cause, transport.maxFrameBytes());
+            if (why == null) {
+                // The peer went away (reset, broken pipe): not bad input.
+                LOG.debug("node {}: connection from {} failed: {}", id, describe(ctx), cause.toString());
+                ctx.close();
+            } else {
+                refuse(ctx, why);
+            }
         }
 
         private void refuse(ChannelHandlerContext ctx, String why) {
-            if (!ctx.channel().isActive()) {
-                return;
-            }
-            refusedConnections.incrementAndGet();
-            LOG.warn("node {}: closing connection from {}: {}", id, describe(ctx), why);
-            ctx.close();
+            Object key = peer < 0 ? RefusalLog.hostOf(ctx.channel()) : peer;
+            refusals.refuse(ctx.channel(), key, describe(ctx), why);
         }
 
         private String describe(ChannelHandlerContext ctx) {
@@ -588,28 +510,12 @@ public final class RingPaxosNode implements AutoCloseable {
             return;
         }
         closed = true;
-        Runnable shutdown = () -> {
+        thread.shutdown(() -> {
             server.close();
-            for (Channel ch : new ArrayList<>(inbound)) {
-                ch.close();
-            }
             for (Link l : links.values()) {
-                if (l.channel != null) {
-                    l.channel.close();
-                }
+                l.connection.close();
             }
-        };
-        if (loop.inEventLoop()) {
-            shutdown.run();
-            group.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
-            return;
-        }
-        try {
-            loop.submit(shutdown).syncUninterruptibly();
-        } catch (RejectedExecutionException e) {
-            // already shutting down
-        }
-        group.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS).syncUninterruptibly();
+        });
         LOG.debug("node {} closed", id);
     }
 

@@ -1,5 +1,6 @@
 package io.psmr.ordering.ringpaxos.net;
 
+import io.psmr.ordering.transport.ReconnectPolicy;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -49,6 +50,11 @@ public record TransportConfig(int maxFrameBytes, int maxValueBytes, int maxListL
     public static TransportConfig defaults() {
         return new TransportConfig(16 << 20, 1 << 20, 4096, Duration.ofMillis(10), Duration.ofMillis(50),
                 Duration.ofSeconds(2), Duration.ofSeconds(1), 4 << 20, 256);
+    }
+
+    /** {@link #reconnectMin()} and {@link #reconnectMax()} as the shared transport's policy. */
+    public ReconnectPolicy reconnectPolicy() {
+        return new ReconnectPolicy(reconnectMin, reconnectMax);
     }
 
     /** A copy with another tick interval. */
