@@ -5,7 +5,6 @@ import io.psmr.ordering.ratis.Outcome;
 import io.psmr.ordering.ratis.PsmrStateMachine;
 import io.psmr.ordering.ratis.Snapshotter;
 import io.psmr.scheduler.Batch;
-import io.psmr.scheduler.CommandError;
 import io.psmr.scheduler.Scheduler;
 import io.psmr.scheduler.SchedulerBuilder;
 import java.io.DataInputStream;
@@ -29,8 +28,8 @@ import org.apache.ratis.statemachine.StateMachine;
  * ({@link KvCodec#encodeReplies}), which the leader returns to the proposing proxy.
  *
  * <h2>Exactly-once</h2>
- * Admission runs on Ratis' updater thread in log order, through the same {@link CommandAdmission}
- * as {@link Replica} (sessions, limits, capacity): a proxy's retry (a new log entry with the same
+ * Admission runs on Ratis' updater thread in log order, through the same {@link BatchAdmitter}
+ * as {@link Replica} (sessions, limits, capacity, answers, counters): a proxy's retry (a new log entry with the same
  * session and request sequences) is answered from the session table, never executed twice. The
  * table is part of the snapshot, so a replica that loads a snapshot decides duplicates, session
  * expiry and capacity exactly as one that applied the whole log.
@@ -49,9 +48,7 @@ public final class RatisReplica implements AutoCloseable {
     private final ReplicaConfig config;
     private final KvStore store;
     private final KvService service;
-    private final SessionTable sessions;
-    private final CapacityGuard capacity;
-    private final CommandAdmission admission;
+    private final BatchAdmitter admitter;
     private final PsmrStateMachine<AdmittedCommand, KvResult> stateMachine;
     private final AtomicBoolean closed = new AtomicBoolean();
     private final LongAdder snapshotsLoaded = new LongAdder();
@@ -61,8 +58,8 @@ public final class RatisReplica implements AutoCloseable {
         this.store = config.store().open();
         this.service = new KvService(store, config.limits());
         service.recount();
-        this.sessions = new SessionTable(config.replyCacheWindow(), config.maxSessions(), config.sessionTimeoutInstances());
-        SchedulerBuilder<AdmittedCommand, KvResult> b = Scheduler.<AdmittedCommand, KvResult>builder(this::execute)
+        this.admitter = new BatchAdmitter(config, service, this::quiesce, 0);
+        SchedulerBuilder<AdmittedCommand, KvResult> b = Scheduler.<AdmittedCommand, KvResult>builder(admitter::execute)
                 .detection(config.detection())
                 .graph(config.graph())
                 .workers(config.workers())
@@ -73,8 +70,6 @@ public final class RatisReplica implements AutoCloseable {
             b.sequential();
         }
         this.stateMachine = new PsmrStateMachine<>(b, new Codec(), new StoreSnapshotter());
-        this.capacity = new CapacityGuard(config.capacity(), service, stateMachine::awaitExecuted);
-        this.admission = new CommandAdmission(config, sessions, capacity);
     }
 
     /**
@@ -105,14 +100,12 @@ public final class RatisReplica implements AutoCloseable {
         return snapshotsLoaded.sum();
     }
 
-    /** Commands answered from the session table instead of executed. */
-    public long duplicates() {
-        return admission.duplicates.sum();
-    }
-
-    /** Writes refused FULL. */
-    public long commandsFull() {
-        return admission.commandsFull.sum();
+    /**
+     * A snapshot of the replica's counters, kept as {@link Replica#stats()} keeps them. Instances are log indexes;
+     * a replica that loaded a snapshot counts only what it applied since it started.
+     */
+    public ReplicaStats stats() {
+        return admitter.stats();
     }
 
     /** The {@link StateDigest} of the store; compare only while nothing executes. */
@@ -144,11 +137,9 @@ public final class RatisReplica implements AutoCloseable {
         return "RatisReplica[" + config.replicaId() + ", applied " + appliedIndex() + ", " + store + "]";
     }
 
-    private KvResult execute(AdmittedCommand c) {
-        if (c.verdict != AdmittedCommand.Verdict.EXECUTE) {
-            return c.preset; // null for a duplicate: answered from the session table in the reply
-        }
-        return service.execute(c.command);
+    /** Waits until every entry handed to the scheduler has executed (the capacity guard's quiescer; updater thread). */
+    private void quiesce() throws InterruptedException {
+        stateMachine.awaitExecuted();
     }
 
     /** Log entries to admitted batches, outcomes to replies. */
@@ -156,86 +147,49 @@ public final class RatisReplica implements AutoCloseable {
 
         @Override
         public Decoded<AdmittedCommand> decode(long index, byte[] entry) {
-            CommandAdmission.Verdict v;
+            BatchAdmitter.Verdict v;
             try {
-                v = admission.admit(index, entry);
+                v = admitter.admit(index, entry);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new IllegalStateException("interrupted while admitting log entry " + index, e);
             }
-            if (v instanceof CommandAdmission.Refused r) {
-                return refuse(index, r.addressed(), r.proxyId(), r.batchId(), r.status(), r.reason());
+            if (v instanceof BatchAdmitter.Refused r) {
+                return Decoded.refuse(KvCodec.encodeReplies(r.replies()));
             }
-            CommandAdmission.Admitted a = (CommandAdmission.Admitted) v;
-            return Decoded.execute(new Batch<>(index, a.commands(), a.batch().summary()));
+            admitter.handedOver(index); // the state machine delivers it to the scheduler next
+            return Decoded.execute(((BatchAdmitter.Admitted) v).batch());
         }
 
-        private Decoded<AdmittedCommand> refuse(long index, boolean addressed, long proxyId, long batchId,
-                                                KvStatus status, String why) {
-            List<KvReply> replies = !addressed ? List.of() : List.of(new KvReply(config.replicaId(), proxyId, batchId,
-                    KvReply.WHOLE_BATCH, index, KvResult.of(status, refusedText(index, proxyId, batchId, why))));
-            return Decoded.refuse(KvCodec.encodeReplies(replies));
-        }
-
-        private static String refusedText(long index, long proxyId, long batchId, String why) {
-            return "batch " + batchId + " of proxy " + proxyId + " at instance " + index + " refused: " + why;
-        }
-
-        /**
-         * The scheduler refused a decoded batch: answers REJECTED with the reason for the whole batch, as a refusal
-         * in {@link #decode} does, and completes the reply-cache entries {@code decode} opened for it with that
-         * answer, so a duplicate waiting on one (or a retry of the request) is answered instead of waiting forever.
-         */
+        /** The scheduler refused a decoded batch: answered as a refusal in {@link #decode} is ({@link BatchAdmitter#refuseScheduled}). */
         @Override
         public byte[] refusal(Batch<AdmittedCommand> batch, String reason) {
-            if (batch.commands().isEmpty()) {
-                return KvCodec.encodeReplies(List.of());
-            }
-            AdmittedCommand.BatchOrigin origin = batch.commands().get(0).origin;
-            byte[] reply = refuse(batch.instance(), true, origin.proxyId(), origin.batchId(), KvStatus.REJECTED,
-                    reason).refusal();
-            KvResult rejected = KvResult.of(KvStatus.REJECTED,
-                    refusedText(batch.instance(), origin.proxyId(), origin.batchId(), reason));
-            for (AdmittedCommand c : batch.commands()) {
-                if (c.verdict == AdmittedCommand.Verdict.EXECUTE) {
-                    c.entry.complete(rejected);
-                }
-            }
-            return reply;
+            return KvCodec.encodeReplies(admitter.refuseScheduled(batch, reason));
         }
 
         @Override
         public CompletableFuture<byte[]> reply(Batch<AdmittedCommand> batch, List<Outcome<KvResult>> outcomes) {
             int n = batch.size();
             @SuppressWarnings("unchecked")
-            CompletableFuture<KvResult>[] results = new CompletableFuture[n];
+            CompletableFuture<KvReply>[] replies = new CompletableFuture[n];
             for (int i = 0; i < n; i++) {
                 AdmittedCommand c = batch.commands().get(i);
                 Outcome<KvResult> o = outcomes.get(i);
-                KvResult r = o.ok() ? o.result() : KvResult.of(o.error().kind() == CommandError.Kind.REJECTED
-                        ? KvStatus.REJECTED : KvStatus.FAILED, o.error().message());
-                switch (c.verdict) {
-                    case EXECUTE -> {
-                        c.entry.complete(r);
-                        results[i] = CompletableFuture.completedFuture(r);
-                    }
-                    case ANSWERED -> results[i] = CompletableFuture.completedFuture(r);
-                    case DUPLICATE -> {
-                        // The original's result may still be executing in a batch that does not conflict.
-                        CompletableFuture<KvResult> f = new CompletableFuture<>();
-                        c.entry.whenComplete(f::complete);
-                        results[i] = f;
-                    }
+                CompletableFuture<KvReply> f = new CompletableFuture<>();
+                replies[i] = f;
+                // A duplicate's original may still be executing in a batch that does not conflict: f completes then.
+                if (o.ok()) {
+                    admitter.answer(batch.instance(), i, c, o.result(), f::complete);
+                } else {
+                    admitter.answerError(batch.instance(), i, c, o.error(), f::complete);
                 }
             }
-            return CompletableFuture.allOf(results).thenApply(v -> {
-                List<KvReply> replies = new ArrayList<>(n);
-                for (int i = 0; i < n; i++) {
-                    AdmittedCommand c = batch.commands().get(i);
-                    replies.add(new KvReply(config.replicaId(), c.origin.proxyId(), c.origin.batchId(), i,
-                            batch.instance(), results[i].join()));
+            return CompletableFuture.allOf(replies).thenApply(v -> {
+                List<KvReply> answers = new ArrayList<>(n);
+                for (CompletableFuture<KvReply> f : replies) {
+                    answers.add(f.join());
                 }
-                return KvCodec.encodeReplies(replies);
+                return KvCodec.encodeReplies(answers);
             });
         }
     }
@@ -267,8 +221,8 @@ public final class RatisReplica implements AutoCloseable {
                 throw failure[0];
             }
             out.writeLong(digest.value());
-            sessions.writeTo(out);
-            capacity.writeTo(out);
+            admitter.sessions().writeTo(out);
+            admitter.capacity().writeTo(out);
             out.flush();
         }
 
@@ -295,8 +249,8 @@ public final class RatisReplica implements AutoCloseable {
                 throw new IOException("the restored store's digest " + StateDigest.hex(actual)
                         + " differs from the snapshot's " + StateDigest.hex(expected));
             }
-            sessions.readFrom(in);
-            capacity.readFrom(in);
+            admitter.sessions().readFrom(in);
+            admitter.capacity().readFrom(in);
             service.recount();
             snapshotsLoaded.increment();
         }

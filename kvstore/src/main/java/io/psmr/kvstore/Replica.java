@@ -5,9 +5,6 @@ import io.psmr.kvstore.checkpoint.SnapshottingStore;
 import io.psmr.ordering.AtomicBroadcast;
 import io.psmr.ordering.DeliveryListener;
 import io.psmr.ordering.Subscription;
-import io.psmr.scheduler.Batch;
-import io.psmr.scheduler.CommandError;
-import io.psmr.scheduler.ResultSink;
 import io.psmr.scheduler.Scheduler;
 import io.psmr.scheduler.SchedulerBuilder;
 import io.psmr.scheduler.SchedulerMetrics;
@@ -28,14 +25,15 @@ import java.util.concurrent.atomic.LongAdder;
  *
  * <h2>Pipeline (on the subscription's delivery thread, in delivery order)</h2>
  * <ol>
- *   <li><b>Admit</b> the delivered value ({@link CommandAdmission}): decode, verify the summary,
+ *   <li><b>Admit</b> the delivered value ({@link BatchAdmitter}): decode, verify the summary,
  *       and decide each command — over a limit, a session's duplicate or refusal, a new session, no
  *       room in the store (FULL), or execute. A value refused whole is answered
  *       ({@link KvReply#WHOLE_BATCH}) to the proxy named in its header if that could be read.</li>
  *   <li><b>Schedule</b> the batch at its instance; the scheduler runs the commands to execute through
  *       the {@link KvService}, in parallel where batches do not conflict.</li>
- *   <li><b>Reply</b>: one {@link KvReply} per command, to the {@link ReplyRouter}, from the worker
- *       that ran the batch; a duplicate is answered when the original's result is known.</li>
+ *   <li><b>Reply</b>: one {@link KvReply} per command ({@link BatchAdmitter#sink}), to the
+ *       {@link ReplyRouter}, from the worker that ran the batch; a duplicate is answered when the
+ *       original's result is known.</li>
  * </ol>
  * Every verdict and every result depends only on delivered data and the replicated configuration,
  * so all replicas send equal replies and reach equal {@link #digest() digests}. A failure that is
@@ -62,17 +60,10 @@ public final class Replica implements AutoCloseable {
     private final ReplicaConfig config;
     private final ReplyRouter router;
     private final KvStore store;
-    private final KvService service;
-    private final SessionTable sessions;
-    private final CapacityGuard capacity;
-    private final CommandAdmission admission;
+    private final BatchAdmitter admitter;
     private final Scheduler<AdmittedCommand, KvResult> scheduler;
     private final Subscription subscription;
     private final AtomicBoolean closed = new AtomicBoolean();
-
-    private final LongAdder batchesDelivered = new LongAdder();
-    private final LongAdder commandsExecuted = new LongAdder();
-    private volatile long lastInstance;
 
     // Checkpoints: null when not taken.
     private final Checkpointing checkpointing;
@@ -104,39 +95,35 @@ public final class Replica implements AutoCloseable {
                 this.snapshots = null;
             }
             this.store = opened;
-            this.service = new KvService(store, config.limits());
+            KvService service = new KvService(store, config.limits());
             service.recount();
-            this.sessions = new SessionTable(config.replyCacheWindow(), config.maxSessions(),
-                    config.sessionTimeoutInstances());
+            this.admitter = new BatchAdmitter(config, service, this::quiesce, resume == null ? 0 : resume.instance());
             if (resume != null) {
                 ReplicaCheckpointState state = ReplicaCheckpointState.fromBytes(resume.state());
                 if (state.instance() != resume.instance()) {
                     throw new IllegalArgumentException("checkpoint " + resume.instance() + " holds the state of instance "
                             + state.instance());
                 }
-                sessions.readFrom(new DataInputStream(new ByteArrayInputStream(state.sessions())));
+                admitter.sessions().readFrom(new DataInputStream(new ByteArrayInputStream(state.sessions())));
                 resumedCapacity = state.capacity();
                 from = resume.instance() + 1;
-                lastInstance = resume.instance();
                 lastCheckpoint = resume.instance();
             }
-            SchedulerBuilder<AdmittedCommand, KvResult> b = Scheduler.<AdmittedCommand, KvResult>builder(this::execute)
+            SchedulerBuilder<AdmittedCommand, KvResult> b = Scheduler.<AdmittedCommand, KvResult>builder(admitter::execute)
                     .detection(config.detection())
                     .graph(config.graph())
                     .workers(config.workers())
                     .maxPending(config.maxPending())
                     .verifySummaries(false) // admission verifies first, so a refused batch leaves no trace
-                    .resultSink(new Replies())
+                    .resultSink(admitter.sink(router::route))
                     .threadNamePrefix("psmr-replica-" + config.replicaId() + "-worker-");
             if (config.sequential()) {
                 b.sequential();
             }
             this.scheduler = started = b.start();
-            this.capacity = new CapacityGuard(config.capacity(), service, this::quiesce);
             if (resumedCapacity != null) {
-                capacity.readFrom(new DataInputStream(new ByteArrayInputStream(resumedCapacity)));
+                admitter.capacity().readFrom(new DataInputStream(new ByteArrayInputStream(resumedCapacity)));
             }
-            this.admission = new CommandAdmission(config, sessions, capacity);
         } catch (IOException e) {
             if (started != null) {
                 started.close();
@@ -243,10 +230,7 @@ public final class Replica implements AutoCloseable {
 
     /** A snapshot of the replica's counters. */
     public ReplicaStats stats() {
-        CommandAdmission a = admission;
-        return new ReplicaStats(batchesDelivered.sum(), a.batchesRefused.sum(), a.refusalsUnaddressed.sum(),
-                commandsExecuted.sum(), a.duplicates.sum(), a.staleRequests.sum(), a.commandsTooLarge.sum(),
-                a.commandsFull.sum(), a.sessionsOpened.sum(), a.sessionRefusals.sum(), lastInstance);
+        return admitter.stats();
     }
 
     /**
@@ -294,47 +278,7 @@ public final class Replica implements AutoCloseable {
 
     @Override
     public String toString() {
-        return "Replica[" + config.replicaId() + ", last instance " + lastInstance + ", " + store + "]";
-    }
-
-    // ---------------------------------------------------------------- execution
-
-    private KvResult execute(AdmittedCommand c) {
-        if (c.verdict != AdmittedCommand.Verdict.EXECUTE) {
-            return c.preset; // null for a duplicate: answered from the cache by the sink
-        }
-        commandsExecuted.increment();
-        return service.execute(c.command);
-    }
-
-    private void reply(AdmittedCommand.BatchOrigin origin, int index, long instance, KvResult result) {
-        router.route(new KvReply(config.replicaId(), origin.proxyId(), origin.batchId(), index, instance, result));
-    }
-
-    /** Turns scheduler outcomes into replies and cache entries. Worker threads. */
-    private final class Replies implements ResultSink<AdmittedCommand, KvResult> {
-
-        @Override
-        public void onResult(long instance, int index, AdmittedCommand c, KvResult result) {
-            switch (c.verdict) {
-                case EXECUTE -> {
-                    c.entry.complete(result);
-                    reply(c.origin, index, instance, result);
-                }
-                case ANSWERED -> reply(c.origin, index, instance, result);
-                case DUPLICATE -> c.entry.whenComplete(r -> reply(c.origin, index, instance, r));
-            }
-        }
-
-        @Override
-        public void onError(long instance, int index, AdmittedCommand c, CommandError error) {
-            KvStatus status = error.kind() == CommandError.Kind.REJECTED ? KvStatus.REJECTED : KvStatus.FAILED;
-            KvResult r = KvResult.of(status, error.message());
-            if (c.verdict == AdmittedCommand.Verdict.EXECUTE) {
-                c.entry.complete(r);
-            }
-            reply(c.origin, index, instance, r);
-        }
+        return "Replica[" + config.replicaId() + ", last instance " + admitter.stats().lastInstance() + ", " + store + "]";
     }
 
     // ---------------------------------------------------------------- delivery
@@ -344,18 +288,12 @@ public final class Replica implements AutoCloseable {
 
         @Override
         public void deliver(long instance, byte[] value) throws InterruptedException {
-            batchesDelivered.increment();
-            CommandAdmission.Verdict v = admission.admit(instance, value);
-            if (v instanceof CommandAdmission.Refused r) {
-                lastInstance = instance;
-                if (r.addressed()) {
-                    router.route(new KvReply(config.replicaId(), r.proxyId(), r.batchId(), KvReply.WHOLE_BATCH, instance,
-                            KvResult.of(r.status(), r.detail(instance))));
-                }
+            BatchAdmitter.Verdict v = admitter.admit(instance, value);
+            if (v instanceof BatchAdmitter.Refused r) {
+                r.replies().forEach(router::route);
             } else {
-                CommandAdmission.Admitted a = (CommandAdmission.Admitted) v;
-                scheduler.deliver(new Batch<>(instance, a.commands(), a.batch().summary()));
-                lastInstance = instance;
+                scheduler.deliver(((BatchAdmitter.Admitted) v).batch());
+                admitter.handedOver(instance);
             }
             if (checkpointing != null && instance % checkpointing.interval() == 0) {
                 checkpoint(instance);
@@ -381,9 +319,9 @@ public final class Replica implements AutoCloseable {
             byte[] state;
             try {
                 ByteArrayOutputStream table = new ByteArrayOutputStream();
-                sessions.writeTo(new DataOutputStream(table));
+                admitter.sessions().writeTo(new DataOutputStream(table));
                 ByteArrayOutputStream guard = new ByteArrayOutputStream();
-                capacity.writeTo(new DataOutputStream(guard));
+                admitter.capacity().writeTo(new DataOutputStream(guard));
                 state = new ReplicaCheckpointState(instance, table.toByteArray(), guard.toByteArray(),
                         checkpointing.hook().orderingState(instance)).toBytes();
                 checkpointInFlight = true; // until its files are committed, not only its snapshot written
