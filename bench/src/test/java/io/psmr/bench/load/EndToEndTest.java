@@ -39,9 +39,9 @@ class EndToEndTest {
 
     @ParameterizedTest(name = "{0}, batch {1}, window {2}")
     @CsvSource({
-        "BITMAP, 200, 1",
+        "BITMAP_INDEXED, 200, 1",
         "RW_BITMAP, 16, 2",
-        "KEYS, 64, 4",
+        "KEYS_HASHED, 64, 4",
         "CBASE, 1, 1",
         "SEQUENTIAL, 200, 1"})
     void replicasAgreeAndTheHistoryIsLinearizable(SchedulerMode mode, int batch, int window) throws Exception {
