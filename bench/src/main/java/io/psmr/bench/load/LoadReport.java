@@ -1,6 +1,8 @@
 package io.psmr.bench.load;
 
 import io.psmr.ordering.OrderingProtocol;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.psmr.kvstore.KvStatus;
@@ -27,6 +29,8 @@ import java.util.Map;
  */
 public record LoadReport(LoadOptions options, ReplicaConfig replica, LoadResult result, ProxyStats proxy,
                          List<Long> digests, int cores, LoadTarget ordering) {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
 
     /** Copies the list. */
     public LoadReport {
@@ -103,7 +107,7 @@ public record LoadReport(LoadOptions options, ReplicaConfig replica, LoadResult 
     public String toJson() {
         LoadOptions o = options;
         WorkloadSpec w = o.workload();
-        ObjectNode b = Json.object();
+        ObjectNode b = JSON.createObjectNode();
         b.put("ops", result.acknowledged());
         b.put("unanswered", result.unanswered());
         b.put("initial_reads", result.initialReads());
@@ -141,7 +145,11 @@ public record LoadReport(LoadOptions options, ReplicaConfig replica, LoadResult 
         b.put("max_bytes", replica.capacity().maxBytes());
         b.put("seed", w.seed());
         b.put("cores", cores);
-        return Json.write(b);
+        try {
+            return JSON.writeValueAsString(b);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("cannot write the report as JSON: " + e.getMessage(), e); // a tree of plain values always writes
+        }
     }
 
     /** {@code v} with exactly {@code places} decimals, as a JSON number. */

@@ -1,7 +1,5 @@
 package io.psmr.bench.load;
 
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.psmr.kvstore.KvOp;
 import io.psmr.kvstore.KvStatus;
 import java.nio.charset.StandardCharsets;
@@ -40,42 +38,9 @@ public record OpRecord(int client, long clientId, KvOp op, byte[][] keys, byte[]
         return status != null;
     }
 
-    /**
-     * One JSON object on one line: {@code client, client_id, op, key, value} (the input: for
-     * MULTI_PUT the first pair, with every pair in {@code keys} and {@code values}),
-     * {@code invoke_ns}, {@code complete_ns}, {@code status} (the status's {@link KvStatus#name()},
-     * or {@code "UNKNOWN"} when there was no answer, with {@code error}), {@code output} (a READ's
-     * value or null), {@code detail} when the answer carried one, and {@code "initial": true} on
-     * the reads made before the timed load. Keys and values are strings,
-     * one character per byte (ISO-8859-1), written as ASCII with escapes.
-     */
+    /** One JSON object on one line, as the history file holds it ({@link OpRecordJson}). */
     public String toJson() {
-        ObjectNode o = Json.object();
-        o.put("client", client).put("client_id", clientId).put("op", op.name())
-                .put("key", Json.text(keys[0])).put("value", values == null ? null : Json.text(values[0]));
-        if (op == KvOp.MULTI_PUT) {
-            ArrayNode ks = o.putArray("keys");
-            for (byte[] k : keys) {
-                ks.add(Json.text(k));
-            }
-            ArrayNode vs = o.putArray("values");
-            for (byte[] v : values) {
-                vs.add(Json.text(v));
-            }
-        }
-        o.put("invoke_ns", invokeNs).put("complete_ns", completeNs)
-                .put("status", status == null ? "UNKNOWN" : status.name())
-                .put("output", Json.text(output));
-        if (error != null) {
-            o.put("error", error);
-        }
-        if (detail != null && !detail.isEmpty()) {
-            o.put("detail", detail);
-        }
-        if (initial) {
-            o.put("initial", true);
-        }
-        return Json.write(o);
+        return OpRecordJson.toJson(this);
     }
 
     @Override

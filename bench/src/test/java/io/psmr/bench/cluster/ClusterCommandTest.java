@@ -6,15 +6,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.psmr.bench.cli.CliRun;
-import io.psmr.kvstore.KvOp;
 import io.psmr.kvstore.KvStatus;
+import io.psmr.bench.load.JsonLinesHistory;
 import io.psmr.bench.load.LinearizabilityChecker;
 import io.psmr.bench.load.OpRecord;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -85,8 +83,9 @@ class ClusterCommandTest {
         assertUsage(CliRun.of("load", "--cluster", d, "--max-keys", "5"), "--max-keys cannot be combined with --cluster");
         CliRun load = CliRun.of("load", "--cluster", d, "--clients", "4", "--keys", "50", "--duration", "1s", "--format", "json");
         assertEquals(0, load.exitCode(), load.err());
-        assertTrue(load.out().contains("\"digests\""), load.out());
-        assertTrue(load.out().contains("\"replicas\":1") || load.out().contains("\"replicas\": 1"), load.out());
+        JsonNode report = new ObjectMapper().readTree(load.out().strip());
+        assertEquals(1, report.get("digests").size(), load.out());
+        assertEquals(1, report.get("replicas").intValue(), load.out());
 
         // The only acceptor dies: nothing is ordered, and the load says so within its stall timeout.
         assertEquals(0, CliRun.of("cluster", "kill", "--dir", d, "--node", "coordinator").exitCode());
@@ -99,8 +98,8 @@ class ClusterCommandTest {
         assertTrue(stalled.err().contains("(stall timeout 2 s); 2 operations outstanding; cannot hear from: acceptor-0 (process not running);"
                 + " the history of what completed is in " + history), stalled.err());
         assertTrue(took < 2 + 20, "the stalled load took " + took + " s");
-        List<String> lines = Files.readAllLines(history);
-        assertTrue(lines.stream().filter(l -> l.contains("\"status\":\"UNKNOWN\"")).count() == 2, String.join("\n", lines));
+        List<OpRecord> records = JsonLinesHistory.read(history);
+        assertEquals(2, records.stream().filter(o -> !o.acknowledged()).count(), records.toString());
         Files.delete(history);
         assertEquals(0, CliRun.of("cluster", "restart", "--dir", d, "--node", "acceptor-0").exitCode());
 
@@ -183,18 +182,16 @@ class ClusterCommandTest {
             CliRun second = CliRun.of("load", "--cluster", d, "--clients", "2", "--keys", "20", "--duration", "300ms",
                     "--history", h2.toString());
             assertEquals(0, second.exitCode(), second.err());
-            List<OpRecord> history = new ArrayList<>();
+            List<OpRecord> history = JsonLinesHistory.read(h2);
             long fromFirstRun = 0;
-            for (String line : Files.readAllLines(h2)) {
-                JsonNode o = JSON.readTree(line);
-                if (o.path("initial").asBoolean() && o.path("status").asText().equals("OK")) {
-                    assertTrue(o.get("output").asText().startsWith("s1.c"), line);
+            for (OpRecord o : history) {
+                if (o.initial() && o.status() == KvStatus.OK) {
+                    assertTrue(OpRecord.text(o.output()).startsWith("s1.c"), o.toString());
                     fromFirstRun++;
                 }
-                if (!o.get("value").isNull()) {
-                    assertTrue(o.get("value").asText().startsWith("s2.c"), line);
+                if (o.values() != null) {
+                    assertTrue(OpRecord.text(o.values()[0]).startsWith("s2.c"), o.toString());
                 }
-                history.add(record(o));
             }
             assertTrue(fromFirstRun > 0, "no key written by the first run was read after --resume");
             LinearizabilityChecker.Verdict v = LinearizabilityChecker.check(history, null);
@@ -203,34 +200,6 @@ class ClusterCommandTest {
             Files.deleteIfExists(h1);
             Files.deleteIfExists(h2);
         }
-    }
-
-    private static final ObjectMapper JSON = new ObjectMapper();
-
-    /** An OpRecord back from a history line (single-key operations; MULTI_PUTs keep their first pair). */
-    private static OpRecord record(JsonNode o) {
-        KvOp op = KvOp.valueOf(o.get("op").asText());
-        byte[][] keys;
-        byte[][] values = null;
-        if (op == KvOp.MULTI_PUT) {
-            keys = new byte[o.get("keys").size()][];
-            values = new byte[keys.length][];
-            for (int i = 0; i < keys.length; i++) {
-                keys[i] = bytes(o.get("keys").get(i));
-                values[i] = bytes(o.get("values").get(i));
-            }
-        } else {
-            keys = new byte[][] {bytes(o.get("key"))};
-            values = o.get("value").isNull() ? null : new byte[][] {bytes(o.get("value"))};
-        }
-        String status = o.get("status").asText();
-        return new OpRecord(o.get("client").asInt(), o.get("client_id").asLong(), op, keys, values, o.get("invoke_ns").asLong(),
-                o.get("complete_ns").asLong(), status.equals("UNKNOWN") ? null : KvStatus.valueOf(status), bytes(o.get("output")),
-                o.path("error").isMissingNode() ? null : o.get("error").asText(), null, o.path("initial").asBoolean());
-    }
-
-    private static byte[] bytes(JsonNode n) {
-        return n == null || n.isNull() ? null : n.asText().getBytes(StandardCharsets.ISO_8859_1);
     }
 
     /** Every regular file under {@code root} with its size and modification time folded into one number. */

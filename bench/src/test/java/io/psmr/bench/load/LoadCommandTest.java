@@ -3,19 +3,16 @@ package io.psmr.bench.load;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.psmr.bench.load.LinearizabilityChecker;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.psmr.kvstore.KvOp;
 import io.psmr.kvstore.KvStatus;
-import io.psmr.bench.load.LoadCommand;
-import io.psmr.bench.load.OpRecord;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -76,47 +73,45 @@ class LoadCommandTest {
                 "--conflict", "25", "--multi-put-fraction", "0.2", "--history", history.toString());
         assertEquals(0, r.exitCode(), "stdout: " + r.out() + "\nstderr: " + r.err());
         assertEquals(1, r.out().strip().lines().count(), "one JSON object on one line: " + r.out());
-        Map<String, Object> json = MiniJson.object(r.out().strip());
-        long ops = (Long) json.get("ops");
+        JsonNode json = JSON.readTree(r.out().strip());
+        long ops = json.get("ops").longValue();
         assertTrue(ops > 0, r.out());
-        assertTrue(((Number) json.get("throughput_ops")).doubleValue() > 0, r.out());
-        assertTrue((Long) json.get("p50_us") > 0 && (Long) json.get("p99_us") >= (Long) json.get("p50_us"), r.out());
-        List<?> digests = (List<?>) json.get("digests");
+        assertTrue(json.get("throughput_ops").doubleValue() > 0, r.out());
+        assertTrue(json.get("p50_us").longValue() > 0 && json.get("p99_us").longValue() >= json.get("p50_us").longValue(), r.out());
+        JsonNode digests = json.get("digests");
         assertEquals(3, digests.size(), r.out());
-        assertEquals(1, digests.stream().distinct().count(), r.out());
-        assertEquals(Boolean.TRUE, json.get("digests_agree"));
+        assertEquals(1, java.util.stream.StreamSupport.stream(digests.spliterator(), false).distinct().count(), r.out());
+        assertTrue(json.get("digests_agree").booleanValue(), r.out());
 
         // Every operation is in the history file, after one initial READ of every key, and the history
         // is linearizable per key.
         List<String> lines = Files.readAllLines(history, StandardCharsets.UTF_8);
-        assertEquals(20L, json.get("initial_reads"), r.out());
-        assertEquals(ops + (Long) json.get("unanswered") + 20, lines.size());
+        assertEquals(20L, json.get("initial_reads").longValue(), r.out());
+        assertEquals(ops + json.get("unanswered").longValue() + 20, lines.size());
         java.util.Set<String> initiallyRead = new java.util.HashSet<>();
         for (String line : lines.subList(0, 20)) {
-            Map<String, Object> o = MiniJson.object(line);
-            assertEquals("READ", o.get("op"), line);
-            assertEquals("NOT_FOUND", o.get("status"), line); // an embedded store starts empty
-            assertEquals(Boolean.TRUE, o.get("initial"), line);
-            initiallyRead.add((String) o.get("key"));
+            JsonNode o = JSON.readTree(line);
+            assertEquals("READ", o.get("op").textValue(), line);
+            assertEquals("NOT_FOUND", o.get("status").textValue(), line); // an embedded store starts empty
+            assertTrue(o.get("initial").booleanValue(), line);
+            initiallyRead.add(o.get("key").textValue());
         }
         assertEquals(20, initiallyRead.size(), "each key read once first: " + initiallyRead);
         boolean sawValue = false;
         for (String line : lines.subList(20, lines.size())) {
-            Object v = MiniJson.object(line).get("value");
-            if (v != null) {
+            JsonNode o = JSON.readTree(line);
+            for (String field : List.of("client", "op", "key", "value", "invoke_ns", "complete_ns", "status", "output")) {
+                assertTrue(o.has(field), field + " missing in " + line);
+            }
+            if (!o.get("value").isNull()) {
                 sawValue = true;
-                assertTrue(((String) v).matches("s0\\.c\\d+\\.\\d+(\\.\\d+)?\\.*"), "value names session 0, client and op: " + line);
+                assertTrue(o.get("value").textValue().matches("s0\\.c\\d+\\.\\d+(\\.\\d+)?\\.*"),
+                        "value names session 0, client and op: " + line);
             }
         }
         assertTrue(sawValue, "no write in the history");
-        List<OpRecord> ops2 = new ArrayList<>();
-        for (String line : lines) {
-            Map<String, Object> o = MiniJson.object(line);
-            for (String field : List.of("client", "op", "key", "value", "invoke_ns", "complete_ns", "status", "output")) {
-                assertTrue(o.containsKey(field), field + " missing in " + line);
-            }
-            ops2.add(record(o));
-        }
+        List<OpRecord> ops2 = JsonLinesHistory.read(history);
+        assertEquals(lines.size(), ops2.size());
         LinearizabilityChecker.Verdict v = LinearizabilityChecker.check(ops2, null);
         assertTrue(v.linearizable(), () -> String.join("\n", v.violations()));
     }
@@ -141,17 +136,15 @@ class LoadCommandTest {
         Run r = run("--replicas", "2", "--clients", "16", "--duration", "1s", "--keys", "200", "--max-keys", "50",
                 "--read-fraction", "0", "--multi-put-fraction", "0.5", "--workers", "2", "--format", "json");
         assertEquals(0, r.exitCode(), "stdout: " + r.out() + "\nstderr: " + r.err());
-        Map<String, Object> json = MiniJson.object(r.out().strip());
-        @SuppressWarnings("unchecked")
-        Map<String, Object> statuses = (Map<String, Object>) json.get("statuses");
-        assertTrue(statuses.get("FULL") instanceof Long full && full > 0, "no FULL refusal: " + r.out());
-        assertTrue(statuses.get("OK") instanceof Long ok && ok > 0, "no write succeeded: " + r.out());
-        assertTrue(!statuses.containsKey("FAILED"), "a write failed instead of being refused: " + r.out());
-        assertEquals(50L, json.get("max_keys"), r.out());
-        assertEquals(50L * (16 + 64), json.get("max_bytes"), r.out()); // default: max-keys x (16 + --value-size)
-        List<?> digests = (List<?>) json.get("digests");
-        assertEquals(2, digests.size(), r.out());
-        assertEquals(Boolean.TRUE, json.get("digests_agree"), r.out());
+        JsonNode json = JSON.readTree(r.out().strip());
+        JsonNode statuses = json.get("statuses");
+        assertTrue(statuses.path("FULL").isIntegralNumber() && statuses.get("FULL").longValue() > 0, "no FULL refusal: " + r.out());
+        assertTrue(statuses.path("OK").isIntegralNumber() && statuses.get("OK").longValue() > 0, "no write succeeded: " + r.out());
+        assertTrue(!statuses.has("FAILED"), "a write failed instead of being refused: " + r.out());
+        assertEquals(50L, json.get("max_keys").longValue(), r.out());
+        assertEquals(50L * (16 + 64), json.get("max_bytes").longValue(), r.out()); // default: max-keys x (16 + --value-size)
+        assertEquals(2, json.get("digests").size(), r.out());
+        assertTrue(json.get("digests_agree").booleanValue(), r.out());
 
         Run text = run("--replicas", "1", "--clients", "4", "--duration", "300ms", "--keys", "20", "--max-keys", "5",
                 "--max-bytes", "100", "--read-fraction", "0", "--workers", "1");
@@ -168,47 +161,14 @@ class LoadCommandTest {
                 "--read-fraction", "0", "--multi-put-keys", "64", "--value-size", "16384", "--workers", "1", "--format", "json",
                 "--history", history.toString());
         assertEquals(0, r.exitCode(), "stdout: " + r.out() + "\nstderr: " + r.err());
-        List<String> refused = Files.readAllLines(history, StandardCharsets.UTF_8).stream()
-                .filter(l -> l.contains("\"op\":\"MULTI_PUT\"")).toList();
+        List<OpRecord> refused = JsonLinesHistory.read(history).stream().filter(o -> o.op() == KvOp.MULTI_PUT).toList();
         assertTrue(!refused.isEmpty(), "no MULTI_PUT in the history");
-        for (String line : refused) {
-            Map<String, Object> o = MiniJson.object(line);
-            assertEquals("TOO_LARGE", o.get("status"), line);
-            String detail = (String) o.get("detail");
-            assertTrue(detail != null && detail.contains("cannot fit in a batch of at most 1048576 bytes"), line);
-            assertEquals(detail, record(o).detail());
+        for (OpRecord o : refused) {
+            assertEquals(KvStatus.TOO_LARGE, o.status(), o.toString());
+            assertTrue(o.detail() != null && o.detail().contains("cannot fit in a batch of at most 1048576 bytes"), o.toString());
+            assertEquals(64, o.keys().length, o.toString());
         }
     }
 
-    /** An OpRecord back from one history line. */
-    @SuppressWarnings("unchecked")
-    static OpRecord record(Map<String, Object> o) {
-        KvOp op = KvOp.valueOf((String) o.get("op"));
-        byte[][] keys;
-        byte[][] values = null;
-        if (op == KvOp.MULTI_PUT) {
-            List<Object> ks = (List<Object>) o.get("keys");
-            List<Object> vs = (List<Object>) o.get("values");
-            keys = new byte[ks.size()][];
-            values = new byte[vs.size()][];
-            for (int i = 0; i < ks.size(); i++) {
-                keys[i] = bytes((String) ks.get(i));
-                values[i] = bytes((String) vs.get(i));
-            }
-        } else {
-            keys = new byte[][] {bytes((String) o.get("key"))};
-            if (o.get("value") != null) {
-                values = new byte[][] {bytes((String) o.get("value"))};
-            }
-        }
-        String status = (String) o.get("status");
-        return new OpRecord(((Long) o.get("client")).intValue(), (Long) o.get("client_id"), op, keys, values,
-                (Long) o.get("invoke_ns"), (Long) o.get("complete_ns"),
-                status.equals("UNKNOWN") ? null : KvStatus.valueOf(status), bytes((String) o.get("output")),
-                (String) o.get("error"), (String) o.get("detail"), Boolean.TRUE.equals(o.get("initial")));
-    }
-
-    static byte[] bytes(String s) {
-        return s == null ? null : s.getBytes(StandardCharsets.ISO_8859_1);
-    }
+    static final ObjectMapper JSON = new ObjectMapper();
 }

@@ -3,17 +3,11 @@ package io.psmr.bench.load;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.psmr.bench.load.LinearizabilityChecker;
-import io.psmr.bench.load.LoadCommand;
-import io.psmr.bench.load.OpRecord;
+import com.fasterxml.jackson.databind.JsonNode;
 import java.io.PrintWriter;
 import java.io.StringWriter;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -52,20 +46,16 @@ class RatisLoadCommandTest {
         Run r = run("--ordering", "RATIS", "--replicas", "3", "--clients", "8", "--duration", "1s", "--format", "json",
                 "--keys", "20", "--conflict", "25", "--window", "4", "--history", history.toString());
         assertEquals(0, r.exitCode(), "stdout: " + r.out() + "\nstderr: " + r.err());
-        Map<String, Object> json = MiniJson.object(r.out().strip());
-        assertEquals("ratis", json.get("ordering"), r.out());
-        long ops = (Long) json.get("ops");
+        JsonNode json = LoadCommandTest.JSON.readTree(r.out().strip());
+        assertEquals("ratis", json.get("ordering").textValue(), r.out());
+        long ops = json.get("ops").longValue();
         assertTrue(ops > 0, r.out());
-        List<?> digests = (List<?>) json.get("digests");
-        assertEquals(3, digests.size(), r.out());
-        assertEquals(Boolean.TRUE, json.get("digests_agree"), r.out());
+        assertEquals(3, json.get("digests").size(), r.out());
+        assertTrue(json.get("digests_agree").booleanValue(), r.out());
 
-        List<OpRecord> records = new ArrayList<>();
-        for (String line : Files.readAllLines(history, StandardCharsets.UTF_8)) {
-            records.add(LoadCommandTest.record(MiniJson.object(line)));
-        }
-        assertEquals(20L, json.get("initial_reads"), r.out()); // --history reads every key first
-        assertEquals(ops + (Long) json.get("unanswered") + 20, records.size());
+        List<OpRecord> records = JsonLinesHistory.read(history);
+        assertEquals(20L, json.get("initial_reads").longValue(), r.out()); // --history reads every key first
+        assertEquals(ops + json.get("unanswered").longValue() + 20, records.size());
         assertEquals(20, records.stream().filter(OpRecord::initial).count());
         LinearizabilityChecker.Verdict v = LinearizabilityChecker.check(records, null);
         assertTrue(v.linearizable(), () -> String.join("\n", v.violations()));

@@ -1,90 +1,101 @@
 package io.psmr.simulation.output;
 
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.util.DefaultIndenter;
+import com.fasterxml.jackson.core.util.DefaultPrettyPrinter;
+import com.fasterxml.jackson.core.util.Separators;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.ObjectWriter;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.psmr.simulation.CellResult;
 import io.psmr.simulation.SimulationConfig;
+import java.math.BigDecimal;
+import java.math.RoundingMode;
 import java.util.Locale;
 
 /**
- * Writes a report as one JSON object: {@code kind}, {@code seed}, optional {@code sweep} and
- * {@code sizing}, and {@code cells}, each with its parameters and its simulated and analytic rates
- * in percent. Hand-written because the shape is small and fixed, and a JSON library would be the
- * module's only reason to carry one.
+ * Writes a report as one indented JSON object, with Jackson: {@code kind}, {@code seed}, optional
+ * {@code sweep} and {@code sizing}, and {@code cells}, each with its parameters and its simulated
+ * and analytic rates in percent. Rates are numbers with six decimals; a missing one (NaN) is null.
+ * Stateless and thread-safe.
  */
 public final class JsonWriter {
+
+    private static final ObjectMapper MAPPER = JsonMapper.builder()
+            .enable(JsonGenerator.Feature.WRITE_BIGDECIMAL_AS_PLAIN).build();
+
+    /** Two-space indents, {@code "name": value} (no space before the colon), one field per line. */
+    private static final DefaultIndenter LINES = new DefaultIndenter("  ", "\n");
+    private static final ObjectWriter WRITER = MAPPER.writer(new DefaultPrettyPrinter()
+            .withSeparators(Separators.createDefaultInstance().withObjectFieldValueSpacing(Separators.Spacing.AFTER))
+            .withObjectIndenter(LINES).withArrayIndenter(LINES));
 
     private JsonWriter() {
     }
 
     /** The JSON text of a report, ending in a newline. */
     public static String write(Report report) {
-        StringBuilder sb = new StringBuilder("{\n");
-        sb.append("  \"kind\": \"").append(report.kind().token()).append("\",\n");
-        sb.append("  \"seed\": ").append(report.seed()).append(",\n");
+        ObjectNode o = MAPPER.createObjectNode();
+        o.put("kind", report.kind().token());
+        o.put("seed", report.seed());
         if (report.sweep() != null) {
-            sb.append("  \"sweep\": {\"axis\": \"").append(report.sweep().axis().token()).append("\", \"from\": ")
-                    .append(report.sweep().from()).append(", \"to\": ").append(report.sweep().to()).append("},\n");
+            o.putObject("sweep").put("axis", report.sweep().axis().token())
+                    .put("from", report.sweep().from()).put("to", report.sweep().to());
         }
         if (report.sizing() != null) {
-            sb.append("  \"sizing\": {\"target_pct\": ").append(num(100 * report.target()))
-                    .append(", \"bitmap_bits\": ").append(report.sizing().bitmapBits())
-                    .append(", \"analytic_pct\": ").append(num(100 * report.sizing().analyticRate()))
-                    .append(", \"analytic_pct_one_bit_less\": ")
-                    .append(num(100 * report.sizing().analyticRateOneBitLess())).append("},\n");
+            o.putObject("sizing").put("target_pct", num(100 * report.target()))
+                    .put("bitmap_bits", report.sizing().bitmapBits())
+                    .put("analytic_pct", num(100 * report.sizing().analyticRate()))
+                    .put("analytic_pct_one_bit_less", num(100 * report.sizing().analyticRateOneBitLess()));
         }
-        sb.append("  \"cells\": [");
-        String sep = "\n";
+        ArrayNode cells = o.putArray("cells");
         for (CellResult r : report.results()) {
-            sb.append(sep);
-            sep = ",\n";
-            cell(sb, r);
+            cell(cells.addObject(), r);
         }
-        sb.append("\n  ]\n}\n");
-        return sb.toString();
+        try {
+            return WRITER.writeValueAsString(o) + "\n";
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("cannot write the report as JSON: " + e.getMessage(), e); // a tree of plain values always writes
+        }
     }
 
-    private static void cell(StringBuilder sb, CellResult r) {
+    private static void cell(ObjectNode o, CellResult r) {
         SimulationConfig c = r.config();
-        sb.append("    {");
-        field(sb, "bitmap_bits", Integer.toString(c.bitmapBits()), true);
-        field(sb, "batch_size", Integer.toString(c.batchSize()), false);
-        field(sb, "graph_size", Integer.toString(c.graphSize()), false);
-        field(sb, "keys", Long.toString(c.keys()), false);
-        field(sb, "iterations", Long.toString(c.iterations()), false);
-        field(sb, "distribution", "\"" + c.distribution().name().toLowerCase(Locale.ROOT) + "\"", false);
-        field(sb, "zipf_theta", num(c.zipfTheta()), false);
-        field(sb, "read_fraction", num(c.readFraction()), false);
-        field(sb, "partitions", Integer.toString(c.partitions()), false);
-        field(sb, "simulated_pct", num(r.simulatedPct()), false);
-        field(sb, "analytic_pct", num(100 * r.analytic().bitmap()), false);
-        field(sb, "false_positive_pct", num(r.falsePositivePct()), false);
-        field(sb, "true_conflict_pct", num(r.trueConflictPct()), false);
-        field(sb, "analytic_false_positive_pct", num(100 * r.analytic().falsePositive()), false);
-        field(sb, "analytic_true_conflict_pct", num(100 * r.analytic().exactKeys()), false);
-        field(sb, "std_error_pp", num(r.standardErrorPct()), false);
-        field(sb, "rw_bitmap_pct", num(r.rwBitmapPct()), false);
-        field(sb, "analytic_rw_bitmap_pct", num(100 * r.analytic().rwBitmap()), false);
-        field(sb, "rw_true_conflict_pct", num(r.rwExactKeysPct()), false);
-        field(sb, "analytic_rw_true_conflict_pct", num(100 * r.analytic().rwExactKeys()), false);
+        o.put("bitmap_bits", c.bitmapBits());
+        o.put("batch_size", c.batchSize());
+        o.put("graph_size", c.graphSize());
+        o.put("keys", c.keys());
+        o.put("iterations", c.iterations());
+        o.put("distribution", c.distribution().name().toLowerCase(Locale.ROOT));
+        o.put("zipf_theta", num(c.zipfTheta()));
+        o.put("read_fraction", num(c.readFraction()));
+        o.put("partitions", c.partitions());
+        o.put("simulated_pct", num(r.simulatedPct()));
+        o.put("analytic_pct", num(100 * r.analytic().bitmap()));
+        o.put("false_positive_pct", num(r.falsePositivePct()));
+        o.put("true_conflict_pct", num(r.trueConflictPct()));
+        o.put("analytic_false_positive_pct", num(100 * r.analytic().falsePositive()));
+        o.put("analytic_true_conflict_pct", num(100 * r.analytic().exactKeys()));
+        o.put("std_error_pp", num(r.standardErrorPct()));
+        o.put("rw_bitmap_pct", num(r.rwBitmapPct()));
+        o.put("analytic_rw_bitmap_pct", num(100 * r.analytic().rwBitmap()));
+        o.put("rw_true_conflict_pct", num(r.rwExactKeysPct()));
+        o.put("analytic_rw_true_conflict_pct", num(100 * r.analytic().rwExactKeys()));
         if (c.partitions() > 0) {
-            field(sb, "partition_pct", num(r.partitionPct()), false);
-            field(sb, "analytic_partition_pct", num(100 * r.analytic().partition()), false);
+            o.put("partition_pct", num(r.partitionPct()));
+            o.put("analytic_partition_pct", num(100 * r.analytic().partition()));
         }
         if (r.hasPaper()) {
-            field(sb, "paper_pct", num(r.paperPct()), false);
-            field(sb, "difference_pp", num(r.simulatedPct() - r.paperPct()), false);
+            o.put("paper_pct", num(r.paperPct()));
+            o.put("difference_pp", num(r.simulatedPct() - r.paperPct()));
         }
-        sb.append('}');
     }
 
-    private static void field(StringBuilder sb, String name, String value, boolean first) {
-        if (!first) {
-            sb.append(", ");
-        }
-        sb.append('"').append(name).append("\": ").append(value);
-    }
-
-    private static String num(double v) {
-        // JSON has no NaN; a missing figure is null.
-        return Double.isNaN(v) || Double.isInfinite(v) ? "null" : String.format(Locale.ROOT, "%.6f", v);
+    /** {@code v} with six decimals, or null: JSON has no NaN, and a missing figure is null. */
+    private static BigDecimal num(double v) {
+        return Double.isNaN(v) || Double.isInfinite(v) ? null : new BigDecimal(v).setScale(6, RoundingMode.HALF_UP);
     }
 }

@@ -3,6 +3,8 @@ package io.psmr.simulation.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.psmr.simulation.output.CsvWriter;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -110,12 +112,41 @@ class SimulateCommandTest {
     }
 
     @Test
-    void jsonHasTheCells() {
+    void jsonHasTheCells() throws Exception {
         Run r = run("-q", "-n", "2000", "--format", "json", "--read-fraction", "0.5", "--partitions", "8");
         assertEquals(0, r.exit(), r.err());
-        assertTrue(r.out().startsWith("{") && r.out().trim().endsWith("}"), r.out());
-        assertTrue(r.out().contains("\"kind\": \"single\"") && r.out().contains("\"rw_bitmap_pct\"")
-                && r.out().contains("\"partition_pct\""), r.out());
+        JsonNode json = new ObjectMapper().readTree(r.out());
+        assertEquals("single", json.get("kind").textValue(), r.out());
+        JsonNode cells = json.get("cells");
+        assertEquals(1, cells.size(), r.out());
+        JsonNode cell = cells.get(0);
+        assertEquals(8, cell.get("partitions").intValue(), r.out());
+        assertEquals(0.5, cell.get("read_fraction").doubleValue(), r.out());
+        for (String rate : new String[] {"simulated_pct", "rw_bitmap_pct", "partition_pct", "analytic_partition_pct"}) {
+            assertTrue(cell.get(rate).isNumber() && cell.get(rate).doubleValue() >= 0 && cell.get(rate).doubleValue() <= 100,
+                    rate + " in " + r.out());
+        }
+        assertTrue(r.out().contains("\"kind\": \"single\""), "one field per line as \"name\": value:\n" + r.out());
+    }
+
+    @Test
+    void jsonOfTable1AndSizingCarriesThePaperAndTheSizing() throws Exception {
+        Run table1 = run("-q", "--table1", "-n", "1000", "--format", "json");
+        assertEquals(0, table1.exit(), table1.err());
+        JsonNode t = new ObjectMapper().readTree(table1.out());
+        assertEquals("table1", t.get("kind").textValue());
+        assertEquals(12, t.get("cells").size(), table1.out());
+        for (JsonNode cell : t.get("cells")) {
+            assertEquals(cell.get("simulated_pct").doubleValue() - cell.get("paper_pct").doubleValue(),
+                    cell.get("difference_pp").doubleValue(), 1e-5, cell.toString());
+        }
+
+        Run sizing = run("-q", "--target-rate", "0.05", "-b", "100", "-g", "5", "-n", "1000", "--format", "json");
+        assertEquals(0, sizing.exit(), sizing.err());
+        JsonNode z = new ObjectMapper().readTree(sizing.out()).get("sizing");
+        assertEquals(5.0, z.get("target_pct").doubleValue(), sizing.out());
+        assertTrue(z.get("bitmap_bits").intValue() > 0, sizing.out());
+        assertTrue(z.get("analytic_pct").doubleValue() <= 5.0 && z.get("analytic_pct_one_bit_less").doubleValue() > 5.0, sizing.out());
     }
 
     @Test
