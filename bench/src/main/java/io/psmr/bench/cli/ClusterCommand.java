@@ -142,8 +142,8 @@ public final class ClusterCommand implements Callable<Integer> {
             long bytes = maxBytes != null ? maxBytes : StoreSizing.defaultMaxBytes(maxKeys, valueSize);
             require(cl, bytes >= 1 && bytes <= StoreSizing.maxUsefulBytes(maxKeys), "--max-bytes must be from 1 to "
                     + StoreSizing.maxUsefulBytes(maxKeys) + " (--max-keys " + maxKeys + " times the largest key and value), got " + bytes);
-            require(cl, tick.toMillis() >= 1 && tick.toMillis() <= 1000 && tick.toNanos() % 1_000_000 == 0,
-                    "--tick must be whole milliseconds from 1ms to 1s, got " + DurationConverter.format(tick));
+            require(cl, tick.toMillis() >= 1 && tick.toMillis() <= 1000,
+                    "--tick must be from 1ms to 1s, got " + DurationConverter.format(tick));
             ClusterSettings settings = new ClusterSettings(mode, workers, maxKeys, valueSize, bytes, (int) tick.toMillis());
             ClusterLauncher launcher = new ClusterLauncher(dir.dir);
             PrintWriter out = cl.getOut();

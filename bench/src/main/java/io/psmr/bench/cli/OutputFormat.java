@@ -1,9 +1,7 @@
 package io.psmr.bench.cli;
 
-import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
-import java.util.stream.Collectors;
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.TypeConversionException;
 
@@ -42,13 +40,5 @@ public enum OutputFormat {
         List<String> n = formats.stream().map(OutputFormat::cliName).toList();
         return n.size() == 1 ? n.get(0)
                 : String.join(", ", n.subList(0, n.size() - 1)) + " or " + n.get(n.size() - 1);
-    }
-
-    static String all() {
-        return names(Arrays.asList(values()));
-    }
-
-    static String joined(List<OutputFormat> formats) {
-        return formats.stream().map(OutputFormat::cliName).collect(Collectors.joining(","));
     }
 }
