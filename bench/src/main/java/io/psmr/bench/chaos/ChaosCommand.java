@@ -2,7 +2,7 @@ package io.psmr.bench.chaos;
 
 import io.psmr.kvstore.cluster.ClusterLauncher;
 import io.psmr.kvstore.cluster.ClusterDescriptor;
-import io.psmr.bench.cli.DurationText;
+import io.psmr.bench.cli.DurationConverter;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -44,9 +44,9 @@ public final class ChaosCommand implements Callable<Integer> {
             description = "The cluster directory (started with ./psmr cluster start; Ring Paxos or Ratis, as cluster.json says).")
     Path cluster;
 
-    @Option(names = "--duration", paramLabel = "TIME", defaultValue = "30s",
-            description = "How long the load runs with faults: a number with ms, s (default unit), m or h, 5s to 1h (default: ${DEFAULT-VALUE}).")
-    String duration;
+    @Option(names = "--duration", paramLabel = "TIME", defaultValue = "30s", converter = DurationConverter.class,
+            description = "How long the load runs with faults, 5s to 1h, e.g. 30s or 2m (default: ${DEFAULT-VALUE}).")
+    Duration duration;
 
     @Option(names = "--faults", paramLabel = "LIST", defaultValue = "kill,pause,restart",
             description = "Comma-separated: kill (SIGKILL), pause (SIGSTOP longer than the failure detector's timeout, then SIGCONT), "
@@ -95,9 +95,9 @@ public final class ChaosCommand implements Callable<Integer> {
 
     /** Checks every flag; a bad one is a usage error naming it. */
     ChaosOptions validate() {
-        Duration d = duration(duration);
+        Duration d = duration;
         require(d.compareTo(MIN_DURATION) >= 0 && d.compareTo(MAX_DURATION) <= 0,
-                "--duration must be from 5s to 1h, got '" + duration + "'");
+                "--duration must be from 5s to 1h, got " + DurationConverter.format(d));
         List<FaultKind> kinds = new ArrayList<>();
         boolean restart = false;
         for (String part : faults.split(",", -1)) {
@@ -130,14 +130,6 @@ public final class ChaosCommand implements Callable<Integer> {
     private static void addOnce(List<FaultKind> kinds, FaultKind k) {
         if (!kinds.contains(k)) {
             kinds.add(k);
-        }
-    }
-
-    private Duration duration(String text) {
-        try {
-            return DurationText.parse("--duration", text);
-        } catch (IllegalArgumentException e) {
-            throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
         }
     }
 

@@ -99,13 +99,13 @@ public final class ClusterCommand implements Callable<Integer> {
                         + "larger values are accepted while the byte capacity has room.")
         int valueSize;
 
-        @Option(names = "--tick-ms", paramLabel = "MS", defaultValue = "10",
-                description = "Ring Paxos tick in milliseconds, 1 to 1000; a coordinator is suspected after 10 ticks (default: ${DEFAULT-VALUE}); not with ratis.")
-        int tickMillis;
+        @Option(names = "--tick", paramLabel = "TIME", defaultValue = "10ms", converter = DurationConverter.class,
+                description = "Ring Paxos tick, 1ms to 1s; a coordinator is suspected after 10 ticks (default: ${DEFAULT-VALUE}); not with ratis.")
+        Duration tick;
 
-        @Option(names = "--timeout", paramLabel = "SECONDS", defaultValue = "60",
-                description = "How long the cluster may take to serve, 1 to 600 s (default: ${DEFAULT-VALUE}).")
-        int timeoutSeconds;
+        @Option(names = "--timeout", paramLabel = "TIME", defaultValue = "60s", converter = DurationConverter.class,
+                description = "How long the cluster may take to serve, 1s to 10m (default: ${DEFAULT-VALUE}).")
+        Duration timeout;
 
         @Option(names = "--force",
                 description = "If DIR holds a stopped cluster, delete its cluster.json, data/ and logs/ first and start a new one.")
@@ -118,20 +118,20 @@ public final class ClusterCommand implements Callable<Integer> {
 
         /** The flags of a new cluster, which --resume takes from cluster.json instead. */
         private static final List<String> SHAPE = List.of("--ordering", "--acceptors", "--replicas", "--mode", "--workers",
-                "--max-keys", "--max-bytes", "--value-size", "--tick-ms");
+                "--max-keys", "--max-bytes", "--value-size", "--tick");
 
         @Override
         public Integer call() throws Exception {
             CommandLine cl = spec.commandLine();
             require(cl, !(force && resume), "--force and --resume cannot be combined: --force deletes the cluster that --resume would start");
-            require(cl, timeoutSeconds >= 1 && timeoutSeconds <= 600, "--timeout must be from 1 to 600, got " + timeoutSeconds);
+            requireTimeout(cl, timeout);
             if (resume) {
                 return resume(cl);
             }
             boolean ratis = ordering == OrderingProtocol.RATIS;
             require(cl, ratis || ordering == OrderingProtocol.RING_PAXOS, "--ordering must be ringpaxos or ratis, got '" + ordering.cliName()
                     + "' (a cluster of processes needs a replicated ordering)");
-            for (String flag : new String[] {"--acceptors", "--tick-ms"}) {
+            for (String flag : new String[] {"--acceptors", "--tick"}) {
                 require(cl, !ratis || !cl.getParseResult().hasMatchedOption(flag), flag + " is a Ring Paxos setting; a ratis cluster has none");
             }
             require(cl, acceptors >= 1 && acceptors <= 15, "--acceptors must be from 1 to 15, got " + acceptors);
@@ -142,8 +142,9 @@ public final class ClusterCommand implements Callable<Integer> {
             long bytes = maxBytes != null ? maxBytes : StoreSizing.defaultMaxBytes(maxKeys, valueSize);
             require(cl, bytes >= 1 && bytes <= StoreSizing.maxUsefulBytes(maxKeys), "--max-bytes must be from 1 to "
                     + StoreSizing.maxUsefulBytes(maxKeys) + " (--max-keys " + maxKeys + " times the largest key and value), got " + bytes);
-            require(cl, tickMillis >= 1 && tickMillis <= 1000, "--tick-ms must be from 1 to 1000, got " + tickMillis);
-            ClusterSettings settings = new ClusterSettings(mode, workers, maxKeys, valueSize, bytes, tickMillis);
+            require(cl, tick.toMillis() >= 1 && tick.toMillis() <= 1000,
+                    "--tick must be from 1ms to 1s, got " + DurationConverter.format(tick));
+            ClusterSettings settings = new ClusterSettings(mode, workers, maxKeys, valueSize, bytes, (int) tick.toMillis());
             ClusterLauncher launcher = new ClusterLauncher(dir.dir);
             PrintWriter out = cl.getOut();
             if (force) {
@@ -155,9 +156,9 @@ public final class ClusterCommand implements Callable<Integer> {
                 }
             }
             if (ratis) {
-                launcher.startRatis(replicas, settings, Duration.ofSeconds(timeoutSeconds));
+                launcher.startRatis(replicas, settings, timeout);
             } else {
-                launcher.start(acceptors, replicas, settings, Duration.ofSeconds(timeoutSeconds));
+                launcher.start(acceptors, replicas, settings, timeout);
             }
             out.println("cluster serving in " + launcher.directory().path() + " (" + launcher.directory().path()
                     .resolve(ClusterDescriptor.FILE) + "); store capacity " + settings.maxKeys() + " entries, "
@@ -187,7 +188,8 @@ public final class ClusterCommand implements Callable<Integer> {
                 }
                 Object value = cl.getParseResult().matchedOptionValue(flag, (Object) null);
                 String given = value instanceof SchedulerMode m ? m.cliName()
-                        : value instanceof OrderingProtocol o ? o.cliName() : String.valueOf(value);
+                        : value instanceof OrderingProtocol o ? o.cliName()
+                        : value instanceof Duration d ? DurationConverter.format(d) : String.valueOf(value);
                 String held = switch (flag) {
                     case "--ordering" -> c.ordering().cliName();
                     case "--acceptors" -> Integer.toString(c.acceptors().size());
@@ -197,7 +199,7 @@ public final class ClusterCommand implements Callable<Integer> {
                     case "--max-keys" -> Long.toString(c.settings().maxKeys());
                     case "--max-bytes" -> Long.toString(c.settings().maxBytes());
                     case "--value-size" -> Integer.toString(c.settings().valueBytes());
-                    default -> Integer.toString(c.settings().tickMillis());
+                    default -> DurationConverter.format(Duration.ofMillis(c.settings().tickMillis()));
                 };
                 if (!given.equals(held)) {
                     contradictions.add(flag + " " + given + " (cluster.json: " + held + ")");
@@ -206,7 +208,7 @@ public final class ClusterCommand implements Callable<Integer> {
             require(cl, contradictions.isEmpty(), "--resume starts the cluster that " + launcher.directory().path()
                     .resolve(ClusterDescriptor.FILE) + " describes, but " + String.join(", ", contradictions)
                     + " contradicts it; leave those flags out");
-            List<String> started = launcher.resume(Duration.ofSeconds(timeoutSeconds));
+            List<String> started = launcher.resume(timeout);
             PrintWriter out = cl.getOut();
             out.println("resumed " + started.size() + " nodes from " + launcher.directory().path() + " (" + String.join(", ", started)
                     + "); every file kept");
@@ -277,16 +279,16 @@ public final class ClusterCommand implements Callable<Integer> {
         @Option(names = "--node", paramLabel = "NAME", required = true, description = "The node, such as acceptor-0 (or replica-2 of a ratis cluster).")
         String node;
 
-        @Option(names = "--timeout", paramLabel = "SECONDS", defaultValue = "60",
-                description = "How long it may take to serve again, 1 to 600 s (default: ${DEFAULT-VALUE}).")
-        int timeoutSeconds;
+        @Option(names = "--timeout", paramLabel = "TIME", defaultValue = "60s", converter = DurationConverter.class,
+                description = "How long it may take to serve again, 1s to 10m (default: ${DEFAULT-VALUE}).")
+        Duration timeout;
 
         @Override
         public Integer call() throws Exception {
-            require(spec.commandLine(), timeoutSeconds >= 1 && timeoutSeconds <= 600, "--timeout must be from 1 to 600, got " + timeoutSeconds);
+            requireTimeout(spec.commandLine(), timeout);
             ClusterLauncher launcher = launcher(spec, dir.dir);
             try {
-                launcher.restart(node, Duration.ofSeconds(timeoutSeconds));
+                launcher.restart(node, timeout);
             } catch (IllegalArgumentException e) {
                 throw new CommandLine.ParameterException(spec.commandLine(), "--node: " + e.getMessage());
             }
@@ -324,6 +326,11 @@ public final class ClusterCommand implements Callable<Integer> {
             throw new CommandLine.ParameterException(spec.commandLine(), "--dir: " + e.getMessage());
         }
         return launcher;
+    }
+
+    private static void requireTimeout(CommandLine cl, Duration timeout) {
+        require(cl, timeout.compareTo(Duration.ofSeconds(1)) >= 0 && timeout.compareTo(Duration.ofMinutes(10)) <= 0,
+                "--timeout must be from 1s to 10m, got " + DurationConverter.format(timeout));
     }
 
     private static void require(CommandLine cl, boolean ok, String problem) {

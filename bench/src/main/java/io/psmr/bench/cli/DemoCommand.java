@@ -10,6 +10,7 @@ import io.psmr.bench.demo.DemoReport;
 import io.psmr.bench.demo.DemoResult;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -30,9 +31,6 @@ import picocli.CommandLine.Spec;
             ""})
 final class DemoCommand implements Callable<Integer> {
 
-    /** Output formats. */
-    enum Format { table, csv }
-
     /** Most commands per run: the whole workload is built in memory before timing (about 100 bytes a command). */
     static final int MAX_COMMANDS = 10_000_000;
 
@@ -49,10 +47,9 @@ final class DemoCommand implements Callable<Integer> {
                     + "(default: a tenth of --commands, at least 1).")
     Integer cbaseCommands;
 
-    @Option(names = "--format", paramLabel = "FORMAT", defaultValue = "table",
-            description = "Output: table or csv (default: ${DEFAULT-VALUE}). "
-                    + "csv prints the header '" + DemoReport.CSV_HEADER + "' and one row per configuration.")
-    Format format;
+    /** --format text or csv (the header '{@value DemoReport#CSV_HEADER}' and one row per configuration); --quiet. */
+    @Mixin
+    OutputOptions output;
 
     @Option(names = "--seed", paramLabel = "S", defaultValue = "42",
             description = "Seed of the workload, at least 0 (default: ${DEFAULT-VALUE}).")
@@ -66,7 +63,7 @@ final class DemoCommand implements Callable<Integer> {
             description = "Hash rounds of CPU work per command (default: ${DEFAULT-VALUE}, about a microsecond).")
     int workRounds;
 
-    @Option(names = "--rounds", paramLabel = "R", defaultValue = "3",
+    @Option(names = "--runs", paramLabel = "R", defaultValue = "3",
             description = "Timed runs per configuration, 1 to 100, interleaved; the median is reported "
                     + "(default: ${DEFAULT-VALUE}).")
     int rounds;
@@ -75,11 +72,12 @@ final class DemoCommand implements Callable<Integer> {
     public Integer call() throws InterruptedException {
         DemoOptions options = validate();
         PrintWriter out = spec.commandLine().getOut();
-        if (format == Format.table) {
+        OutputFormat format = output.format(OutputFormat.TEXT, OutputFormat.CSV);
+        if (format == OutputFormat.TEXT && !output.quiet()) {
             DemoReport.preamble(options, out);
         }
         List<DemoResult> results = new Demo(options).run();
-        if (format == Format.table) {
+        if (format == OutputFormat.TEXT) {
             DemoReport.table(results, out);
         } else {
             DemoReport.csv(results, out);
@@ -97,7 +95,7 @@ final class DemoCommand implements Callable<Integer> {
         require(conflictPercent >= 0 && conflictPercent <= 100,
                 "--conflict must be a percentage from 0 to 100, got " + conflictPercent);
         require(workRounds >= 0, "--work must be at least 0, got " + workRounds);
-        require(rounds >= 1 && rounds <= 100, "--rounds must be from 1 to 100, got " + rounds);
+        require(rounds >= 1 && rounds <= 100, "--runs must be from 1 to 100, got " + rounds);
         return new DemoOptions(commands, cbase, seed, conflictPercent, workRounds, rounds);
     }
 

@@ -3,17 +3,18 @@ package io.psmr.bench.cli;
 import java.io.PrintWriter;
 
 import io.psmr.bench.chaos.ChaosCommand;
-import io.psmr.bench.cli.ClusterCommand;
-import io.psmr.bench.cli.NodeCommand;
-import io.psmr.bench.scheduler.BenchCommand;
+import io.psmr.bench.e2e.E2eCommand;
 import io.psmr.bench.load.LoadCommand;
-import io.psmr.simulation.cli.SimulateCommand;
+import io.psmr.bench.micro.MicroCommand;
+import io.psmr.bench.scheduler.BenchCommand;
+import io.psmr.bench.simulate.SimulateCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
 /**
  * The {@code psmr} command line: the single entry point that {@code ./psmr} at the repository root
- * runs. It only dispatches to subcommands; each subcommand lives in its own class.
+ * runs. It only dispatches to subcommands; each subcommand lives in its own class, and the tree of
+ * them is built here ({@link #commandLine()}), so that no command class needs another's.
  *
  * <p>Exit codes: 0 on success, 1 when a subcommand fails, 2 on a usage error (an unknown subcommand,
  * a bad or missing flag), with the error and the usage on standard error.
@@ -49,6 +50,10 @@ public final class PsmrMain {
      */
     public static CommandLine commandLine() {
         CommandLine cl = new CommandLine(new PsmrMain());
+        cl.getSubcommands().get("bench")
+                .addSubcommand(new MicroCommand())
+                .addSubcommand(new E2eCommand());
+        RenamedOptions.addTo(cl);
         cl.setParameterExceptionHandler(PsmrMain::handleUsageError);
         cl.setExecutionExceptionHandler(PsmrMain::handleFailure);
         cl.setExecutionStrategy(PsmrMain::refuseUnmatchedThenRun);

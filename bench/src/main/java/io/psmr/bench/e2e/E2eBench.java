@@ -1,6 +1,7 @@
 package io.psmr.bench.e2e;
 
-import io.psmr.bench.scheduler.BenchMode;
+import io.psmr.ordering.OrderingProtocol;
+
 import io.psmr.bench.scheduler.SchedulerBench;
 import io.psmr.kvstore.EmbeddedCluster;
 import io.psmr.kvstore.KvStatus;
@@ -35,7 +36,7 @@ import org.HdrHistogram.Histogram;
 
 /**
  * The end-to-end benchmark: closed-loop clients → {@link ClientProxy} → ordering → one replica, per
- * {@link E2eOrdering} and {@link E2eMode}. Each run starts a fresh replica (its own scheduler and
+ * {@link OrderingProtocol} and {@link SchedulerMode}. Each run starts a fresh replica (its own scheduler and
  * in-memory Chronicle Map) over a fresh ordering layer — an {@link EmbeddedCluster} with its local
  * sequencer, or a {@link LoopbackRingPaxos} of 3 acceptors whose one adapter is both the replica's
  * learner and the proxy's proposer — and a fresh proxy, and drives them with {@link LoadGenerator}
@@ -79,11 +80,11 @@ public final class E2eBench {
 
     /** Failover trials {@link #runFailover} makes: {@link E2eSettings#runs()} when Ring Paxos is measured, else none. */
     public int failoverTrials() {
-        return settings.orderings().contains(E2eOrdering.RINGPAXOS) ? settings.runs() : 0;
+        return settings.orderings().contains(OrderingProtocol.RING_PAXOS) ? settings.runs() : 0;
     }
 
     /** The mode whose workload and replica the failover trials run: the bitmap mode of {@code ./psmr load}. */
-    static final E2eMode FAILOVER_MODE = E2eMode.BITMAP_INDEXED;
+    static final SchedulerMode FAILOVER_MODE = SchedulerMode.BITMAP_INDEXED;
 
     /**
      * When Ring Paxos is among the orderings, runs {@link #failoverTrials()} {@link E2eFailover} trials of
@@ -94,7 +95,7 @@ public final class E2eBench {
      * @return the summary, or empty if Ring Paxos is not measured
      * @throws IllegalStateException if a trial fails its checks
      */
-    public Optional<E2eFailoverResult> runFailover(Consumer<E2eMode> afterRun) throws InterruptedException {
+    public Optional<E2eFailoverResult> runFailover(Consumer<SchedulerMode> afterRun) throws InterruptedException {
         if (failoverTrials() == 0) {
             return Optional.empty();
         }
@@ -114,7 +115,7 @@ public final class E2eBench {
     }
 
     /** One (ordering, mode) pair's samples are keyed by this. */
-    record Key(E2eOrdering ordering, E2eMode mode) {
+    record Key(OrderingProtocol ordering, SchedulerMode mode) {
     }
 
     /**
@@ -122,17 +123,17 @@ public final class E2eBench {
      *
      * @throws IllegalStateException if a run fails its checks
      */
-    public List<E2eResult> run(Consumer<E2eMode> afterRun) throws InterruptedException {
-        for (E2eMode m : settings.modes()) {
-            for (E2eOrdering ord : settings.orderings()) {
+    public List<E2eResult> run(Consumer<SchedulerMode> afterRun) throws InterruptedException {
+        for (SchedulerMode m : settings.modes()) {
+            for (OrderingProtocol ord : settings.orderings()) {
                 runOnce(ord, m, settings.warmup());
                 afterRun.accept(m);
             }
         }
         Map<Key, List<Sample>> samples = new HashMap<>();
         for (int round = 0; round < settings.runs(); round++) {
-            for (E2eMode m : settings.modes()) {
-                for (E2eOrdering ord : settings.orderings()) {
+            for (SchedulerMode m : settings.modes()) {
+                for (OrderingProtocol ord : settings.orderings()) {
                     samples.computeIfAbsent(new Key(ord, m), k -> new ArrayList<>()).add(runOnce(ord, m, settings.duration()));
                     afterRun.accept(m);
                 }
@@ -142,22 +143,24 @@ public final class E2eBench {
     }
 
     /** The load settings of {@code mode}'s runs of {@code duration}. */
-    LoadOptions options(E2eMode mode, Duration duration) {
+    LoadOptions options(SchedulerMode mode, Duration duration) {
         E2eSettings s = settings;
-        WorkloadSpec w = new WorkloadSpec(s.clients(), s.keys(), 0.5, 0.05, 4, 64, duration, 0, s.seed());
-        return new LoadOptions(1, mode == E2eMode.SEQUENTIAL ? SchedulerMode.SEQUENTIAL : SchedulerMode.BITMAP_INDEXED, s.workers(),
+        WorkloadSpec x = s.workload();
+        WorkloadSpec w = new WorkloadSpec(x.clients(), x.keys(), x.readFraction(), x.multiPutFraction(), x.multiPutKeys(),
+                x.valueSize(), duration, 0, s.seed());
+        return new LoadOptions(1, mode == SchedulerMode.SEQUENTIAL ? SchedulerMode.SEQUENTIAL : SchedulerMode.BITMAP_INDEXED, s.workers(),
                 mode.batch(s.batch()), s.window(), Duration.ZERO, s.conflictPct(), Duration.ofSeconds(5), w);
     }
 
     /** {@code ./psmr load}'s replica settings with the mode's detection and graph. */
-    ReplicaConfig replicaConfig(E2eMode mode, LoadOptions o) {
-        BenchMode b = mode.bench();
+    ReplicaConfig replicaConfig(SchedulerMode mode, LoadOptions o) {
+        SchedulerMode b = mode;
         ReplicaConfig.Builder rc = LoadRun.replicaConfig(o).toBuilder();
         if (b.parallel()) {
             rc.detection(b.detection(settings.bitmapBits())).graph(b.graph()).sequential(false);
         } else {
             // No scheduler; the proxy still attaches bitmaps of the configured size, as in classic SMR with psmr's proxy.
-            rc.detection(BenchMode.BITMAP_INDEXED.detection(settings.bitmapBits())).sequential(true);
+            rc.detection(SchedulerMode.BITMAP_INDEXED.detection(settings.bitmapBits())).sequential(true);
         }
         return rc.build();
     }
@@ -174,8 +177,8 @@ public final class E2eBench {
         void close();
     }
 
-    private static Setup setup(E2eOrdering ordering, ReplicaConfig rc) throws InterruptedException {
-        if (ordering == E2eOrdering.LOCAL) {
+    private static Setup setup(OrderingProtocol ordering, ReplicaConfig rc) throws InterruptedException {
+        if (ordering == OrderingProtocol.LOCAL) {
             EmbeddedCluster cluster = EmbeddedCluster.start(1, rc);
             return new Setup() {
                 public AtomicBroadcast broadcast() {
@@ -228,7 +231,7 @@ public final class E2eBench {
         };
     }
 
-    private Sample runOnce(E2eOrdering ordering, E2eMode mode, Duration duration) throws InterruptedException {
+    private Sample runOnce(OrderingProtocol ordering, SchedulerMode mode, Duration duration) throws InterruptedException {
         LoadOptions o = options(mode, duration);
         ReplicaConfig rc = replicaConfig(mode, o);
         ProxyConfig pc = LoadRun.proxyConfig(o, rc);
@@ -280,14 +283,14 @@ public final class E2eBench {
         Map<Key, Double> median = new HashMap<>();
         samples.forEach((k, v) -> median.put(k, SchedulerBench.median(v.stream().mapToDouble(Sample::throughputOps).toArray())));
         List<E2eResult> out = new ArrayList<>();
-        for (E2eOrdering ord : s.orderings()) {
-            Double cbase = median.get(new Key(ord, E2eMode.CBASE));
-            Double seq = median.get(new Key(ord, E2eMode.SEQUENTIAL));
-            for (E2eMode m : s.modes()) {
+        for (OrderingProtocol ord : s.orderings()) {
+            Double cbase = median.get(new Key(ord, SchedulerMode.CBASE));
+            Double seq = median.get(new Key(ord, SchedulerMode.SEQUENTIAL));
+            for (SchedulerMode m : s.modes()) {
                 List<Sample> v = samples.get(new Key(ord, m));
                 double[] ops = v.stream().mapToDouble(Sample::throughputOps).toArray();
                 double med = median.get(new Key(ord, m));
-                Double local = median.get(new Key(E2eOrdering.LOCAL, m));
+                Double local = median.get(new Key(OrderingProtocol.LOCAL, m));
                 Histogram all = new Histogram(3);
                 long retries = 0;
                 for (Sample x : v) {

@@ -1,5 +1,7 @@
 package io.psmr.bench.e2e;
 
+import io.psmr.ordering.OrderingProtocol;
+
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.file.Files;
@@ -23,14 +25,14 @@ public final class E2eCharts {
         }
         CategoryChart chart = new CategoryChartBuilder().width(900).height(500)
                 .title("End to end: " + s.clients() + " clients -> proxy -> "
-                        + s.orderings().stream().map(E2eOrdering::cliName).collect(java.util.stream.Collectors.joining("/"))
+                        + s.orderings().stream().map(OrderingProtocol::cliName).collect(java.util.stream.Collectors.joining("/"))
                         + " -> 1 replica - "
                         + s.cores() + " cores")
                 .xAxisTitle("mode").yAxisTitle("throughput (kops/s, median)").build();
         chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideE);
         chart.getStyler().setYAxisMin(0.0);
         chart.getStyler().setYAxisDecimalPattern("#,###.#");
-        for (E2eOrdering ord : s.orderings()) {
+        for (OrderingProtocol ord : s.orderings()) {
             List<E2eResult> rs = results.stream().filter(r -> r.ordering() == ord).toList();
             List<String> labels = rs.stream().map(r -> r.mode().cliName() + " b=" + r.batch()).toList();
             List<Double> ys = rs.stream().map(r -> r.throughputOps() / 1e3).toList();

@@ -1,6 +1,13 @@
 package io.psmr.bench.e2e;
 
-import io.psmr.bench.scheduler.BenchCommand;
+import io.psmr.bench.cli.DurationConverter;
+import io.psmr.bench.cli.OutputFormat;
+import io.psmr.bench.cli.OutputOptions;
+import io.psmr.bench.cli.ResultsDir;
+import io.psmr.bench.cli.SchedulerModeConverter;
+import io.psmr.bench.load.WorkloadOptions;
+import io.psmr.ordering.OrderingProtocol;
+import io.psmr.scheduler.SchedulerMode;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -17,6 +24,7 @@ import me.tongfei.progressbar.ProgressBar;
 import me.tongfei.progressbar.ProgressBarBuilder;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -35,22 +43,22 @@ import picocli.CommandLine.Spec;
             "End-to-end benchmark: closed-loop clients -> client proxy -> ordering -> one replica, per mode and ordering.",
             "",
             "Each run starts a fresh embedded replica (its own scheduler and in-memory Chronicle Map) and a batching "
-                + "proxy, and drives them with the clients of ./psmr load (50%% READs, 5%% MULTI_PUTs of 4 keys, the rest "
-                + "CREATE/UPDATE/DELETE; 64-byte values). Every mode gets a warm-up run, then --runs measured runs, "
+                + "proxy, and drives them with the clients of ./psmr load (by default 50%% READs, 5%% MULTI_PUTs of 4 keys, "
+                + "the rest CREATE/UPDATE/DELETE; 64-byte values). Every mode gets a warm-up run, then --runs measured runs, "
                 + "interleaved (A B C ... A B C ...). Prints a table of median throughput with min and max, the ratios "
                 + "to CBASE and to sequential measured in the same invocation, and client latency; writes results.csv, "
                 + "summary.md and e2e-throughput.png to <out>/bench-e2e-<timestamp>/. A run fails unless the replica "
                 + "served and every operation got a non-error answer.",
             "",
-            "Modes: cbase (batches of 1, exact keys compared pairwise, monitor graph), keys (the same at --batch), "
+            "Modes: cbase (batches of 1, exact keys compared pairwise, monitor graph), keys-pairwise (the same at --batch), "
                 + "bitmap-monitor, bitmap-indexed, rw-bitmap (indexed graph), sequential (no scheduler), keys-hashed "
-                + "(extra, only when asked). CBASE and sequential references are always added.",
+                + "(extra, only when asked). The cbase and sequential references are always added.",
             "",
             "Orderings: local (the in-process sequencer), ringpaxos (an embedded Ring Paxos cluster on loopback: 3 "
                 + "acceptors, the replica's learner and the proxy's proposer), both (interleaved, with the ratio "
-                + "ringpaxos/local from the same invocation).",
+                + "ringpaxos/local from the same invocation), all (every ordering e2e embeds: local and ringpaxos).",
             "",
-            "Failover (ringpaxos and both): after the measured runs, --runs trials of the bitmap-indexed workload over a "
+            "Failover (ringpaxos, both and all): after the measured runs, --runs trials of the bitmap-indexed workload over a "
                 + "fresh Ring Paxos cluster close the coordinator's acceptor at half the run and time, from just before "
                 + "the close, the first new decision (the first instance delivered beyond the last one ordered before the close, "
                 + "once the dead coordinator's in-flight decisions are past), and the next coordinator's election; median, min and max in ms, next to the tick and suspect timeout that dominate "
@@ -60,22 +68,20 @@ import picocli.CommandLine.Spec;
             ""})
 public final class E2eCommand implements Callable<Integer> {
 
-    /** Output formats. */
-    enum Format { table, csv }
-
-    static final List<E2eMode> DEFAULT_MODES = List.of(E2eMode.CBASE, E2eMode.KEYS, E2eMode.BITMAP_MONITOR,
-            E2eMode.BITMAP_INDEXED, E2eMode.RW_BITMAP, E2eMode.SEQUENTIAL);
+    static final List<SchedulerMode> DEFAULT_MODES = List.of(SchedulerMode.CBASE, SchedulerMode.KEYS_PAIRWISE,
+            SchedulerMode.BITMAP_MONITOR, SchedulerMode.BITMAP_INDEXED, SchedulerMode.RW_BITMAP, SchedulerMode.SEQUENTIAL);
 
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--modes", split = ",", paramLabel = "MODE",
-            description = "Modes: cbase, keys, bitmap-monitor, bitmap-indexed, rw-bitmap, sequential, keys-hashed.")
-    List<String> modes;
+    @Option(names = "--modes", split = ",", paramLabel = "MODE", converter = SchedulerModeConverter.class,
+            description = "Scheduler modes, comma-separated: sequential, cbase, keys-pairwise, keys-hashed, bitmap-monitor, "
+                    + "bitmap-indexed, rw-bitmap (default: all but keys-hashed).")
+    List<SchedulerMode> modes;
 
-    @Option(names = "--clients", paramLabel = "N", defaultValue = "64",
-            description = "Closed-loop clients, one thread each, 1 to 4096 (default: ${DEFAULT-VALUE}).")
-    int clients;
+    /** --clients, --keys, --read-fraction, --multi-put-fraction, --multi-put-keys, --value-size: as ./psmr load. */
+    @Mixin
+    WorkloadOptions workload;
 
     @Option(names = "--workers", paramLabel = "N",
             description = "Worker threads of the replica, 1 to 256 (default: available processors).")
@@ -94,52 +100,46 @@ public final class E2eCommand implements Callable<Integer> {
             description = "Percentage of batches that also write one shared hot key, 0 to 100 (default: ${DEFAULT-VALUE}).")
     int conflict;
 
-    @Option(names = "--keys", paramLabel = "N", defaultValue = "10000",
-            description = "Key space of the clients, 4 to 10000000 (default: ${DEFAULT-VALUE}).")
-    int keys;
-
-    @Option(names = {"--bits", "-m"}, paramLabel = "M", defaultValue = "1024000",
+    @Option(names = {"--bitmap-bits", "-m"}, paramLabel = "M", defaultValue = "1024000",
             description = "Bitmap size m in bits (default: ${DEFAULT-VALUE}).")
     int bits;
 
-    @Option(names = "--duration", paramLabel = "TIME", defaultValue = "3s",
-            description = "Length of each measured run, e.g. 500ms or 3s (default: ${DEFAULT-VALUE}).")
-    String duration;
+    @Option(names = "--duration", paramLabel = "TIME", defaultValue = "3s", converter = DurationConverter.class,
+            description = "Length of each measured run, 10ms to 10m, e.g. 500ms or 3s (default: ${DEFAULT-VALUE}).")
+    Duration duration;
 
-    @Option(names = "--warmup", paramLabel = "TIME", defaultValue = "1s",
-            description = "Length of the warm-up run of each mode (default: ${DEFAULT-VALUE}).")
-    String warmup;
+    @Option(names = "--warmup", paramLabel = "TIME", defaultValue = "1s", converter = DurationConverter.class,
+            description = "Length of the warm-up run of each mode, 10ms to 10m (default: ${DEFAULT-VALUE}).")
+    Duration warmup;
 
     @Option(names = "--runs", paramLabel = "R", defaultValue = "3",
             description = "Measured runs per mode, 1 to 100 (default: ${DEFAULT-VALUE}; use at least 3).")
     int runs;
 
     @Option(names = "--ordering", paramLabel = "ORDERING", defaultValue = "local",
-            description = "Ordering layer: local, ringpaxos or both (default: ${DEFAULT-VALUE}).")
+            description = "Ordering layer: local, ringpaxos, both (local and ringpaxos) or all (default: ${DEFAULT-VALUE}).")
     String ordering;
 
     @Option(names = "--seed", paramLabel = "S", defaultValue = "42", description = "Clients' seed (default: ${DEFAULT-VALUE}).")
     long seed;
 
-    @Option(names = "--format", paramLabel = "FORMAT", defaultValue = "table",
-            description = "table, or csv to print results.csv to stdout as well (default: ${DEFAULT-VALUE}).")
-    Format format;
+    /** --format text or csv (results.csv on stdout as well), --quiet. */
+    @Mixin
+    OutputOptions output;
 
-    @Option(names = "--out", paramLabel = "DIR", defaultValue = "results",
-            description = "Folder that receives bench-e2e-<timestamp>/ (default: ${DEFAULT-VALUE}).")
-    Path out;
-
-    @Option(names = "--no-progress", description = "No progress bar on stderr.")
-    boolean noProgress;
+    /** --out: the folder that receives bench-e2e-&lt;timestamp&gt;/. */
+    @Mixin
+    OutputOptions.OutDir out;
 
     @Override
     public Integer call() throws InterruptedException, IOException {
         E2eSettings settings = validate();
+        OutputFormat format = output.format(OutputFormat.TEXT, OutputFormat.CSV);
         PrintWriter o = spec.commandLine().getOut();
         E2eBench bench = new E2eBench(settings);
         String timestamp = LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"));
-        Path dir = BenchCommand.uniqueDir(settings.outDir(), "bench-e2e-" + timestamp);
-        if (format == Format.table) {
+        Path dir = ResultsDir.unique(settings.outDir(), "bench-e2e-" + timestamp);
+        if (format == OutputFormat.TEXT) {
             o.println("psmr bench e2e: " + E2eReport.machine(settings));
             long perMode = settings.warmup().toMillis() + settings.runs() * settings.duration().toMillis();
             int configs = settings.orderings().size() * settings.modes().size();
@@ -156,7 +156,7 @@ public final class E2eCommand implements Callable<Integer> {
         }
         List<E2eResult> results;
         Optional<E2eFailoverResult> failover;
-        if (noProgress) {
+        if (output.quiet()) {
             results = bench.run(m -> { });
             failover = bench.runFailover(m -> { });
         } else {
@@ -169,7 +169,7 @@ public final class E2eCommand implements Callable<Integer> {
         }
         E2eReport.write(dir, results, failover, settings, timestamp);
         Path chart = E2eCharts.write(dir, results, settings);
-        if (format == Format.csv) {
+        if (format == OutputFormat.CSV) {
             o.print(E2eReport.csv(results, settings));
         } else {
             o.println();
@@ -188,41 +188,46 @@ public final class E2eCommand implements Callable<Integer> {
     }
 
     E2eSettings validate() {
-        List<E2eOrdering> orderings = E2eOrdering.parse(ordering);
-        require(orderings != null, "--ordering: expected local, ringpaxos or both, got '" + ordering + "'");
-        List<E2eMode> m = new ArrayList<>();
+        output.format(OutputFormat.TEXT, OutputFormat.CSV);
+        List<OrderingProtocol> orderings;
+        try {
+            orderings = E2eOrderings.select(ordering);
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--ordering: " + e.getMessage());
+        }
+        List<SchedulerMode> m = new ArrayList<>();
         if (modes == null || modes.isEmpty()) {
             m.addAll(DEFAULT_MODES);
         } else {
-            for (String name : modes) {
-                E2eMode mode = E2eMode.byCliName(name.trim());
-                require(mode != null, "--modes: unknown mode '" + name + "'; expected cbase, keys, bitmap-monitor, "
-                        + "bitmap-indexed, rw-bitmap, sequential or keys-hashed");
+            for (SchedulerMode mode : modes) {
                 if (!m.contains(mode)) {
                     m.add(mode);
                 }
             }
             // The references of the ratios, always measured in the same invocation.
-            if (!m.contains(E2eMode.CBASE)) {
-                m.add(0, E2eMode.CBASE);
+            if (!m.contains(SchedulerMode.CBASE)) {
+                m.add(0, SchedulerMode.CBASE);
             }
-            if (!m.contains(E2eMode.SEQUENTIAL)) {
-                m.add(E2eMode.SEQUENTIAL);
+            if (!m.contains(SchedulerMode.SEQUENTIAL)) {
+                m.add(SchedulerMode.SEQUENTIAL);
             }
         }
-        require(clients >= 1 && clients <= 4096, "--clients must be from 1 to 4096, got " + clients);
         int w = workers != null ? workers : Runtime.getRuntime().availableProcessors();
         require(w >= 1 && w <= 256, "--workers must be from 1 to 256, got " + w);
         require(batch >= 1 && batch <= 4095, "--batch must be from 1 to 4095, got " + batch);
         require(window >= 1 && window <= 1024, "--window must be from 1 to 1024, got " + window);
         require(conflict >= 0 && conflict <= 100, "--conflict must be a percentage from 0 to 100, got " + conflict);
-        require(keys >= 4 && keys <= 10_000_000, "--keys must be from 4 to 10000000, got " + keys);
-        require(bits >= 1, "--bits must be at least 1, got " + bits);
-        Duration d = BenchCommand.parseDuration(spec.commandLine(), "--duration", duration, Duration.ofSeconds(3));
-        Duration wu = BenchCommand.parseDuration(spec.commandLine(), "--warmup", warmup, Duration.ofSeconds(1));
+        require(bits >= 1, "--bitmap-bits must be at least 1, got " + bits);
+        runLength("--duration", duration);
+        runLength("--warmup", warmup);
         require(runs >= 1 && runs <= 100, "--runs must be from 1 to 100, got " + runs);
-        return new E2eSettings(orderings, m, clients, w, batch, window, conflict, keys, bits, runs, wu, d, seed,
-                Runtime.getRuntime().availableProcessors(), out);
+        return new E2eSettings(orderings, m, workload.spec(duration, seed), w, batch, window, conflict, bits, runs, warmup,
+                duration, seed, Runtime.getRuntime().availableProcessors(), out.path());
+    }
+
+    private void runLength(String flag, Duration d) {
+        require(d.toMillis() >= 10 && d.toMillis() <= 600_000, flag + " must be from 10ms to 10m, got "
+                + DurationConverter.format(d));
     }
 
     private void require(boolean ok, String message) {

@@ -1,5 +1,7 @@
 package io.psmr.bench.e2e;
 
+import io.psmr.ordering.OrderingProtocol;
+
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -34,14 +36,14 @@ public final class E2eReport {
 
     /** Worker threads of the row: 1 for sequential (the delivery thread executes), else the setting. */
     static int workers(E2eResult r, E2eSettings s) {
-        return r.mode().bench().parallel() ? s.workers() : 1;
+        return r.mode().parallel() ? s.workers() : 1;
     }
 
     /** results.csv: the header, then one row per (ordering, mode) in report order. NaN columns are empty. */
     public static String csv(List<E2eResult> results, E2eSettings s) {
         StringBuilder b = new StringBuilder(CSV_HEADER).append('\n');
         for (E2eResult r : results) {
-            b.append(r.mode().bench().csvMode()).append(',').append(r.mode().bench().csvGraph()).append(',')
+            b.append(r.mode().cliName()).append(',').append(io.psmr.bench.scheduler.BenchReport.graphColumn(r.mode())).append(',')
                     .append(r.batch()).append(',').append(s.window()).append(',').append(workers(r, s)).append(',')
                     .append(s.clients()).append(',').append(s.conflictPct()).append(',')
                     .append(Math.round(r.throughputOps())).append(',')
@@ -63,7 +65,7 @@ public final class E2eReport {
             String k = String.format(Locale.ROOT, "%.1f [%.1f-%.1f]", r.throughputOps() / 1e3, r.minOps() / 1e3,
                     r.maxOps() / 1e3);
             out.printf(Locale.ROOT, "%-9s %-15s %5d %5s %22s %8s %8s %8s %7s %9d %9d %9d%n", r.ordering().cliName(),
-                    r.mode().cliName(), r.batch(), r.mode().bench().parallel() ? Integer.toString(s.workers()) : "-", k,
+                    r.mode().cliName(), r.batch(), r.mode().parallel() ? Integer.toString(s.workers()) : "-", k,
                     dash(r.ratioVsCbase()), dash(r.ratioVsSequential()), dash(r.ratioVsLocal()), num(r.meanBatch(), "%.1f"),
                     r.p50Micros(), r.p99Micros(), r.p999Micros());
         }
@@ -119,8 +121,8 @@ public final class E2eReport {
     /** The orderings of the settings, in words. */
     static String orderings(E2eSettings s) {
         List<String> words = new ArrayList<>();
-        for (E2eOrdering o : s.orderings()) {
-            words.add(o == E2eOrdering.LOCAL ? "the local sequencer"
+        for (OrderingProtocol o : s.orderings()) {
+            words.add(o == OrderingProtocol.LOCAL ? "the local sequencer"
                     : "Ring Paxos on loopback (3 acceptors, tick " + E2eBench.RING_PAXOS_TRANSPORT.tickInterval().toMillis()
                             + " ms)");
         }

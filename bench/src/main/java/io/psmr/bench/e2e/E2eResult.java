@@ -1,5 +1,9 @@
 package io.psmr.bench.e2e;
 
+import io.psmr.scheduler.SchedulerMode;
+
+import io.psmr.ordering.OrderingProtocol;
+
 /**
  * The summary of one mode's measured runs.
  *
@@ -20,7 +24,7 @@ package io.psmr.bench.e2e;
  * @param ratioVsLocal      median over the same mode's median over the local sequencer, same invocation; NaN if
  *                          local was not run
  */
-public record E2eResult(E2eOrdering ordering, E2eMode mode, int batch, double throughputOps, double minOps, double maxOps, double ratioVsCbase,
+public record E2eResult(OrderingProtocol ordering, SchedulerMode mode, int batch, double throughputOps, double minOps, double maxOps, double ratioVsCbase,
                         double ratioVsSequential, double meanBatch, long p50Micros, long p99Micros, long p999Micros,
                         long retries, int runs, double ratioVsLocal) {
 }

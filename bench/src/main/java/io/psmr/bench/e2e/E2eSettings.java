@@ -1,5 +1,11 @@
 package io.psmr.bench.e2e;
 
+import io.psmr.bench.load.WorkloadSpec;
+
+import io.psmr.scheduler.SchedulerMode;
+
+import io.psmr.ordering.OrderingProtocol;
+
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -9,12 +15,11 @@ import java.util.List;
  *
  * @param orderings   the ordering layers, in report order (each runs every mode)
  * @param modes       the replica configurations, in report order (CBASE and sequential included)
- * @param clients     closed-loop clients
+ * @param workload    the clients' workload (its duration is the measured runs'; warm-up runs are shorter)
  * @param workers     worker threads of the replica (parallel modes)
  * @param batch       most client commands per batch (CBASE: 1)
  * @param window      batches the proxy keeps outstanding
  * @param conflictPct percentage of batches that also write the proxy's hot key
- * @param keys        size of the clients' key space
  * @param bitmapBits  bitmap size m of the bitmap modes
  * @param runs        measured runs per mode, after one warm-up run each
  * @param warmup      length of each warm-up run
@@ -23,12 +28,22 @@ import java.util.List;
  * @param cores       available processors
  * @param outDir      the folder that receives {@code bench-e2e-<timestamp>/}
  */
-public record E2eSettings(List<E2eOrdering> orderings, List<E2eMode> modes, int clients, int workers, int batch, int window, int conflictPct, int keys,
+public record E2eSettings(List<OrderingProtocol> orderings, List<SchedulerMode> modes, WorkloadSpec workload, int workers, int batch, int window, int conflictPct,
                           int bitmapBits, int runs, Duration warmup, Duration duration, long seed, int cores, Path outDir) {
 
     /** Copies the list. */
     public E2eSettings {
         orderings = List.copyOf(orderings);
         modes = List.copyOf(modes);
+    }
+
+    /** Closed-loop clients. */
+    public int clients() {
+        return workload.clients();
+    }
+
+    /** Size of the clients' key space. */
+    public int keys() {
+        return workload.keys();
     }
 }

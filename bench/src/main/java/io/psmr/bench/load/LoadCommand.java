@@ -2,7 +2,9 @@ package io.psmr.bench.load;
 
 import io.psmr.bench.cli.OrderingConverter;
 import io.psmr.bench.cli.SchedulerModeConverter;
-import io.psmr.bench.cli.DurationText;
+import io.psmr.bench.cli.DurationConverter;
+import io.psmr.bench.cli.OutputFormat;
+import io.psmr.bench.cli.OutputOptions;
 import io.psmr.kvstore.StoreCapacity;
 import io.psmr.kvstore.cluster.ClusterDescriptor;
 import io.psmr.kvstore.cluster.ClusterDirectory;
@@ -26,6 +28,7 @@ import java.time.Duration;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -53,14 +56,9 @@ public final class LoadCommand implements Callable<Integer> {
 
     /** Largest replica count: the local sequencer's learner bound leaves room for other learners. */
     static final int MAX_REPLICAS = 32;
-    static final int MAX_CLIENTS = 10_000;
-    static final int MAX_KEYS = 100_000_000;
     static final int MAX_WINDOW = 1024;
     static final int MAX_WORKERS = 1024;
     static final long MAX_CAPACITY_KEYS = 1_000_000_000L;
-
-    /** Output formats. */
-    enum Format { text, json }
 
     /** How long the cluster's replicas may take to settle at one instance once the clients stop. */
     private static final Duration SETTLE = Duration.ofSeconds(120);
@@ -78,13 +76,9 @@ public final class LoadCommand implements Callable<Integer> {
             description = "Replicas, 1 to " + MAX_REPLICAS + " (default: ${DEFAULT-VALUE}).")
     int replicas;
 
-    @Option(names = "--clients", paramLabel = "N", defaultValue = "64",
-            description = "Closed-loop clients, one thread each, 1 to " + MAX_CLIENTS + " (default: ${DEFAULT-VALUE}).")
-    int clients;
-
-    @Option(names = "--duration", paramLabel = "TIME", defaultValue = "10s",
-            description = "How long clients issue operations: a number with ms, s (default unit), m or h (default: ${DEFAULT-VALUE}).")
-    String duration;
+    @Option(names = "--duration", paramLabel = "TIME", defaultValue = "10s", converter = DurationConverter.class,
+            description = "How long clients issue operations, up to 24h, e.g. 500ms, 10s, 2m (default: ${DEFAULT-VALUE}).")
+    Duration duration;
 
     @Option(names = "--ordering", paramLabel = "ORDERING", defaultValue = "local", converter = OrderingConverter.class,
             description = "local (psmr's in-process sequencer) or ratis (Apache Ratis peers on loopback, psmr executing "
@@ -114,31 +108,13 @@ public final class LoadCommand implements Callable<Integer> {
                     + "complete_ns, status, output, detail), after a first READ of every key (the store's initial values).")
     Path history;
 
-    @Option(names = "--format", paramLabel = "FORMAT", defaultValue = "text",
-            description = "text or json (default: ${DEFAULT-VALUE}); json prints one object with ops, throughput_ops, "
-                    + "p50_us, p99_us, p999_us, digests and more.")
-    String format;
+    /** --format text or json (one object with ops, throughput_ops, p50_us, p99_us, p999_us, digests and more); --quiet. */
+    @Mixin
+    OutputOptions output;
 
-    @Option(names = "--keys", paramLabel = "N", defaultValue = "10000",
-            description = "Key space, 1 to " + MAX_KEYS + " (default: ${DEFAULT-VALUE}).")
-    int keys;
-
-    @Option(names = "--read-fraction", paramLabel = "F", defaultValue = "0.5",
-            description = "Fraction of operations that are READs, 0 to 1 (default: ${DEFAULT-VALUE}).")
-    double readFraction;
-
-    @Option(names = "--multi-put-fraction", paramLabel = "F", defaultValue = "0.05",
-            description = "Fraction of operations that are MULTI_PUTs, 0 to 1 (default: ${DEFAULT-VALUE}); "
-                    + "the rest are CREATE, UPDATE and DELETE.")
-    double multiPutFraction;
-
-    @Option(names = "--multi-put-keys", paramLabel = "N", defaultValue = "4",
-            description = "Distinct keys per MULTI_PUT, 1 to 64 and at most --keys (default: ${DEFAULT-VALUE}).")
-    int multiPutKeys;
-
-    @Option(names = "--value-size", paramLabel = "BYTES", defaultValue = "64",
-            description = "Bytes per value, 1 to 16384 (default: ${DEFAULT-VALUE}).")
-    int valueSize;
+    /** --clients, --keys, --read-fraction, --multi-put-fraction, --multi-put-keys, --value-size. */
+    @Mixin
+    WorkloadOptions workload;
 
     @Option(names = "--max-keys", paramLabel = "N",
             description = "Replicated store capacity in entries, 1 to 10^9: every replica refuses, with status FULL, the same "
@@ -156,19 +132,19 @@ public final class LoadCommand implements Callable<Integer> {
             description = "Batches the proxy keeps outstanding, 1 to " + MAX_WINDOW + " (default: ${DEFAULT-VALUE}, the paper's).")
     int window;
 
-    @Option(names = "--linger", paramLabel = "TIME", defaultValue = "0",
+    @Option(names = "--linger", paramLabel = "TIME", defaultValue = "0ms", converter = DurationConverter.class,
             description = "How long the proxy may hold a command waiting for a full batch once the window has room "
                     + "(default: ${DEFAULT-VALUE}: send at once).")
-    String linger;
+    Duration linger;
 
-    @Option(names = "--retry-timeout", paramLabel = "TIME", defaultValue = "5s",
+    @Option(names = "--retry-timeout", paramLabel = "TIME", defaultValue = "5s", converter = DurationConverter.class,
             description = "How long the proxy waits for a batch's replies before proposing it again (default: ${DEFAULT-VALUE}).")
-    String retryTimeout;
+    Duration retryTimeout;
 
-    @Option(names = "--stall-timeout", paramLabel = "TIME", defaultValue = "10s",
+    @Option(names = "--stall-timeout", paramLabel = "TIME", defaultValue = "10s", converter = DurationConverter.class,
             description = "If no operation completes for this long (or the wait for outstanding operations after "
                     + "--duration lasts this long), say on stderr what cannot be heard from and exit 1 (default: ${DEFAULT-VALUE}).")
-    String stallTimeout;
+    Duration stallTimeout;
 
     @Option(names = "--seed", paramLabel = "S", defaultValue = "42",
             description = "Seed of the clients' choices (default: ${DEFAULT-VALUE}).")
@@ -182,10 +158,12 @@ public final class LoadCommand implements Callable<Integer> {
         LoadOptions options = validate();
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        boolean json = format.equalsIgnoreCase("json");
+        boolean json = output.format(OutputFormat.TEXT, OutputFormat.JSON) == OutputFormat.JSON;
         RunControls controls = new RunControls(0, history != null, stall, StallProbe.NONE, notice -> {
-            err.println("psmr load: " + notice);
-            err.flush();
+            if (!output.quiet()) {
+                err.println("psmr load: " + notice);
+                err.flush();
+            }
         });
         LoadReport report;
         try {
@@ -255,9 +233,10 @@ public final class LoadCommand implements Callable<Integer> {
         require(replicas >= 1 && replicas <= MAX_REPLICAS, "--replicas must be from 1 to " + MAX_REPLICAS + ", got " + replicas);
         require(ordering != OrderingProtocol.RING_PAXOS || cluster != null,
                 "--ordering ringpaxos runs as separate processes: start them with ./psmr cluster start, then use --cluster DIR");
-        require(clients >= 1 && clients <= MAX_CLIENTS, "--clients must be from 1 to " + MAX_CLIENTS + ", got " + clients);
-        Duration d = duration("--duration", duration, false);
-        require(d.compareTo(Duration.ofDays(1)) <= 0, "--duration must be at most 24h, got " + duration);
+        output.format(OutputFormat.TEXT, OutputFormat.JSON);
+        Duration d = duration;
+        require(d.toMillis() >= 1 && d.compareTo(Duration.ofDays(1)) <= 0, "--duration must be from 1ms to 24h, got "
+                + DurationConverter.format(d));
         SchedulerMode m = mode;
         require(!m.batchOfOne() || batch == null || batch == 1,
                 "--mode cbase runs batches of one command, got --batch " + batch + "; keys-pairwise is the same scheduler with batches");
@@ -266,24 +245,15 @@ public final class LoadCommand implements Callable<Integer> {
         int b = m.batch(batch != null ? batch : 200);
         require(b >= 1 && b <= 4095, "--batch must be from 1 to 4095, got " + b);
         require(conflict >= 0 && conflict <= 100, "--conflict must be a percentage from 0 to 100, got " + number(conflict));
-        require(format.equalsIgnoreCase("text") || format.equalsIgnoreCase("json"),
-                "--format must be text or json, got '" + format + "'");
-        require(keys >= 1 && keys <= MAX_KEYS, "--keys must be from 1 to " + MAX_KEYS + ", got " + keys);
-        require(readFraction >= 0 && readFraction <= 1, "--read-fraction must be from 0 to 1, got " + number(readFraction));
-        require(multiPutFraction >= 0 && multiPutFraction <= 1,
-                "--multi-put-fraction must be from 0 to 1, got " + number(multiPutFraction));
-        require(readFraction + multiPutFraction <= 1, "--read-fraction plus --multi-put-fraction must be at most 1, got "
-                + number(readFraction + multiPutFraction));
-        require(multiPutKeys >= 1 && multiPutKeys <= 64 && multiPutKeys <= keys,
-                "--multi-put-keys must be from 1 to 64 and at most --keys (" + keys + "), got " + multiPutKeys);
-        require(valueSize >= 1 && valueSize <= 16 * 1024, "--value-size must be from 1 to 16384, got " + valueSize);
         require(window >= 1 && window <= MAX_WINDOW, "--window must be from 1 to " + MAX_WINDOW + ", got " + window);
-        Duration l = duration("--linger", linger, true);
-        require(l.compareTo(Duration.ofSeconds(10)) <= 0, "--linger must be at most 10s, got " + linger);
-        Duration rt = duration("--retry-timeout", retryTimeout, false);
-        stall = duration("--stall-timeout", stallTimeout, false);
-        require(stall.compareTo(Duration.ofHours(1)) <= 0, "--stall-timeout must be at most 1h, got " + stallTimeout);
-        WorkloadSpec spec = new WorkloadSpec(clients, keys, readFraction, multiPutFraction, multiPutKeys, valueSize, d, 0, seed);
+        Duration l = linger;
+        require(l.compareTo(Duration.ofSeconds(10)) <= 0, "--linger must be at most 10s, got " + DurationConverter.format(l));
+        Duration rt = retryTimeout;
+        require(rt.toMillis() >= 1, "--retry-timeout must be at least 1ms, got " + DurationConverter.format(rt));
+        stall = stallTimeout;
+        require(stall.toMillis() >= 1 && stall.compareTo(Duration.ofHours(1)) <= 0, "--stall-timeout must be from 1ms to 1h, got "
+                + DurationConverter.format(stall));
+        WorkloadSpec spec = workload.spec(d, seed);
         return new LoadOptions(replicas, m, w, b, window, l, conflict, rt, spec, capacity(b, spec));
     }
 
@@ -293,24 +263,12 @@ public final class LoadCommand implements Callable<Integer> {
         long entries = maxKeys != null ? maxKeys : workload.maxEntries();
         require(entries >= 1 && entries <= MAX_CAPACITY_KEYS, "--max-keys must be from 1 to " + MAX_CAPACITY_KEYS + ", got " + entries);
         if (maxBytes == null) {
-            return new StoreCapacity(entries, maxKeys == null ? workload.maxBytes() : StoreSizing.defaultMaxBytes(entries, valueSize));
+            return new StoreCapacity(entries, maxKeys == null ? workload.maxBytes() : StoreSizing.defaultMaxBytes(entries, spec.valueSize()));
         }
         long most = StoreSizing.maxUsefulBytes(entries);
         require(maxBytes >= 1 && maxBytes <= most, "--max-bytes must be from 1 to " + most
                 + " (--max-keys " + entries + " times the largest key and value), got " + maxBytes);
         return new StoreCapacity(entries, maxBytes);
-    }
-
-    private Duration duration(String flag, String text, boolean zeroAllowed) {
-        Duration d;
-        try {
-            d = DurationText.parse(flag, text);
-        } catch (IllegalArgumentException e) {
-            throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
-        }
-        require(zeroAllowed ? !d.isNegative() : d.toMillis() >= 1, flag + " must be " + (zeroAllowed ? "at least 0" : "at least 1ms")
-                + ", got '" + text + "'");
-        return d;
     }
 
     private void require(boolean ok, String message) {

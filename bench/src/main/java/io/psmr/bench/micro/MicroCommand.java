@@ -26,6 +26,10 @@ import org.openjdk.jmh.runner.options.TimeValue;
 import org.openjdk.jmh.runner.options.VerboseMode;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import io.psmr.bench.cli.DurationConverter;
+import io.psmr.bench.cli.OutputOptions;
+import java.time.Duration;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -69,20 +73,21 @@ public final class MicroCommand implements Callable<Integer> {
             description = "Measured iterations, 1 to 100 (default: ${DEFAULT-VALUE}).")
     int iterations;
 
-    @Option(names = "--time", paramLabel = "MS", defaultValue = "1000",
-            description = "Milliseconds per iteration, 10 to 60000 (default: ${DEFAULT-VALUE}).")
-    int timeMillis;
+    @Option(names = "--time", paramLabel = "TIME", defaultValue = "1s", converter = DurationConverter.class,
+            description = "Length of each iteration, 10ms to 1m (default: ${DEFAULT-VALUE}).")
+    Duration time;
 
-    @Option(names = "--out", paramLabel = "DIR", defaultValue = "results",
-            description = "Folder that receives micro-<timestamp>/micro.csv (default: ${DEFAULT-VALUE}).")
-    Path out;
+    /** --out: the folder that receives micro-&lt;timestamp&gt;/micro.csv. */
+    @Mixin
+    OutputOptions.OutDir out;
 
     @Override
     public Integer call() throws RunnerException, IOException {
         require(forks >= 0 && forks <= 10, "--forks must be from 0 to 10, got " + forks);
         require(warmupIterations >= 0 && warmupIterations <= 100, "--warmup-iterations must be from 0 to 100, got " + warmupIterations);
         require(iterations >= 1 && iterations <= 100, "--iterations must be from 1 to 100, got " + iterations);
-        require(timeMillis >= 10 && timeMillis <= 60_000, "--time must be from 10 to 60000, got " + timeMillis);
+        require(time.toMillis() >= 10 && time.toMillis() <= 60_000, "--time must be from 10ms to 1m, got " + DurationConverter.format(time));
+        long timeMillis = time.toMillis();
         try {
             Pattern.compile(include);
         } catch (PatternSyntaxException e) {
@@ -109,7 +114,7 @@ public final class MicroCommand implements Callable<Integer> {
             o.printf(Locale.ROOT, "%-42s %-58s %14s %14s%n", f[0], f[1], f[2] + " +- " + f[3], f[4]);
             csv.append(row).append('\n');
         }
-        Path dir = out.resolve("micro-" + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
+        Path dir = out.path().resolve("micro-" + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
         Files.createDirectories(dir);
         Files.writeString(dir.resolve("micro.csv"), csv, StandardCharsets.UTF_8);
         o.println();

@@ -66,7 +66,7 @@ public final class BenchCharts {
         TreeSet<Integer> workers = new TreeSet<>();
         for (CellResult r : rows) {
             Cell c = r.cell();
-            String label = c.mode().label(c.batch()) + (c.batch() > 1 ? " b=" + c.batch() : "")
+            String label = c.mode().cliName() + (c.batch() > 1 ? " b=" + c.batch() : "")
                     + (byConflict ? " " + c.conflictPct() + "%" : "");
             clusters.computeIfAbsent(label, k -> new LinkedHashMap<>()).put(c.workers(), r.throughputCps() / 1e3);
             workers.add(c.workers());

@@ -1,7 +1,11 @@
 package io.psmr.bench.scheduler;
 
-import io.psmr.bench.e2e.E2eCommand;
-import io.psmr.bench.micro.MicroCommand;
+import io.psmr.bench.cli.DurationConverter;
+import io.psmr.bench.cli.OutputFormat;
+import io.psmr.bench.cli.OutputOptions;
+import io.psmr.bench.cli.ResultsDir;
+import io.psmr.bench.cli.SchedulerModeConverter;
+import io.psmr.scheduler.SchedulerMode;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -12,28 +16,26 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import me.tongfei.progressbar.ConsoleProgressBarConsumer;
 import me.tongfei.progressbar.ProgressBar;
 import me.tongfei.progressbar.ProgressBarBuilder;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /**
  * {@code psmr bench}: the scheduler benchmark (the core paper's Fig. 4 and Fig. 5), see
- * {@link SchedulerBench}; {@code psmr bench micro} runs the JMH microbenchmarks; {@code psmr bench e2e}
- * the end-to-end benchmark ({@link io.psmr.bench.e2e.E2eCommand}).
+ * {@link SchedulerBench}. Its subcommands {@code micro} (JMH) and {@code e2e} (end to end) are
+ * attached by {@link io.psmr.bench.cli.PsmrMain}, which holds the command tree.
  *
  * <p>Exit codes: 0 done, 1 failed (for example, the results folder cannot be written), 2 bad
  * usage, with a message naming the flag.
  */
 @Command(name = "bench",
         mixinStandardHelpOptions = true,
-        subcommands = {MicroCommand.class, E2eCommand.class},
         sortOptions = false,
         usageHelpAutoWidth = true,
         description = {
@@ -48,9 +50,9 @@ import picocli.CommandLine.Spec;
             "",
             "limit = throughput / (min(workers, cores) x sequential throughput of the same batches, same run).",
             "Conflicts: the percentage of batches that also write one shared hot key.",
-            "Modes: keys (exact keys compared pairwise, monitor graph: CBASE at batch 1), bitmap-monitor, "
-                + "bitmap-indexed, rw-bitmap (indexed graph), sequential (no scheduler), keys-hashed (extra). "
-                + "CBASE and sequential references are always added.",
+            "Modes: cbase (batches of one, exact keys compared pairwise, monitor graph), keys-pairwise (the same in "
+                + "batches), bitmap-monitor, bitmap-indexed, rw-bitmap (indexed graph), sequential (no scheduler), "
+                + "keys-hashed (extra). The cbase and sequential references are always added.",
             "",
             "--quick (default, about 2 minutes on 2 cores): workers 1,2,4; batch 1,200; conflicts 0,20; every mode; "
                 + "500 ms runs. --full: workers 1,2,4,8,16; batch 1,100,200; conflicts 0,10,20; 1 s runs "
@@ -58,11 +60,8 @@ import picocli.CommandLine.Spec;
             ""})
 public final class BenchCommand implements Callable<Integer> {
 
-    /** Output formats. */
-    enum Format { table, csv }
-
-    static final List<BenchMode> DEFAULT_MODES = List.of(BenchMode.KEYS, BenchMode.BITMAP_MONITOR,
-            BenchMode.BITMAP_INDEXED, BenchMode.RW_BITMAP, BenchMode.SEQUENTIAL);
+    static final List<SchedulerMode> DEFAULT_MODES = List.of(SchedulerMode.CBASE, SchedulerMode.KEYS_PAIRWISE,
+            SchedulerMode.BITMAP_MONITOR, SchedulerMode.BITMAP_INDEXED, SchedulerMode.RW_BITMAP, SchedulerMode.SEQUENTIAL);
 
     @Spec
     CommandSpec spec;
@@ -73,9 +72,10 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--full", description = "The whole matrix of the paper's Fig. 4 and 5.")
     boolean full;
 
-    @Option(names = "--modes", split = ",", paramLabel = "MODE",
-            description = "Configurations: keys, bitmap-monitor, bitmap-indexed, rw-bitmap, sequential, keys-hashed.")
-    List<String> modes;
+    @Option(names = "--modes", split = ",", paramLabel = "MODE", converter = SchedulerModeConverter.class,
+            description = "Scheduler modes, comma-separated: sequential, cbase, keys-pairwise, keys-hashed, bitmap-monitor, "
+                    + "bitmap-indexed, rw-bitmap (default: all but keys-hashed).")
+    List<SchedulerMode> modes;
 
     @Option(names = "--workers", split = ",", paramLabel = "N", description = "Worker counts, 1 to 256.")
     List<Integer> workers;
@@ -87,19 +87,19 @@ public final class BenchCommand implements Callable<Integer> {
             description = "Percentages of batches that write the hot key, 0 to 100.")
     List<Integer> conflicts;
 
-    @Option(names = "--duration", paramLabel = "TIME",
-            description = "Length of each measured run, e.g. 500ms or 2s (quick: 500ms, full: 1s).")
-    String duration;
+    @Option(names = "--duration", paramLabel = "TIME", converter = DurationConverter.class,
+            description = "Length of each measured run, 10ms to 10m, e.g. 500ms or 2s (quick: 500ms, full: 1s).")
+    Duration duration;
 
-    @Option(names = "--warmup", paramLabel = "TIME",
-            description = "Length of the warm-up run of each configuration (default: as --duration).")
-    String warmup;
+    @Option(names = "--warmup", paramLabel = "TIME", converter = DurationConverter.class,
+            description = "Length of the warm-up run of each configuration, 10ms to 10m (default: as --duration).")
+    Duration warmup;
 
     @Option(names = "--runs", paramLabel = "R", defaultValue = "3",
             description = "Measured runs per configuration, 1 to 100 (default: ${DEFAULT-VALUE}; use at least 3).")
     int runs;
 
-    @Option(names = {"--bits", "-m"}, paramLabel = "M", defaultValue = "1024000",
+    @Option(names = {"--bitmap-bits", "-m"}, paramLabel = "M", defaultValue = "1024000",
             description = "Bitmap size m in bits (default: ${DEFAULT-VALUE}).")
     int bits;
 
@@ -114,16 +114,13 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--seed", paramLabel = "S", defaultValue = "42", description = "Workload seed (default: ${DEFAULT-VALUE}).")
     long seed;
 
-    @Option(names = "--format", paramLabel = "FORMAT", defaultValue = "table",
-            description = "table, or csv to print results.csv to stdout as well (default: ${DEFAULT-VALUE}).")
-    Format format;
+    /** --format text or csv (results.csv on stdout as well), --quiet. */
+    @Mixin
+    OutputOptions output;
 
-    @Option(names = "--out", paramLabel = "DIR", defaultValue = "results",
-            description = "Folder that receives bench-<timestamp>/ (default: ${DEFAULT-VALUE}).")
-    Path out;
-
-    @Option(names = "--no-progress", description = "No progress bar on stderr.")
-    boolean noProgress;
+    /** --out: the folder that receives bench-&lt;timestamp&gt;/. */
+    @Mixin
+    OutputOptions.OutDir out;
 
     @Option(names = "--store", paramLabel = "STORE", defaultValue = "chronicle",
             description = "chronicle (the real store, default) or heap (a ConcurrentHashMap: shows the store's share).")
@@ -132,19 +129,20 @@ public final class BenchCommand implements Callable<Integer> {
     @Override
     public Integer call() throws InterruptedException, IOException {
         BenchSettings settings = validate();
+        OutputFormat format = output.format(OutputFormat.TEXT, OutputFormat.CSV);
         PrintWriter o = spec.commandLine().getOut();
         SchedulerBench bench = new SchedulerBench(settings);
         int total = bench.totalRuns();
         String timestamp = LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"));
-        Path dir = uniqueDir(settings.outDir(), "bench-" + timestamp);
-        if (format == Format.table) {
+        Path dir = ResultsDir.unique(settings.outDir(), "bench-" + timestamp);
+        if (format == OutputFormat.TEXT) {
             o.println("psmr bench: " + BenchReport.machine(settings));
             o.printf(Locale.ROOT, "%d configurations x %d runs; about %d s%n", bench.plan().size(), 1 + settings.runs(),
                     estimateSeconds(bench, settings));
             o.flush();
         }
         List<CellResult> results;
-        if (noProgress) {
+        if (output.quiet()) {
             results = bench.run(c -> { });
         } else {
             try (ProgressBar bar = new ProgressBarBuilder().setTaskName("bench").setInitialMax(total)
@@ -155,7 +153,7 @@ public final class BenchCommand implements Callable<Integer> {
         }
         BenchReport.write(dir, results, settings, timestamp);
         List<Path> charts = BenchCharts.write(dir, results, settings.cores());
-        if (format == Format.csv) {
+        if (format == OutputFormat.CSV) {
             o.print(BenchReport.csv(results));
         } else {
             o.println();
@@ -177,30 +175,9 @@ public final class BenchCommand implements Callable<Integer> {
         return (bench.plan().size() * perCell) / 1000 + 5;
     }
 
-    /** {@code parent/name}, or {@code parent/name-2}, {@code -3}, … if it exists. Shared with {@code bench e2e}. */
-    public static Path uniqueDir(Path parent, String name) {
-        Path dir = parent.resolve(name);
-        for (int i = 2; dir.toFile().exists(); i++) {
-            dir = parent.resolve(name + "-" + i);
-        }
-        return dir;
-    }
-
     BenchSettings validate() {
         require(!(quick && full), "--quick and --full are mutually exclusive");
-        List<BenchMode> m = new ArrayList<>();
-        if (modes == null) {
-            m.addAll(DEFAULT_MODES);
-        } else {
-            for (String name : modes) {
-                BenchMode mode = BenchMode.byCliName(name.trim());
-                require(mode != null, "--modes: unknown mode '" + name + "'; expected keys, bitmap-monitor, "
-                        + "bitmap-indexed, rw-bitmap, sequential or keys-hashed");
-                if (!m.contains(mode)) {
-                    m.add(mode);
-                }
-            }
-        }
+        List<SchedulerMode> m = modes == null || modes.isEmpty() ? DEFAULT_MODES : modes.stream().distinct().toList();
         List<Integer> w = orDefault(workers, full ? List.of(1, 2, 4, 8, 16) : List.of(1, 2, 4));
         List<Integer> b = orDefault(batches, full ? List.of(1, 100, 200) : List.of(1, 200));
         List<Integer> c = orDefault(conflicts, full ? List.of(0, 10, 20) : List.of(0, 20));
@@ -213,42 +190,22 @@ public final class BenchCommand implements Callable<Integer> {
         for (int v : c) {
             require(v >= 0 && v <= 100, "--conflict must be a percentage from 0 to 100, got " + v);
         }
-        Duration d = parseDuration("--duration", duration, full ? Duration.ofSeconds(1) : Duration.ofMillis(500));
-        Duration wu = parseDuration("--warmup", warmup, d);
+        Duration d = runLength("--duration", duration, full ? Duration.ofSeconds(1) : Duration.ofMillis(500));
+        Duration wu = runLength("--warmup", warmup, d);
         require(runs >= 1 && runs <= 100, "--runs must be from 1 to 100, got " + runs);
-        require(bits >= 1, "--bits must be at least 1, got " + bits);
+        require(bits >= 1, "--bitmap-bits must be at least 1, got " + bits);
         require(maxPending >= 1 && maxPending <= 65_536, "--max-pending must be from 1 to 65536, got " + maxPending);
         require(store.equals("chronicle") || store.equals("heap"), "--store must be chronicle or heap, got '" + store + "'");
         return new BenchSettings(m, distinct(w), distinct(b), distinct(c), bits, maxPending, runs, wu, d, verify, seed,
-                Runtime.getRuntime().availableProcessors(), out, store.equals("heap"));
+                Runtime.getRuntime().availableProcessors(), out.path(), store.equals("heap"));
     }
 
-    private static final Pattern DURATION = Pattern.compile("(\\d+(?:\\.\\d+)?)\\s*(ms|s)?");
-
-    private Duration parseDuration(String flag, String text, Duration dflt) {
-        return parseDuration(spec.commandLine(), flag, text, dflt);
-    }
-
-    /**
-     * A run length such as {@code 500ms} or {@code 2s} (a bare number is seconds), from 10 ms to
-     * 600 s, or {@code dflt} when {@code text} is null. Shared with {@code bench e2e}.
-     *
-     * @throws CommandLine.ParameterException naming {@code flag} if the text is not such a time
-     */
-    public static Duration parseDuration(CommandLine cl, String flag, String text, Duration dflt) {
-        if (text == null) {
-            return dflt;
-        }
-        Matcher mt = DURATION.matcher(text.trim().toLowerCase(Locale.ROOT));
-        if (!mt.matches()) {
-            throw new CommandLine.ParameterException(cl, flag + " must be a time such as 500ms or 2s, got '" + text + "'");
-        }
-        double v = Double.parseDouble(mt.group(1));
-        long millis = Math.round("ms".equals(mt.group(2)) ? v : v * 1000);
-        if (millis < 10 || millis > 600_000) {
-            throw new CommandLine.ParameterException(cl, flag + " must be from 10ms to 600s, got '" + text + "'");
-        }
-        return Duration.ofMillis(millis);
+    /** {@code given}, or {@code dflt} when not given, from 10 ms to 10 minutes. */
+    private Duration runLength(String flag, Duration given, Duration dflt) {
+        Duration d = given != null ? given : dflt;
+        require(d.toMillis() >= 10 && d.toMillis() <= 600_000, flag + " must be from 10ms to 10m, got "
+                + DurationConverter.format(d));
+        return d;
     }
 
     private static List<Integer> orDefault(List<Integer> given, List<Integer> dflt) {

@@ -1,5 +1,7 @@
 package io.psmr.bench.scheduler;
 
+import io.psmr.scheduler.SchedulerMode;
+
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -29,7 +31,7 @@ public final class BenchReport {
         StringBuilder b = new StringBuilder(CSV_HEADER).append('\n');
         for (CellResult r : results) {
             Cell c = r.cell();
-            b.append(c.mode().csvMode()).append(',').append(c.mode().csvGraph()).append(',')
+            b.append(c.mode().cliName()).append(',').append(graphColumn(c.mode())).append(',')
                     .append(c.batch()).append(',').append(c.workers()).append(',').append(c.conflictPct()).append(',')
                     .append(Math.round(r.throughputCps())).append(',')
                     .append(num(r.ratioVsCbase(), "%.3f")).append(',')
@@ -42,6 +44,11 @@ public final class BenchReport {
         return b.toString();
     }
 
+    /** The {@code graph} column of results.csv: {@code monitor}, {@code indexed}, or {@code none} for sequential. */
+    public static String graphColumn(SchedulerMode mode) {
+        return mode.graph() == null ? "none" : mode.graph().name().toLowerCase(Locale.ROOT);
+    }
+
     /** The table on stdout. */
     public static void table(List<CellResult> results, BenchSettings s, PrintWriter out) {
         out.printf(Locale.ROOT, "%-15s %5s %4s %5s %22s %9s %7s %7s %10s %10s%n",
@@ -52,7 +59,7 @@ public final class BenchReport {
             String k = String.format(Locale.ROOT, "%.0f [%.0f-%.0f]", r.throughputCps() / 1e3, r.minCps() / 1e3,
                     r.maxCps() / 1e3);
             out.printf(Locale.ROOT, "%-15s %5d %4d %4d%% %22s %9s %7s %7s %10s %10s%n",
-                    c.mode().label(c.batch()), c.batch(), c.workers(), c.conflictPct(), k,
+                    c.mode().cliName(), c.batch(), c.workers(), c.conflictPct(), k,
                     dash(r.ratioVsCbase(), "%.2f"), dash(r.limitFraction(), "%.2f"),
                     c.mode().parallel() ? dash(r.avgGraphSize(), "%.1f") : "-",
                     dash(r.p50Micros(), "%.1f"), dash(r.p99Micros(), "%.1f"));
@@ -89,7 +96,7 @@ public final class BenchReport {
         for (CellResult r : results) {
             Cell c = r.cell();
             o.printf(Locale.ROOT, "| %s | %d | %d | %d%% | %.0f | %.0f-%.0f | %s | %s | %s | %s | %s |%n",
-                    c.mode().label(c.batch()), c.batch(), c.workers(), c.conflictPct(), r.throughputCps() / 1e3,
+                    c.mode().cliName(), c.batch(), c.workers(), c.conflictPct(), r.throughputCps() / 1e3,
                     r.minCps() / 1e3, r.maxCps() / 1e3, num(r.ratioVsCbase(), "%.2f"), num(r.limitFraction(), "%.2f"),
                     c.mode().parallel() ? num(r.avgGraphSize(), "%.1f") : "-", num(r.p50Micros(), "%.1f"),
                     num(r.p99Micros(), "%.1f"));
@@ -107,12 +114,12 @@ public final class BenchReport {
     /** The targets, each as met, missed or not measured in this run. */
     public static List<String> targets(List<CellResult> results) {
         List<String> t = new ArrayList<>();
-        Optional<CellResult> b2 = find(results, BenchMode.BITMAP_INDEXED, 200, 2, 0);
+        Optional<CellResult> b2 = find(results, SchedulerMode.BITMAP_INDEXED, 200, 2, 0);
         t.add(b2.map(r -> verdict(r.limitFraction() >= 0.90) + String.format(Locale.ROOT,
                         "bitmap (indexed) batch 200, 2 workers, 0%% conflicts: %.3f of the limit (target >= 0.90)",
                         r.limitFraction()))
                 .orElse("not measured: bitmap (indexed) batch 200, 2 workers, 0% conflicts"));
-        Optional<CellResult> b1 = find(results, BenchMode.BITMAP_INDEXED, 200, 1, 0);
+        Optional<CellResult> b1 = find(results, SchedulerMode.BITMAP_INDEXED, 200, 1, 0);
         t.add(b1.map(r -> verdict(r.limitFraction() >= 0.95) + String.format(Locale.ROOT,
                         "bitmap (indexed) batch 200, 1 worker, 0%% conflicts: %.3f of sequential (target >= 0.95)",
                         r.limitFraction()))
@@ -120,7 +127,7 @@ public final class BenchReport {
         TreeSet<Integer> workers = new TreeSet<>();
         results.forEach(r -> workers.add(r.cell().workers()));
         for (int w : workers) {
-            Optional<CellResult> b = find(results, BenchMode.BITMAP_INDEXED, 200, w, 0);
+            Optional<CellResult> b = find(results, SchedulerMode.BITMAP_INDEXED, 200, w, 0);
             b.ifPresent(r -> t.add(String.format(Locale.ROOT,
                     "bitmap (indexed) batch 200 vs CBASE, %d worker(s), 0%% conflicts: %.1fx (paper: 25.9x)", w,
                     r.ratioVsCbase())));
@@ -128,10 +135,10 @@ public final class BenchReport {
         Map<String, double[]> graphs = new LinkedHashMap<>();
         for (CellResult r : results) {
             Cell c = r.cell();
-            if (c.mode() == BenchMode.BITMAP_INDEXED || c.mode() == BenchMode.BITMAP_MONITOR) {
+            if (c.mode() == SchedulerMode.BITMAP_INDEXED || c.mode() == SchedulerMode.BITMAP_MONITOR) {
                 String key = "batch " + c.batch() + ", " + c.workers() + " worker(s), " + c.conflictPct() + "% conflicts";
                 double[] v = graphs.computeIfAbsent(key, k -> new double[] {Double.NaN, Double.NaN});
-                v[c.mode() == BenchMode.BITMAP_INDEXED ? 0 : 1] = r.throughputCps();
+                v[c.mode() == SchedulerMode.BITMAP_INDEXED ? 0 : 1] = r.throughputCps();
             }
         }
         for (Map.Entry<String, double[]> e : graphs.entrySet()) {
@@ -149,7 +156,7 @@ public final class BenchReport {
         return met ? "met: " : "MISSED: ";
     }
 
-    static Optional<CellResult> find(List<CellResult> results, BenchMode mode, int batch, int workers, int conflict) {
+    static Optional<CellResult> find(List<CellResult> results, SchedulerMode mode, int batch, int workers, int conflict) {
         return results.stream().filter(r -> r.cell().equals(new Cell(mode, batch, workers, conflict))).findFirst();
     }
 

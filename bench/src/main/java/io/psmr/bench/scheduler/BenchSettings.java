@@ -1,5 +1,7 @@
 package io.psmr.bench.scheduler;
 
+import io.psmr.scheduler.SchedulerMode;
+
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -22,7 +24,7 @@ import java.util.List;
  * @param outDir      the folder that receives {@code bench-<timestamp>/}
  * @param heapStore   a heap map instead of Chronicle Map (diagnosis: separates the store's cost)
  */
-public record BenchSettings(List<BenchMode> modes, List<Integer> workers, List<Integer> batches, List<Integer> conflicts,
+public record BenchSettings(List<SchedulerMode> modes, List<Integer> workers, List<Integer> batches, List<Integer> conflicts,
                             int bitmapBits, int maxPending, int runs, Duration warmup, Duration duration,
                             boolean verify, long seed, int cores, Path outDir, boolean heapStore) {
 

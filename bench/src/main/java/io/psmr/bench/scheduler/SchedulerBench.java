@@ -1,5 +1,7 @@
 package io.psmr.bench.scheduler;
 
+import io.psmr.scheduler.SchedulerMode;
+
 import io.psmr.kvstore.KvCommand;
 import io.psmr.kvstore.KvLimits;
 import io.psmr.kvstore.KvResult;
@@ -58,19 +60,21 @@ public final class SchedulerBench {
         Set<Cell> cells = new LinkedHashSet<>();
         for (int conflict : settings.conflicts()) {
             for (int batch : settings.batches()) {
-                cells.add(new Cell(BenchMode.SEQUENTIAL, batch, 1, conflict));
+                cells.add(new Cell(SchedulerMode.SEQUENTIAL, batch, 1, conflict));
             }
-            cells.add(new Cell(BenchMode.SEQUENTIAL, 1, 1, conflict));
+            cells.add(new Cell(SchedulerMode.SEQUENTIAL, 1, 1, conflict));
             for (int workers : settings.workers()) {
-                cells.add(new Cell(BenchMode.KEYS, 1, workers, conflict));
+                cells.add(new Cell(SchedulerMode.CBASE, 1, workers, conflict));
             }
             for (int batch : settings.batches()) {
-                for (BenchMode mode : settings.modes()) {
-                    if (mode == BenchMode.SEQUENTIAL) {
-                        continue;
+                for (SchedulerMode mode : settings.modes()) {
+                    if (mode == SchedulerMode.SEQUENTIAL || mode == SchedulerMode.CBASE) {
+                        continue; // the references above
                     }
+                    // keys-pairwise in batches of one is cbase, already planned.
+                    SchedulerMode m = mode == SchedulerMode.KEYS_PAIRWISE && batch == 1 ? SchedulerMode.CBASE : mode;
                     for (int workers : settings.workers()) {
-                        cells.add(new Cell(mode, batch, workers, conflict));
+                        cells.add(new Cell(m, m.batch(batch), workers, conflict));
                     }
                 }
             }
@@ -297,8 +301,8 @@ public final class SchedulerBench {
             List<RunSample> s = samples.get(c);
             double[] cps = s.stream().mapToDouble(RunSample::throughputCps).toArray();
             double med = median.get(c);
-            Double cbase = median.get(new Cell(BenchMode.KEYS, 1, c.workers(), c.conflictPct()));
-            Double seq = median.get(new Cell(BenchMode.SEQUENTIAL, c.batch(), 1, c.conflictPct()));
+            Double cbase = median.get(new Cell(SchedulerMode.CBASE, 1, c.workers(), c.conflictPct()));
+            Double seq = median.get(new Cell(SchedulerMode.SEQUENTIAL, c.batch(), 1, c.conflictPct()));
             double ratio = cbase == null ? Double.NaN : med / cbase;
             double limit = seq == null ? Double.NaN : med / (Math.min(c.workers(), cores) * seq);
             Histogram all = new Histogram(3);

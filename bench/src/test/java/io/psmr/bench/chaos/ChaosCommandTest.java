@@ -24,8 +24,9 @@ class ChaosCommandTest {
         assertUsage(CliRun.of("chaos", "--cluster", d, "--faults", "kill,,pause"), "--faults entries must be kill, pause or restart, got ''");
         assertUsage(CliRun.of("chaos", "--cluster", d, "--faults", "restart"), "--faults: restart needs kill");
         assertUsage(CliRun.of("chaos", "--cluster", d, "--duration", "soon"),
-                "--duration must be a number with an optional unit ms, s, m or h (e.g. 10s, 500ms), got 'soon'");
-        assertUsage(CliRun.of("chaos", "--cluster", d, "--duration", "2s"), "--duration must be from 5s to 1h, got '2s'");
+                "Invalid value for option '--duration': 'soon' is not a duration: write a whole number with a unit ms, s, m or h");
+        assertUsage(CliRun.of("chaos", "--cluster", d, "--duration", "30"), "Invalid value for option '--duration': '30' has no unit");
+        assertUsage(CliRun.of("chaos", "--cluster", d, "--duration", "2s"), "--duration must be from 5s to 1h, got 2s");
         assertUsage(CliRun.of("chaos", "--cluster", d, "--max-down", "0"), "--max-down must be at least 1, got 0");
         assertUsage(CliRun.of("chaos", "--cluster", d, "--clients", "0"), "--clients must be from 1 to 1000, got 0");
         assertUsage(CliRun.of("chaos", "--cluster", d, "--seed", "x"), "--seed");

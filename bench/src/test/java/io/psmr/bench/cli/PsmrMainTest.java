@@ -45,7 +45,10 @@ class PsmrMainTest {
         assertUsageError(CliRun.of("demo", "--commands", "-5"), "--commands must be from 1 to 10000000, got -5", "Usage: psmr demo ");
         assertUsageError(CliRun.of("demo", "--commands", "many"), "Invalid value for option '--commands'", "Usage: psmr demo ");
         assertUsageError(CliRun.of("demo", "--commands", "0"), "--commands must be from 1", "Usage: psmr demo ");
-        assertUsageError(CliRun.of("demo", "--rounds", "0"), "--rounds must be from 1 to 100", "Usage: psmr demo ");
+        assertUsageError(CliRun.of("demo", "--runs", "0"), "--runs must be from 1 to 100", "Usage: psmr demo ");
+        assertUsageError(CliRun.of("demo", "--rounds", "3"), "--rounds was renamed --runs", "Usage: psmr demo ");
+        assertUsageError(CliRun.of("demo", "--format", "table"), "format 'table' was renamed text", "Usage: psmr demo ");
+        assertUsageError(CliRun.of("demo", "--format", "json"), "--format must be text or csv for psmr demo, got 'json'", "Usage: psmr demo ");
         assertUsageError(CliRun.of("demo", "--seed", "-1"), "--seed must be at least 0", "Usage: psmr demo ");
         assertUsageError(CliRun.of("demo", "--conflict", "101"), "--conflict must be a percentage", "Usage: psmr demo ");
         assertUsageError(CliRun.of("demo", "--format", "xml"), "Invalid value for option '--format'", "Usage: psmr demo ");
@@ -75,7 +78,7 @@ class PsmrMainTest {
 
     @Test
     void demoCsvPrintsTheHeaderAndOneRowPerConfiguration() {
-        CliRun r = CliRun.of("demo", "--format", "csv", "--commands", "2000", "--cbase-commands", "200", "--rounds", "1",
+        CliRun r = CliRun.of("demo", "--format", "csv", "--commands", "2000", "--cbase-commands", "200", "--runs", "1",
                 "--work", "10", "--seed", "7");
         assertEquals(0, r.exitCode(), "stderr:\n" + r.err());
         List<String> lines = r.out().lines().toList();
@@ -101,11 +104,55 @@ class PsmrMainTest {
 
     @Test
     void demoTableWithAHotKeyRuns() {
-        CliRun r = CliRun.of("demo", "--commands", "1000", "--cbase-commands", "100", "--rounds", "2", "--work", "0",
+        CliRun r = CliRun.of("demo", "--commands", "1000", "--cbase-commands", "100", "--runs", "2", "--work", "0",
                 "--conflict", "50");
         assertEquals(0, r.exitCode(), "stderr:\n" + r.err());
         assertTrue(r.out().contains("vs sequential"), r.out());
         assertTrue(r.out().contains("rw_bitmap"), r.out());
         assertTrue(r.out().contains("50% to one hot key"), r.out());
+    }
+
+    /** Every old spelling, in every command that has its new name, is refused naming the new one. */
+    @Test
+    void renamedOptionsAreRefusedNamingTheNewName() {
+        String[][] cases = {
+            {"bench", "--bits", "1024", "--bits was renamed --bitmap-bits"},
+            {"bench", "--no-progress", "--no-progress was renamed --quiet"},
+            {"bench e2e", "--bits", "1024", "--bits was renamed --bitmap-bits"},
+            {"bench e2e", "--batch-size", "10", "--batch-size was renamed --batch"},
+            {"bench e2e", "--no-progress", "--no-progress was renamed --quiet"},
+            {"load", "--batch-size", "10", "--batch-size was renamed --batch"},
+            {"simulate", "--batch-size", "10", "--batch-size was renamed --batch"},
+            {"simulate", "--bits", "10", "--bits was renamed --bitmap-bits"},
+            {"cluster start", "--tick-ms", "10", "--tick-ms was renamed --tick"},
+            {"demo", "--rounds", "3", "--rounds was renamed --runs"},
+        };
+        for (String[] c : cases) {
+            List<String> argv = new java.util.ArrayList<>(List.of(c[0].split(" ")));
+            argv.addAll(List.of(c).subList(1, c.length - 1));
+            CliRun r = CliRun.of(argv.toArray(String[]::new));
+            assertUsageError(r, c[c.length - 1], "Usage: psmr " + c[0] + " ");
+        }
+    }
+
+    /** The renamed spellings stay out of every help text; the new ones are there. */
+    @Test
+    void everyHelpUsesTheOneVocabulary() {
+        List<String> commands = List.of("", "demo", "simulate", "bench", "bench e2e", "bench micro", "load", "cluster",
+                "cluster start", "cluster status", "cluster kill", "cluster restart", "cluster stop", "node", "chaos");
+        for (String command : commands) {
+            List<String> argv = new java.util.ArrayList<>(command.isEmpty() ? List.of() : List.of(command.split(" ")));
+            argv.add("--help");
+            CliRun r = CliRun.of(argv.toArray(String[]::new));
+            assertEquals(0, r.exitCode(), command + ": " + r.err());
+            for (String old : List.of("--bits ", "--batch-size", "--no-progress", "--tick-ms", "--rounds", "SECONDS", " MS ",
+                    "table,", "table or csv", "keys (exact", "--mode keys ")) {
+                assertTrue(!r.out().contains(old), "psmr " + command + " --help mentions '" + old + "':\n" + r.out());
+            }
+        }
+        assertTrue(CliRun.of("bench", "--help").out().contains("--bitmap-bits"));
+        assertTrue(CliRun.of("bench", "e2e", "--help").out().contains("--quiet"));
+        assertTrue(CliRun.of("cluster", "start", "--help").out().contains("--tick=TIME"));
+        assertTrue(CliRun.of("simulate", "--help").out().contains("--batch=B"));
     }
 }

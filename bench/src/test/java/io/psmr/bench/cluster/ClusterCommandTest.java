@@ -48,11 +48,19 @@ class ClusterCommandTest {
         assertUsage(CliRun.of("cluster"), "missing command");
         assertUsage(CliRun.of("cluster", "start"), "--dir");
         assertUsage(CliRun.of("cluster", "start", "--dir", dir.toString(), "--acceptors", "0"), "--acceptors must be from 1 to 15, got 0");
-        assertUsage(CliRun.of("cluster", "start", "--dir", dir.toString(), "--ordering", "pbft"), "--ordering must be ringpaxos or ratis, got 'pbft'");
+        assertUsage(CliRun.of("cluster", "start", "--dir", dir.toString(), "--ordering", "pbft"), "Invalid value for option '--ordering': unknown ordering 'pbft'; orderings: local, ringpaxos, ratis");
+        assertUsage(CliRun.of("cluster", "start", "--dir", dir.toString(), "--ordering", "local"), "--ordering must be ringpaxos or ratis, got 'local'");
         assertUsage(CliRun.of("cluster", "start", "--dir", dir.toString(), "--ordering", "ratis", "--acceptors", "3"),
                 "--acceptors is a Ring Paxos setting; a ratis cluster has none");
         assertUsage(CliRun.of("cluster", "start", "--dir", dir.toString(), "--mode", "fast"), "unknown mode 'fast'; modes: sequential, cbase, keys-pairwise, keys-hashed, bitmap-monitor, bitmap-indexed, rw-bitmap");
-        assertUsage(CliRun.of("cluster", "start", "--dir", dir.toString(), "--tick-ms", "0"), "--tick-ms must be from 1 to 1000");
+        assertUsage(CliRun.of("cluster", "start", "--dir", dir.toString(), "--tick", "0ms"), "--tick must be from 1ms to 1s, got 0ms");
+        assertUsage(CliRun.of("cluster", "start", "--dir", dir.toString(), "--tick", "10"), "Invalid value for option '--tick': '10' has no unit");
+        assertUsage(CliRun.of("cluster", "start", "--dir", dir.toString(), "--tick-ms", "10"), "--tick-ms was renamed --tick");
+        assertUsage(CliRun.of("cluster", "start", "--dir", dir.toString(), "--timeout", "30"), "Invalid value for option '--timeout': '30' has no unit");
+        assertUsage(CliRun.of("cluster", "start", "--dir", dir.toString(), "--timeout", "0s"), "--timeout must be from 1s to 10m, got 0ms");
+        assertUsage(CliRun.of("cluster", "restart", "--dir", dir.toString(), "--node", "acceptor-0", "--timeout", "11m"),
+                "--timeout must be from 1s to 10m, got 11m");
+        assertUsage(CliRun.of("cluster", "start", "--dir", dir.toString(), "--mode", "keys"), "mode 'keys' is no longer a name; use keys-pairwise");
         assertUsage(CliRun.of("cluster", "start", "--dir", dir.toString(), "--max-keys", "0"), "--max-keys must be from 1 to 1000000000, got 0");
         assertUsage(CliRun.of("cluster", "start", "--dir", dir.toString(), "--max-bytes", "0"), "--max-bytes must be from 1 to");
         assertUsage(CliRun.of("cluster", "start", "--dir", dir.toString(), "--max-keys", "2", "--max-bytes", "40000"),

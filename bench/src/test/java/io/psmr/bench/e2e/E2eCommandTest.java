@@ -24,20 +24,28 @@ class E2eCommandTest {
 
     @ParameterizedTest
     @CsvSource(delimiter = '|', value = {
-        "--clients 0            | --clients must be from 1 to 4096",
+        "--clients 0            | --clients must be from 1 to 10000",
+        "--read-fraction 2      | --read-fraction must be from 0 to 1, got 2",
         "--workers 0            | --workers must be from 1 to 256",
         "--batch 0              | --batch must be from 1 to 4095",
         "--window 0             | --window must be from 1 to 1024",
         "--conflict 101         | --conflict must be a percentage",
-        "--keys 3               | --keys must be from 4 to 10000000",
-        "--bits 0               | --bits must be at least 1",
-        "--modes bitmap         | --modes: unknown mode 'bitmap'",
-        "--duration fast        | --duration must be a time such as 500ms or 2s",
-        "--warmup 1ms           | --warmup must be from 10ms to 600s",
+        "--keys 0               | --keys must be from 1 to 100000000",
+        "--bitmap-bits 0        | --bitmap-bits must be at least 1",
+        "--bits 1024            | --bits was renamed --bitmap-bits",
+        "--batch-size 10        | --batch-size was renamed --batch",
+        "--no-progress          | --no-progress was renamed --quiet",
+        "--modes bitmap         | mode 'bitmap' is no longer a name; use bitmap-indexed",
+        "--modes keys           | mode 'keys' is no longer a name; use keys-pairwise",
+        "--duration fast        | Invalid value for option '--duration': 'fast' is not a duration",
+        "--duration 3           | Invalid value for option '--duration': '3' has no unit",
+        "--warmup 1ms           | --warmup must be from 10ms to 10m, got 1ms",
         "--runs 0               | --runs must be from 1 to 100",
-        "--ordering ring-paxos  | --ordering: expected local, ringpaxos or both, got 'ring-paxos'",
-        "--ordering LOCAL       | --ordering: expected local, ringpaxos or both, got 'LOCAL'",
-        "--ordering all         | --ordering: expected local, ringpaxos or both, got 'all'",
+        "--ordering ring-paxos  | --ordering: ordering 'ring-paxos' is no longer a name; use ringpaxos",
+        "--ordering LOCAL       | --ordering: ordering 'LOCAL' must be written in lower case: local",
+        "--ordering ratis       | --ordering: bench e2e does not embed ratis; expected local, ringpaxos, both or all",
+        "--ordering nosuch      | --ordering: unknown ordering 'nosuch'",
+        "--format json          | --format must be text or csv for psmr bench e2e, got 'json'",
         "--format xml           | Invalid value for option '--format'",
         "--bogus                | Unknown option: '--bogus'",
     })
@@ -62,9 +70,9 @@ class E2eCommandTest {
 
     @Test
     void aTinyRunWritesResultsCsvWithTheExactHeaderAndSaneRows(@TempDir Path tmp) throws IOException {
-        CliRun r = CliRun.of("bench", "e2e", "--modes", "bitmap-indexed,keys", "--clients", "4", "--duration", "300ms",
+        CliRun r = CliRun.of("bench", "e2e", "--modes", "bitmap-indexed,keys-pairwise", "--clients", "4", "--duration", "300ms",
                 "--warmup", "50ms", "--runs", "1", "--batch", "20", "--window", "2", "--conflict", "20",
-                "--keys", "500", "--bits", "102400", "--format", "csv", "--no-progress", "--out", tmp.toString());
+                "--keys", "500", "--bitmap-bits", "102400", "--format", "csv", "--quiet", "--out", tmp.toString());
         assertEquals(0, r.exitCode(), "stderr:\n" + r.err());
         List<Path> dirs;
         try (Stream<Path> s = Files.list(tmp)) {
@@ -99,7 +107,7 @@ class E2eCommandTest {
             long p999 = Long.parseLong(f[13]);
             assertTrue(p50 > 0 && p50 <= p99 && p99 <= p999, "0 < p50 <= p99 <= p999: " + line);
             assertEquals("1", f[14], "runs: " + line);
-            if (f[0].equals("keys_pairwise") && f[2].equals("1")) {
+            if (f[0].equals("cbase")) {
                 assertEquals("1.000", f[8], "CBASE is its own reference: " + line);
             }
             if (f[0].equals("sequential")) {
@@ -108,7 +116,7 @@ class E2eCommandTest {
                 assertEquals("1.000", f[9], "sequential is its own reference: " + line);
             }
         }
-        assertEquals(List.of("keys_pairwise,monitor,1", "bitmap,indexed,20", "keys_pairwise,monitor,20",
+        assertEquals(List.of("cbase,monitor,1", "bitmap-indexed,indexed,20", "keys-pairwise,monitor,20",
                 "sequential,none,20"), configs, "CBASE first and sequential last are added; asked modes in order");
         assertTrue(Files.readString(dir.resolve("summary.md")).contains("| ordering | mode | batch | workers |"));
         assertTrue(Files.size(dir.resolve("e2e-throughput.png")) > 1000);
@@ -118,7 +126,7 @@ class E2eCommandTest {
     void bothOrderingsRunInterleavedAndRingPaxosRowsCarryTheRatioToLocal(@TempDir Path tmp) throws IOException {
         CliRun r = CliRun.of("bench", "e2e", "--ordering", "both", "--modes", "bitmap-indexed", "--clients", "4", "--duration",
                 "300ms", "--warmup", "50ms", "--runs", "1", "--batch", "20", "--window", "2", "--conflict", "20",
-                "--keys", "500", "--bits", "102400", "--format", "csv", "--no-progress", "--out", tmp.toString());
+                "--keys", "500", "--bitmap-bits", "102400", "--format", "csv", "--quiet", "--out", tmp.toString());
         assertEquals(0, r.exitCode(), "stderr:\n" + r.err());
         List<String> lines = r.out().lines().toList();
         assertEquals(E2eReport.CSV_HEADER, lines.get(0));
@@ -135,19 +143,19 @@ class E2eCommandTest {
             } else {
                 assertTrue(vsLocal >= 0, "ratio to local (speed is not asserted): " + line);
             }
-            if (f[0].equals("keys_pairwise") && f[2].equals("1")) {
+            if (f[0].equals("cbase")) {
                 assertEquals("1.000", f[8], "CBASE is each ordering's own reference: " + line);
             }
         }
-        assertEquals(List.of("local,keys_pairwise,1", "local,bitmap,20", "local,sequential,20",
-                "ringpaxos,keys_pairwise,1", "ringpaxos,bitmap,20", "ringpaxos,sequential,20"), configs);
+        assertEquals(List.of("local,cbase,1", "local,bitmap-indexed,20", "local,sequential,20",
+                "ringpaxos,cbase,1", "ringpaxos,bitmap-indexed,20", "ringpaxos,sequential,20"), configs);
     }
 
     @Test
     void ringPaxosAloneHasNoRatioToLocal(@TempDir Path tmp) throws IOException {
         CliRun r = CliRun.of("bench", "e2e", "--ordering", "ringpaxos", "--modes", "sequential", "--clients", "2", "--duration",
-                "200ms", "--warmup", "20ms", "--runs", "1", "--batch", "10", "--keys", "100", "--bits", "1024",
-                "--no-progress", "--out", tmp.toString());
+                "200ms", "--warmup", "20ms", "--runs", "1", "--batch", "10", "--keys", "100", "--bitmap-bits", "1024",
+                "--quiet", "--out", tmp.toString());
         assertEquals(0, r.exitCode(), "stderr:\n" + r.err());
         assertTrue(r.out().contains("Ring Paxos on loopback"), r.out());
         List<Path> dirs;
@@ -166,8 +174,8 @@ class E2eCommandTest {
     @Test
     void ringPaxosReportsTheTimeFromACoordinatorKillToTheFirstNewDecision(@TempDir Path tmp) throws IOException {
         CliRun r = CliRun.of("bench", "e2e", "--ordering", "ringpaxos", "--modes", "sequential", "--clients", "4", "--duration",
-                "400ms", "--warmup", "20ms", "--runs", "2", "--batch", "10", "--keys", "100", "--bits", "1024",
-                "--no-progress", "--out", tmp.toString());
+                "400ms", "--warmup", "20ms", "--runs", "2", "--batch", "10", "--keys", "100", "--bitmap-bits", "1024",
+                "--quiet", "--out", tmp.toString());
         assertEquals(0, r.exitCode(), "stderr:\n" + r.err());
         String out = r.out();
         assertTrue(out.contains("Ring Paxos failover (2 trials, bitmap-indexed workload"), out);
@@ -201,8 +209,8 @@ class E2eCommandTest {
     @Test
     void theLocalSequencerAloneHasNoFailover(@TempDir Path tmp) throws IOException {
         CliRun r = CliRun.of("bench", "e2e", "--ordering", "local", "--modes", "sequential", "--clients", "2", "--duration",
-                "200ms", "--warmup", "20ms", "--runs", "1", "--batch", "10", "--keys", "100", "--bits", "1024",
-                "--no-progress", "--out", tmp.toString());
+                "200ms", "--warmup", "20ms", "--runs", "1", "--batch", "10", "--keys", "100", "--bitmap-bits", "1024",
+                "--quiet", "--out", tmp.toString());
         assertEquals(0, r.exitCode(), "stderr:\n" + r.err());
         assertTrue(r.out().contains("x CBASE"), "the table is printed: " + r.out());
         assertFalse(r.out().toLowerCase(Locale.ROOT).contains("failover"), r.out());

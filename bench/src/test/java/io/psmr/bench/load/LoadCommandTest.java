@@ -1,5 +1,7 @@
 package io.psmr.bench.load;
 
+import io.psmr.bench.cli.CliRun;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -26,26 +28,33 @@ class LoadCommandTest {
     }
 
     private static Run run(String... args) {
-        CommandLine cl = new CommandLine(new LoadCommand());
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        cl.setOut(new PrintWriter(out, true));
-        cl.setErr(new PrintWriter(err, true));
-        int code = cl.execute(args);
-        return new Run(code, out.toString(), err.toString());
+        String[] argv = new String[args.length + 1];
+        argv[0] = "load";
+        System.arraycopy(args, 0, argv, 1, args.length);
+        CliRun r = CliRun.of(argv);
+        return new Run(r.exitCode(), r.out(), r.err());
     }
 
     @ParameterizedTest
     @CsvSource(delimiter = '|', value = {
         "--replicas 0|--replicas must be from 1 to",
         "--clients -3|--clients must be from 1 to",
-        "--duration 10x|--duration must be a number with an optional unit",
-        "--duration 0s|--duration must be at least 1ms",
-        "--mode fastest|--mode must be bitmap, rw-bitmap, keys, cbase or sequential, got 'fastest'",
+        "--duration 10x|Invalid value for option '--duration': '10x' is not a duration: write a whole number with a unit ms, s, m or h",
+        "--duration 10|Invalid value for option '--duration': '10' has no unit",
+        "--duration 0s|--duration must be from 1ms to 24h, got 0ms",
+        "--mode fastest|unknown mode 'fastest'; modes: sequential, cbase",
+        "--mode keys|mode 'keys' is no longer a name; use keys-pairwise",
+        "--mode bitmap|mode 'bitmap' is no longer a name; use bitmap-indexed",
+        "--mode cbase --batch 10|--mode cbase runs batches of one command, got --batch 10",
+        "--batch-size 10|--batch-size was renamed --batch",
+        "--linger 5|Invalid value for option '--linger': '5' has no unit",
+        "--linger 11s|--linger must be at most 10s, got 11s",
         "--workers 0|--workers must be from 1 to",
         "--batch 5000|--batch must be from 1 to 4095, got 5000",
         "--conflict 101|--conflict must be a percentage from 0 to 100, got 101",
-        "--format xml|--format must be text or json, got 'xml'",
+        "--format xml|Invalid value for option '--format': expected text, csv or json, got 'xml'",
+        "--format csv|--format must be text or json for psmr load, got 'csv'",
+        "--format table|format 'table' was renamed text",
         "--read-fraction 0.7 --multi-put-fraction 0.5|--read-fraction plus --multi-put-fraction must be at most 1",
         "--value-size 0|--value-size must be from 1 to 16384",
         "--keys 2 --multi-put-keys 3|--multi-put-keys must be from 1 to 64 and at most --keys (2), got 3",
@@ -54,15 +63,15 @@ class LoadCommandTest {
         "--max-bytes 0|--max-bytes must be from 1 to",
         "--max-keys 2 --max-bytes 40000|--max-bytes must be from 1 to 34816 (--max-keys 2 times the largest key and value), got 40000",
         "--max-bytes lots|Invalid value for option '--max-bytes'",
-        "--stall-timeout 0s|--stall-timeout must be at least 1ms",
-        "--stall-timeout soon|--stall-timeout must be a number with an optional unit",
+        "--stall-timeout 0s|--stall-timeout must be from 1ms to 1h, got 0ms",
+        "--stall-timeout soon|Invalid value for option '--stall-timeout': 'soon' is not a duration",
         "--clients many|Invalid value for option '--clients'",
         "--bogus|Unknown option: '--bogus'"})
     void badFlagsAreUsageErrorsNamingTheFlag(String args, String message) {
         Run r = run(args.split(" "));
         assertEquals(2, r.exitCode(), "stderr: " + r.err());
         assertTrue(r.err().contains(message), "stderr should contain '" + message + "':\n" + r.err());
-        assertTrue(r.err().contains("Usage: load"), r.err());
+        assertTrue(r.err().contains("Usage: psmr load"), r.err());
         assertEquals("", r.out());
     }
 

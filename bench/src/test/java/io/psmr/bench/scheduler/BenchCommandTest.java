@@ -28,12 +28,19 @@ class BenchCommandTest {
         "--batch 0              | --batch must be from 1 to 4096",
         "--batch 5000           | --batch must be from 1 to 4096",
         "--conflict 101         | --conflict must be a percentage",
-        "--modes bitmap,nosuch  | --modes: unknown mode 'bitmap'",
-        "--duration fast        | --duration must be a time such as 500ms or 2s",
-        "--duration 1ms         | --duration must be from 10ms to 600s",
-        "--warmup -1s           | --warmup must be a time",
+        "--modes bitmap,nosuch  | mode 'bitmap' is no longer a name; use bitmap-indexed",
+        "--modes keys           | mode 'keys' is no longer a name; use keys-pairwise",
+        "--modes nosuch         | unknown mode 'nosuch'; modes: sequential, cbase, keys-pairwise",
+        "--duration fast        | Invalid value for option '--duration': 'fast' is not a duration",
+        "--duration 2           | Invalid value for option '--duration': '2' has no unit",
+        "--duration 1ms         | --duration must be from 10ms to 10m, got 1ms",
+        "--warmup -1s           | Invalid value for option '--warmup': '-1s' is not a duration",
         "--runs 0               | --runs must be from 1 to 100",
-        "--bits 0               | --bits must be at least 1",
+        "--bitmap-bits 0        | --bitmap-bits must be at least 1",
+        "--bits 1024            | --bits was renamed --bitmap-bits",
+        "--no-progress          | --no-progress was renamed --quiet",
+        "--format table         | format 'table' was renamed text",
+        "--format json          | --format must be text or csv for psmr bench, got 'json'",
         "--max-pending 0        | --max-pending must be from 1 to 65536",
         "--format xml           | Invalid value for option '--format'",
         "--store disk           | --store must be chronicle or heap",
@@ -41,6 +48,8 @@ class BenchCommandTest {
         "--bogus                | Unknown option: '--bogus'",
         "micro --forks -1       | --forks must be from 0 to 10",
         "micro --include [      | --include is not a regular expression",
+        "micro --time 1000      | Invalid value for option '--time': '1000' has no unit",
+        "micro --time 5ms       | --time must be from 10ms to 1m, got 5ms",
     })
     void badFlagsExitWithUsageErrorNamingTheFlag(String args, String message) {
         String[] argv = Stream.concat(Stream.of("bench"), Stream.of(args.trim().split("\\s+"))).toArray(String[]::new);
@@ -61,8 +70,8 @@ class BenchCommandTest {
     @Test
     void aTinyRunWritesResultsCsvWithTheExactHeaderAndSaneRows(@TempDir Path tmp) throws IOException {
         CliRun r = CliRun.of("bench", "--modes", "bitmap-indexed,sequential", "--batch", "10", "--workers", "1,2",
-                "--conflict", "0,20", "--duration", "60ms", "--warmup", "20ms", "--runs", "1", "--bits", "102400",
-                "--format", "csv", "--no-progress", "--out", tmp.toString());
+                "--conflict", "0,20", "--duration", "60ms", "--warmup", "20ms", "--runs", "1", "--bitmap-bits", "102400",
+                "--format", "csv", "--quiet", "--out", tmp.toString());
         assertEquals(0, r.exitCode(), "stderr:\n" + r.err());
         List<Path> dirs;
         try (Stream<Path> s = Files.list(tmp)) {
@@ -101,14 +110,14 @@ class BenchCommandTest {
         for (String c : List.of("0", "20")) {
             expected.add("sequential,none,10,1," + c);
             expected.add("sequential,none,1,1," + c);
-            expected.add("keys_pairwise,monitor,1,1," + c);
-            expected.add("keys_pairwise,monitor,1,2," + c);
-            expected.add("bitmap,indexed,10,1," + c);
-            expected.add("bitmap,indexed,10,2," + c);
+            expected.add("cbase,monitor,1,1," + c);
+            expected.add("cbase,monitor,1,2," + c);
+            expected.add("bitmap-indexed,indexed,10,1," + c);
+            expected.add("bitmap-indexed,indexed,10,2," + c);
         }
         assertEquals(expected, configs);
         for (String row : lines) {
-            if (row.startsWith("keys_pairwise,monitor,1,")) {
+            if (row.startsWith("cbase,monitor,1,")) {
                 assertEquals("1.000", row.split(",")[6], "CBASE is its own reference: " + row);
             }
         }

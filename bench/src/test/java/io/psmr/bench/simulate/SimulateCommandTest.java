@@ -1,13 +1,12 @@
-package io.psmr.simulation.cli;
+package io.psmr.bench.simulate;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.psmr.bench.cli.CliRun;
 import io.psmr.simulation.output.CsvWriter;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.stream.Stream;
@@ -16,7 +15,6 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
-import picocli.CommandLine;
 
 /** The command in-process through picocli: usage errors exit 2 naming the flag; outputs have their documented shape. */
 class SimulateCommandTest {
@@ -26,21 +24,16 @@ class SimulateCommandTest {
     }
 
     static Run run(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        CommandLine cl = new CommandLine(new SimulateCommand());
-        cl.setOut(new PrintWriter(out));
-        cl.setErr(new PrintWriter(err));
-        int exit = cl.execute(args);
-        return new Run(exit, out.toString(), err.toString());
+        CliRun r = CliRun.of(Stream.concat(Stream.of("simulate"), Stream.of(args)).toArray(String[]::new));
+        return new Run(r.exitCode(), r.out(), r.err());
     }
 
     static Stream<Arguments> badFlags() {
         return Stream.of(
                 Arguments.of("--bitmap-bits", new String[] {"--bitmap-bits", "0"}),
                 Arguments.of("--bitmap-bits", new String[] {"--bitmap-bits", "-5"}),
-                Arguments.of("--batch-size", new String[] {"--batch-size", "10", "--keys", "5"}),
-                Arguments.of("--batch-size", new String[] {"--batch-size", "0"}),
+                Arguments.of("--batch", new String[] {"--batch", "10", "--keys", "5"}),
+                Arguments.of("--batch", new String[] {"--batch", "0"}),
                 Arguments.of("--graph-size", new String[] {"--graph-size", "-1"}),
                 Arguments.of("--read-fraction", new String[] {"--read-fraction", "1.5"}),
                 Arguments.of("--read-fraction", new String[] {"--read-fraction", "-0.1"}),
@@ -54,6 +47,10 @@ class SimulateCommandTest {
                 Arguments.of("--zipf-theta", new String[] {"--zipf-theta", "1.1"}),
                 Arguments.of("--distribution", new String[] {"--distribution", "normal"}),
                 Arguments.of("--format", new String[] {"--format", "xml"}),
+                Arguments.of("--batch-size was renamed --batch", new String[] {"--batch-size", "100"}),
+                Arguments.of("--bits was renamed --bitmap-bits", new String[] {"--bits", "1024"}),
+                Arguments.of("--no-progress was renamed --quiet", new String[] {"--no-progress"}),
+                Arguments.of("format 'table' was renamed text", new String[] {"--format", "table"}),
                 Arguments.of("--partitions", new String[] {"--partitions", "-2"}),
                 Arguments.of("--threads", new String[] {"--threads", "0"}),
                 Arguments.of("--sweep", new String[] {"--sweep", "bits=10"}),
@@ -61,7 +58,7 @@ class SimulateCommandTest {
                 Arguments.of("--sweep-points", new String[] {"--sweep", "bits=10..20", "--sweep-points", "0"}),
                 Arguments.of("--table1", new String[] {"--table1", "--sweep", "bits=10..20"}),
                 Arguments.of("--bitmap-bits", new String[] {"--table1", "--bitmap-bits", "100"}),
-                Arguments.of("--batch-size", new String[] {"--batch-size", "1,2"}));
+                Arguments.of("--batch", new String[] {"--batch", "1,2"}));
     }
 
     @Test

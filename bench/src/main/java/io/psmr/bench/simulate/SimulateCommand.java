@@ -1,5 +1,7 @@
-package io.psmr.simulation.cli;
+package io.psmr.bench.simulate;
 
+import io.psmr.bench.cli.OutputFormat;
+import io.psmr.bench.cli.OutputOptions;
 import io.psmr.simulation.BitmapSizing;
 import io.psmr.simulation.CellResult;
 import io.psmr.simulation.ConsoleProgress;
@@ -25,6 +27,7 @@ import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -34,14 +37,14 @@ import picocli.CommandLine.Spec;
  * {@code psmr simulate}: the false-positive simulator of issue 3. Reproduces the core paper's
  * Table I, runs single cells, sweeps and sizing searches, each beside the analytic model.
  *
- * <p>Usable on its own, {@code new CommandLine(new SimulateCommand()).execute(args)}, and as a
- * subcommand of {@code psmr}. Exit codes: 0 done, 1 failed (e.g. cannot write {@code --out}),
+ * <p>A subcommand of {@code psmr}; the engine and its writers are the simulation module's. Exit codes: 0 done, 1 failed (e.g. cannot write {@code --out}),
  * 2 bad usage, with a message naming the flag.
  */
 @Command(name = "simulate",
         description = {
             "Simulate bitmap false positives (core paper, section VII-D) beside the analytic model.",
             "Modes: --table1, --sweep, --target-rate, or a single run (the default)."},
+        mixinStandardHelpOptions = true,
         sortOptions = false,
         usageHelpAutoWidth = true)
 public final class SimulateCommand implements Callable<Integer> {
@@ -68,7 +71,7 @@ public final class SimulateCommand implements Callable<Integer> {
             description = "Bitmap size m in bits (default: ${DEFAULT-VALUE}).")
     private int bitmapBits;
 
-    @Option(names = {"--batch-size", "-b"}, paramLabel = "B", split = ",", defaultValue = "100",
+    @Option(names = {"--batch", "-b"}, paramLabel = "B", split = ",", defaultValue = "100",
             description = "Keys per batch (default: ${DEFAULT-VALUE}); a comma list in a sweep draws one line per value.")
     private List<Integer> batchSizes;
 
@@ -110,9 +113,9 @@ public final class SimulateCommand implements Callable<Integer> {
             description = "Also report partition-level conflicts, key mod P (default: none).")
     private int partitions;
 
-    @Option(names = "--format", paramLabel = "text|csv|json", defaultValue = "text",
-            converter = FormatConverter.class, description = "Output on stdout (default: ${DEFAULT-VALUE}).")
-    private OutputFormat format;
+    /** --format text, csv or json; --quiet: no progress bar and no timing on stderr. */
+    @Mixin
+    private OutputOptions output;
 
     @Option(names = "--out", paramLabel = "DIR", description = "Also write CSV and PNG charts into DIR.")
     private Path out;
@@ -121,14 +124,10 @@ public final class SimulateCommand implements Callable<Integer> {
             description = "Worker threads (default: the number of cores); results do not depend on it.")
     private Integer threads;
 
-    @Option(names = {"--quiet", "-q"}, description = "No progress bar and no timing on stderr.")
-    private boolean quiet;
-
-    @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help and exit.")
-    private boolean help;
 
     @Override
     public Integer call() {
+        OutputFormat format = output.format(OutputFormat.TEXT, OutputFormat.CSV, OutputFormat.JSON);
         Report report = buildAndRun();
         PrintWriter stdout = spec.commandLine().getOut();
         stdout.print(switch (format) {
@@ -166,10 +165,10 @@ public final class SimulateCommand implements Callable<Integer> {
         }
         long started = System.nanoTime();
         int workers = threads != null ? threads : Runtime.getRuntime().availableProcessors();
-        Simulation sim = new Simulation(workers, seed, quiet ? ProgressDisplay.NONE : new ConsoleProgress(System.err));
+        Simulation sim = new Simulation(workers, seed, output.quiet() ? ProgressDisplay.NONE : new ConsoleProgress(System.err));
         Report report;
         if (table1) {
-            for (String flag : List.of("--bitmap-bits", "--batch-size", "--graph-size", "--keys", "--distribution",
+            for (String flag : List.of("--bitmap-bits", "--batch", "--graph-size", "--keys", "--distribution",
                     "--zipf-theta", "--read-fraction", "--partitions")) {
                 if (given(flag)) {
                     throw usage(flag + " cannot be combined with --table1, which fixes the paper's cells");
@@ -182,11 +181,11 @@ public final class SimulateCommand implements Callable<Integer> {
         } else if (targetRate != null) {
             report = sizing(sim);
         } else {
-            SimulationConfig c = config(bitmapBits, single("--batch-size", batchSizes),
+            SimulationConfig c = config(bitmapBits, single("--batch", batchSizes),
                     single("--graph-size", graphSizes));
             report = new Report(Report.Kind.SINGLE, seed, List.of(sim.run(c)), null, Double.NaN, null);
         }
-        if (!quiet) {
+        if (!output.quiet()) {
             spec.commandLine().getErr().printf(Locale.ROOT, "simulate: %d cell(s) in %.2f s on %d thread(s), %d core(s)%n",
                     report.results().size(), (System.nanoTime() - started) / 1e9, workers,
                     Runtime.getRuntime().availableProcessors());
@@ -203,7 +202,7 @@ public final class SimulateCommand implements Callable<Integer> {
         }
         String sweptFlag = switch (s.axis()) {
             case BITS -> "--bitmap-bits";
-            case BATCH -> "--batch-size";
+            case BATCH -> "--batch";
             case GRAPH -> "--graph-size";
         };
         if (given(sweptFlag)) {
@@ -233,7 +232,7 @@ public final class SimulateCommand implements Callable<Integer> {
         if (!(targetRate > 0 && targetRate <= 1)) {
             throw usage("--target-rate must be a fraction in (0, 1], got " + targetRate);
         }
-        SimulationConfig base = config(1, single("--batch-size", batchSizes), single("--graph-size", graphSizes));
+        SimulationConfig base = config(1, single("--batch", batchSizes), single("--graph-size", graphSizes));
         BitmapSizing.Answer answer;
         try {
             answer = BitmapSizing.smallestBits(base, targetRate);
@@ -279,7 +278,7 @@ public final class SimulateCommand implements Callable<Integer> {
     }
 
     private void note(String message) {
-        if (!quiet) {
+        if (!output.quiet()) {
             spec.commandLine().getErr().println("simulate: " + message);
         }
     }
@@ -295,7 +294,7 @@ public final class SimulateCommand implements Callable<Integer> {
     private static String flagOf(SimulationConfig.Parameter p) {
         return switch (p) {
             case BITMAP_BITS -> "--bitmap-bits";
-            case BATCH_SIZE -> "--batch-size";
+            case BATCH_SIZE -> "--batch";
             case GRAPH_SIZE -> "--graph-size";
             case KEYS -> "--keys";
             case ITERATIONS -> "--iterations";
@@ -314,18 +313,6 @@ public final class SimulateCommand implements Callable<Integer> {
                 return KeyDistribution.valueOf(value.trim().toUpperCase(Locale.ROOT));
             } catch (IllegalArgumentException e) {
                 throw new CommandLine.TypeConversionException("expected uniform or zipf, got '" + value + "'");
-            }
-        }
-    }
-
-    /** Accepts {@code text}, {@code csv} and {@code json} in any case. */
-    static final class FormatConverter implements CommandLine.ITypeConverter<OutputFormat> {
-        @Override
-        public OutputFormat convert(String value) {
-            try {
-                return OutputFormat.valueOf(value.trim().toUpperCase(Locale.ROOT));
-            } catch (IllegalArgumentException e) {
-                throw new CommandLine.TypeConversionException("expected text, csv or json, got '" + value + "'");
             }
         }
     }

@@ -1,0 +1,55 @@
+package io.psmr.bench.cli;
+
+import java.util.List;
+import picocli.CommandLine;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Model.OptionSpec;
+
+/**
+ * The options psmr renamed so that one thing has one name in every command. Each old spelling stays
+ * registered, hidden, wherever its new name exists, and is refused with a usage error naming the new
+ * one ("--bits was renamed --bitmap-bits"), instead of picocli's "Unknown option".
+ *
+ * <p>Used once, on the whole command tree, by {@link PsmrMain#commandLine()}; not thread-safe
+ * (it changes the tree as it is being built).
+ */
+public final class RenamedOptions {
+
+    /** An old spelling and the option that replaced it. */
+    record Rename(String old, String now, boolean takesValue) {
+    }
+
+    /** Every rename; the old name is added to each command that has the new one. */
+    static final List<Rename> RENAMES = List.of(
+            new Rename("--bits", "--bitmap-bits", true),
+            new Rename("--batch-size", "--batch", true),
+            new Rename("--no-progress", "--quiet", false),
+            new Rename("--tick-ms", "--tick", true),
+            new Rename("--rounds", "--runs", true));
+
+    private RenamedOptions() {
+    }
+
+    /** Registers the old spellings in {@code root} and every command below it. */
+    public static void addTo(CommandLine root) {
+        CommandSpec spec = root.getCommandSpec();
+        for (Rename r : RENAMES) {
+            if (spec.findOption(r.now()) != null && spec.findOption(r.old()) == null) {
+                spec.addOption(OptionSpec.builder(r.old())
+                        .hidden(true)
+                        .arity(r.takesValue() ? "0..1" : "0")
+                        .type(r.takesValue() ? String.class : boolean.class)
+                        .setter(new CommandLine.Model.ISetter() {
+                            @Override
+                            public <T> T set(T value) {
+                                throw new CommandLine.ParameterException(root, r.old() + " was renamed " + r.now());
+                            }
+                        })
+                        .build());
+            }
+        }
+        for (CommandLine sub : root.getSubcommands().values()) {
+            addTo(sub);
+        }
+    }
+}
