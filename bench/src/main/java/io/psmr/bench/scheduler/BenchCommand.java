@@ -2,6 +2,7 @@ package io.psmr.bench.scheduler;
 
 import io.psmr.bench.e2e.E2eCommand;
 import io.psmr.bench.micro.MicroCommand;
+import io.psmr.simulation.progress.Progress;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -14,9 +15,6 @@ import java.util.Locale;
 import java.util.concurrent.Callable;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import me.tongfei.progressbar.ConsoleProgressBarConsumer;
-import me.tongfei.progressbar.ProgressBar;
-import me.tongfei.progressbar.ProgressBarBuilder;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -147,9 +145,7 @@ public final class BenchCommand implements Callable<Integer> {
         if (noProgress) {
             results = bench.run(c -> { });
         } else {
-            try (ProgressBar bar = new ProgressBarBuilder().setTaskName("bench").setInitialMax(total)
-                    .setUnit(" runs", 1).setUpdateIntervalMillis(250)
-                    .setConsumer(new ConsoleProgressBarConsumer(System.err)).build()) {
+            try (Progress bar = Progress.onStderr("bench", total, "runs", false)) {
                 results = bench.run(c -> bar.step());
             }
         }
