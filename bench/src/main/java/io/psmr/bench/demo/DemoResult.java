@@ -1,6 +1,6 @@
 package io.psmr.bench.demo;
 
-import java.util.Arrays;
+import io.psmr.bench.stats.RunStatistics;
 
 /**
  * The timed runs of one configuration.
@@ -18,27 +18,22 @@ public record DemoResult(DemoConfig config, int commands, double[] throughput) {
         throughput = throughput.clone();
     }
 
-    private double[] sorted() {
-        double[] s = throughput.clone();
-        Arrays.sort(s);
-        return s;
+    private RunStatistics statistics() {
+        return RunStatistics.of(throughput);
     }
 
     /** Median throughput in commands per second (the mean of the middle two for an even count). */
     public double median() {
-        double[] s = sorted();
-        int n = s.length;
-        return n % 2 == 1 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+        return statistics().median();
     }
 
     /** Lowest throughput. */
     public double min() {
-        return sorted()[0];
+        return statistics().min();
     }
 
     /** Highest throughput. */
     public double max() {
-        double[] s = sorted();
-        return s[s.length - 1];
+        return statistics().max();
     }
 }

@@ -1,8 +1,8 @@
 package io.psmr.bench.e2e;
 
 import io.psmr.ordering.OrderingProtocol;
-
 import io.psmr.bench.scheduler.SchedulerBench;
+import io.psmr.bench.stats.RunStatistics;
 import io.psmr.kvstore.EmbeddedCluster;
 import io.psmr.kvstore.KvStatus;
 import io.psmr.kvstore.LocalReplyRouter;
@@ -24,7 +24,6 @@ import io.psmr.bench.load.LoadRun;
 import io.psmr.bench.load.WorkloadSpec;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -280,29 +279,29 @@ public final class E2eBench {
      * to the same mode over the local sequencer, all of the same invocation. Rows: ordering-major.
      */
     static List<E2eResult> summarise(E2eSettings s, Map<Key, List<Sample>> samples) {
-        Map<Key, Double> median = new HashMap<>();
-        samples.forEach((k, v) -> median.put(k, SchedulerBench.median(v.stream().mapToDouble(Sample::throughputOps).toArray())));
+        Map<Key, RunStatistics> ops = new HashMap<>();
+        samples.forEach((k, v) -> ops.put(k, RunStatistics.of(v, Sample::throughputOps)));
         List<E2eResult> out = new ArrayList<>();
         for (OrderingProtocol ord : s.orderings()) {
-            Double cbase = median.get(new Key(ord, SchedulerMode.CBASE));
-            Double seq = median.get(new Key(ord, SchedulerMode.SEQUENTIAL));
+            RunStatistics cbase = ops.get(new Key(ord, SchedulerMode.CBASE));
+            RunStatistics seq = ops.get(new Key(ord, SchedulerMode.SEQUENTIAL));
             for (SchedulerMode m : s.modes()) {
                 List<Sample> v = samples.get(new Key(ord, m));
-                double[] ops = v.stream().mapToDouble(Sample::throughputOps).toArray();
-                double med = median.get(new Key(ord, m));
-                Double local = median.get(new Key(OrderingProtocol.LOCAL, m));
+                RunStatistics thr = ops.get(new Key(ord, m));
+                double med = thr.median();
+                RunStatistics local = ops.get(new Key(OrderingProtocol.LOCAL, m));
                 Histogram all = new Histogram(3);
                 long retries = 0;
                 for (Sample x : v) {
                     all.add(x.latencyMicros());
                     retries += x.retries();
                 }
-                out.add(new E2eResult(ord, m, m.batch(s.batch()), med, Arrays.stream(ops).min().orElse(0),
-                        Arrays.stream(ops).max().orElse(0), cbase == null ? Double.NaN : med / cbase,
-                        seq == null ? Double.NaN : med / seq,
-                        SchedulerBench.median(v.stream().mapToDouble(Sample::meanBatch).toArray()),
+                out.add(new E2eResult(ord, m, m.batch(s.batch()), med, thr.min(), thr.max(),
+                        cbase == null ? Double.NaN : med / cbase.median(),
+                        seq == null ? Double.NaN : med / seq.median(),
+                        RunStatistics.of(v, Sample::meanBatch).median(),
                         all.getValueAtPercentile(50), all.getValueAtPercentile(99), all.getValueAtPercentile(99.9), retries,
-                        v.size(), local == null ? Double.NaN : med / local));
+                        v.size(), local == null ? Double.NaN : med / local.median()));
             }
         }
         return out;

@@ -8,6 +8,7 @@ import io.psmr.bench.cli.SchedulerModeConverter;
 import io.psmr.bench.load.WorkloadOptions;
 import io.psmr.ordering.OrderingProtocol;
 import io.psmr.scheduler.SchedulerMode;
+import io.psmr.simulation.progress.Progress;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -19,9 +20,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.Callable;
-import me.tongfei.progressbar.ConsoleProgressBarConsumer;
-import me.tongfei.progressbar.ProgressBar;
-import me.tongfei.progressbar.ProgressBarBuilder;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -160,9 +158,7 @@ public final class E2eCommand implements Callable<Integer> {
             results = bench.run(m -> { });
             failover = bench.runFailover(m -> { });
         } else {
-            try (ProgressBar bar = new ProgressBarBuilder().setTaskName("bench e2e").setInitialMax(bench.totalRuns())
-                    .setUnit(" runs", 1).setUpdateIntervalMillis(250)
-                    .setConsumer(new ConsoleProgressBarConsumer(System.err)).build()) {
+            try (Progress bar = Progress.onStderr("bench e2e", bench.totalRuns(), "runs", false)) {
                 results = bench.run(m -> bar.step());
                 failover = bench.runFailover(m -> bar.step());
             }

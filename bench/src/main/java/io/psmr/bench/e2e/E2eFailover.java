@@ -1,6 +1,6 @@
 package io.psmr.bench.e2e;
 
-import io.psmr.bench.scheduler.SchedulerBench;
+import io.psmr.bench.stats.RunStatistics;
 import io.psmr.kvstore.LocalReplyRouter;
 import io.psmr.kvstore.Replica;
 import io.psmr.kvstore.ReplicaConfig;
@@ -15,7 +15,6 @@ import io.psmr.bench.load.LoadGenerator;
 import io.psmr.bench.load.LoadOptions;
 import io.psmr.bench.load.LoadResult;
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -178,21 +177,13 @@ final class E2eFailover {
 
     /** Medians with min and max of {@code samples} (at least one), in milliseconds, with the timeouts that dominate them. */
     static E2eFailoverResult summarise(List<Sample> samples) {
-        double[] decision = samples.stream().mapToDouble(s -> s.killToDecisionNanos() / 1e6).toArray();
-        double[] coordinator = samples.stream().mapToDouble(s -> s.killToCoordinatorNanos() / 1e6).toArray();
+        RunStatistics decision = RunStatistics.of(samples, s -> s.killToDecisionNanos() / 1e6);
+        RunStatistics coordinator = RunStatistics.of(samples, s -> s.killToCoordinatorNanos() / 1e6);
         RingPaxosConfig c = samples.get(0).config();
-        double[] drained = samples.stream().mapToDouble(E2eFailover.Sample::drained).toArray();
-        return new E2eFailoverResult(samples.size(), SchedulerBench.median(decision), min(decision), max(decision),
-                SchedulerBench.median(coordinator), min(coordinator), max(coordinator), SchedulerBench.median(drained),
+        return new E2eFailoverResult(samples.size(), decision.median(), decision.min(), decision.max(),
+                coordinator.median(), coordinator.min(), coordinator.max(),
+                RunStatistics.of(samples, Sample::drained).median(),
                 E2eBench.RING_PAXOS_TRANSPORT.tickInterval().toMillis(), c.heartbeatTicks(), c.suspectTicks(),
                 c.proposerRetryTicks(), earliestTakeover(c).toMillis());
-    }
-
-    private static double min(double[] v) {
-        return Arrays.stream(v).min().orElse(Double.NaN);
-    }
-
-    private static double max(double[] v) {
-        return Arrays.stream(v).max().orElse(Double.NaN);
     }
 }

@@ -1,5 +1,6 @@
 package io.psmr.bench.scheduler;
 
+import io.psmr.bench.chart.RangeBars;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.file.Files;
@@ -9,15 +10,16 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeSet;
+import java.util.TreeMap;
 import org.knowm.xchart.BitmapEncoder;
 import org.knowm.xchart.CategoryChart;
 import org.knowm.xchart.CategoryChartBuilder;
 import org.knowm.xchart.style.Styler;
 
 /**
- * PNG charts in the shape of the paper's figures: clustered bars of throughput (kcmd/s), one
- * cluster per configuration, one bar per worker count.
+ * PNG charts in the shape of the paper's figures: bars of median throughput (kcmd/s) with a
+ * whisker from the slowest to the fastest measured run, grouped by configuration, one bar (and colour)
+ * per worker count; see {@link RangeBars}.
  * <ul>
  *   <li>{@code fig4-scalability.png}: every configuration at 0% conflicts (Fig. 4);</li>
  *   <li>{@code fig5-conflicts.png}: the bitmap configurations at each conflict level (Fig. 5).</li>
@@ -55,30 +57,26 @@ public final class BenchCharts {
         return written;
     }
 
-    private static CategoryChart chart(String title, List<CellResult> rows, boolean byConflict) {
+    static CategoryChart chart(String title, List<CellResult> rows, boolean byConflict) {
         CategoryChart chart = new CategoryChartBuilder().width(1100).height(560).title(title)
-                .xAxisTitle("configuration").yAxisTitle("throughput (kcmd/s)").build();
+                .xAxisTitle("configuration, workers").yAxisTitle("throughput (kcmd/s, median, min-max)").build();
         chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideE);
         chart.getStyler().setXAxisLabelRotation(20);
         chart.getStyler().setYAxisMin(0.0);
         chart.getStyler().setYAxisDecimalPattern("#,###");
-        Map<String, Map<Integer, Double>> clusters = new LinkedHashMap<>();
-        TreeSet<Integer> workers = new TreeSet<>();
+        // Grouped by configuration, worker counts ascending within it; one colour per worker count.
+        Map<String, Map<Integer, CellResult>> clusters = new LinkedHashMap<>();
         for (CellResult r : rows) {
             Cell c = r.cell();
             String label = c.mode().cliName() + (c.batch() > 1 ? " b=" + c.batch() : "")
                     + (byConflict ? " " + c.conflictPct() + "%" : "");
-            clusters.computeIfAbsent(label, k -> new LinkedHashMap<>()).put(c.workers(), r.throughputCps() / 1e3);
-            workers.add(c.workers());
+            clusters.computeIfAbsent(label, k -> new TreeMap<>()).put(c.workers(), r);
         }
-        List<String> labels = new ArrayList<>(clusters.keySet());
-        for (int w : workers) {
-            List<Double> ys = new ArrayList<>();
-            for (String l : labels) {
-                ys.add(clusters.get(l).getOrDefault(w, 0.0));
-            }
-            chart.addSeries(w + (w == 1 ? " thread" : " threads"), labels, ys);
-        }
+        List<RangeBars.Bar> bars = new ArrayList<>();
+        clusters.forEach((label, byWorkers) -> byWorkers.forEach((w, r) -> bars.add(new RangeBars.Bar(
+                label + " w=" + w, w + (w == 1 ? " thread" : " threads"),
+                r.throughputCps() / 1e3, r.minCps() / 1e3, r.maxCps() / 1e3))));
+        RangeBars.plot(chart, bars);
         return chart;
     }
 

@@ -6,6 +6,7 @@ import io.psmr.bench.cli.OutputOptions;
 import io.psmr.bench.cli.ResultsDir;
 import io.psmr.bench.cli.SchedulerModeConverter;
 import io.psmr.scheduler.SchedulerMode;
+import io.psmr.simulation.progress.Progress;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -16,9 +17,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
-import me.tongfei.progressbar.ConsoleProgressBarConsumer;
-import me.tongfei.progressbar.ProgressBar;
-import me.tongfei.progressbar.ProgressBarBuilder;
+
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -145,9 +144,7 @@ public final class BenchCommand implements Callable<Integer> {
         if (output.quiet()) {
             results = bench.run(c -> { });
         } else {
-            try (ProgressBar bar = new ProgressBarBuilder().setTaskName("bench").setInitialMax(total)
-                    .setUnit(" runs", 1).setUpdateIntervalMillis(250)
-                    .setConsumer(new ConsoleProgressBarConsumer(System.err)).build()) {
+            try (Progress bar = Progress.onStderr("bench", total, "runs", false)) {
                 results = bench.run(c -> bar.step());
             }
         }

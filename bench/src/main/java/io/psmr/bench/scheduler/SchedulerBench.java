@@ -1,7 +1,7 @@
 package io.psmr.bench.scheduler;
 
 import io.psmr.scheduler.SchedulerMode;
-
+import io.psmr.bench.stats.RunStatistics;
 import io.psmr.kvstore.KvCommand;
 import io.psmr.kvstore.KvLimits;
 import io.psmr.kvstore.KvResult;
@@ -16,7 +16,6 @@ import io.psmr.scheduler.GraphStatistics;
 import io.psmr.scheduler.ResultSink;
 import io.psmr.scheduler.Scheduler;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -292,35 +291,27 @@ public final class SchedulerBench {
 
     /** Medians, ratios and limit fractions of every cell. */
     static List<CellResult> summarise(List<Cell> cells, Map<Cell, List<RunSample>> samples, int cores) {
-        Map<Cell, Double> median = new HashMap<>();
+        Map<Cell, RunStatistics> cps = new HashMap<>();
         for (Cell c : cells) {
-            median.put(c, median(samples.get(c).stream().mapToDouble(RunSample::throughputCps).toArray()));
+            cps.put(c, RunStatistics.of(samples.get(c), RunSample::throughputCps));
         }
         List<CellResult> out = new ArrayList<>();
         for (Cell c : cells) {
             List<RunSample> s = samples.get(c);
-            double[] cps = s.stream().mapToDouble(RunSample::throughputCps).toArray();
-            double med = median.get(c);
-            Double cbase = median.get(new Cell(SchedulerMode.CBASE, 1, c.workers(), c.conflictPct()));
-            Double seq = median.get(new Cell(SchedulerMode.SEQUENTIAL, c.batch(), 1, c.conflictPct()));
-            double ratio = cbase == null ? Double.NaN : med / cbase;
-            double limit = seq == null ? Double.NaN : med / (Math.min(c.workers(), cores) * seq);
+            RunStatistics thr = cps.get(c);
+            double med = thr.median();
+            RunStatistics cbase = cps.get(new Cell(SchedulerMode.CBASE, 1, c.workers(), c.conflictPct()));
+            RunStatistics seq = cps.get(new Cell(SchedulerMode.SEQUENTIAL, c.batch(), 1, c.conflictPct()));
+            double ratio = cbase == null ? Double.NaN : med / cbase.median();
+            double limit = seq == null ? Double.NaN : med / (Math.min(c.workers(), cores) * seq.median());
             Histogram all = new Histogram(3);
             for (RunSample r : s) {
                 all.add(r.latencyNanos());
             }
-            out.add(new CellResult(c, med, Arrays.stream(cps).min().orElse(0), Arrays.stream(cps).max().orElse(0),
-                    ratio, limit, median(s.stream().mapToDouble(RunSample::avgGraphSize).toArray()),
+            out.add(new CellResult(c, med, thr.min(), thr.max(),
+                    ratio, limit, RunStatistics.of(s, RunSample::avgGraphSize).median(),
                     all.getValueAtPercentile(50) / 1e3, all.getValueAtPercentile(99) / 1e3, s.size()));
         }
         return out;
-    }
-
-    /** The median of {@code v} (mean of the middle two for an even count), NaN if empty. Shared with {@code bench e2e}. */
-    public static double median(double[] v) {
-        double[] s = v.clone();
-        Arrays.sort(s);
-        int n = s.length;
-        return n == 0 ? Double.NaN : n % 2 == 1 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
     }
 }
