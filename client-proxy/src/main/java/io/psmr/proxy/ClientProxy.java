@@ -3,7 +3,6 @@ package io.psmr.proxy;
 import io.psmr.kvstore.KvCodec;
 import io.psmr.kvstore.KvCommand;
 import io.psmr.kvstore.KvReply;
-import io.psmr.kvstore.KvOp;
 import io.psmr.kvstore.KvResult;
 import io.psmr.kvstore.KvStatus;
 import io.psmr.kvstore.LocalReplyRouter;
@@ -15,7 +14,6 @@ import io.psmr.ordering.OutcomeUnknownException;
 import io.psmr.ordering.OverloadedException;
 import io.psmr.scheduler.ConflictSummary;
 import io.psmr.scheduler.SummaryBuilder;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
@@ -56,15 +54,12 @@ import org.slf4j.LoggerFactory;
  * behaviour) a batch goes out as soon as the previous one is answered, and the commands that arrive
  * meanwhile form the next one: batches grow with the load by themselves.
  *
- * <h2>Conflict rate (hot-key batches)</h2>
- * With {@link ProxyConfig#hotBatchFraction()} = p &gt; 0, a fraction p of the new batches, exactly
- * and evenly spread, also write one shared hot key: batch number k (from 0, retries not counted) is
- * marked when {@code floor((k+1)·p) > floor(k·p)}. A marked batch carries, after its client
- * commands, one extra command of the proxy's own: MULTI_PUT(hotKey = "p&lt;proxyId&gt;.&lt;n&gt;")
- * issued under client id {@code proxyId << 32} with its own increasing sequence. Every two marked
- * batches therefore conflict (the paper's §VII-E notion of conflict rate: the fraction of batches
- * that depend on an earlier one through a shared key), whatever the mode. These writes are not
- * client operations and are not counted as such; their results are only counted ({@link ProxyStats#hotWrites()}).
+ * <h2>Batch decorator</h2>
+ * A proxy started with a {@link BatchDecorator} lets it append commands of its own to each new batch
+ * as the batch is sealed, after the client commands and before the summary is built, so the summary
+ * covers them (a benchmark uses this to make a fraction of batches write one hot key). The proxy
+ * reserves the decorator's declared bound in every batch; the added commands' replies go to the
+ * decorator, never to a client's future, and {@link ProxyStats#addedCommands()} counts them.
  *
  * <h2>Timeouts and retries</h2>
  * When a proposed batch still has unanswered commands {@link ProxyConfig#retryTimeout()} after it
@@ -143,13 +138,15 @@ public final class ClientProxy implements ReplyChannel, AutoCloseable {
     private final AtomicLong nextClient = new AtomicLong();
     private volatile AutoCloseable registration;
 
+    private final BatchDecorator decorator;
+    /** Bytes of every batch besides its client commands: overhead, summary bound, the decorator's reserve. */
+    private final int fixedBatchBytes;
+
     // Sender thread only.
     private final SummaryBuilder summaries;
+    private final Sealing sealing;
     private long nextBatchId;
     private long newBatches;
-    private long hotSeq;
-    // The hot-key writer's session; 0 until one is open (the first hot batch opens it instead of writing).
-    private volatile long hotSession;
 
     private final LongAdder batches = new LongAdder();
     private final LongAdder commands = new LongAdder();
@@ -159,12 +156,33 @@ public final class ClientProxy implements ReplyChannel, AutoCloseable {
     private final LongAdder staleReplies = new LongAdder();
     private final LongAdder rejected = new LongAdder();
     private final LongAdder tooLarge = new LongAdder();
-    private final LongAdder hotWrites = new LongAdder();
+    private final LongAdder added = new LongAdder();
 
-    private ClientProxy(ProxyConfig config, OrderingClient broadcast) {
+    private ClientProxy(ProxyConfig config, OrderingClient broadcast, BatchDecorator decorator) {
         this.config = config;
         this.broadcast = broadcast;
+        this.decorator = decorator;
         this.maxBatchBytes = config.limits().maxBatchBytes();
+        int addedCommands = decorator.maxAddedCommands();
+        int addedBytes = decorator.maxAddedBytes();
+        if (addedCommands < 0 || addedBytes < 0) {
+            throw new IllegalArgumentException("batch decorator " + decorator + " declares " + addedCommands
+                    + " added commands of " + addedBytes + " bytes; both must be 0 or more");
+        }
+        int maxCommands = config.limits().maxCommandsPerBatch();
+        if ((long) config.maxBatchCommands() + addedCommands > maxCommands) {
+            throw new IllegalArgumentException("maxBatchCommands " + config.maxBatchCommands() + " plus the "
+                    + addedCommands + " command(s) batch decorator " + decorator + " may add exceed the limit of "
+                    + maxCommands + " commands per batch");
+        }
+        long fixed = (long) KvCodec.BATCH_OVERHEAD_BYTES + SUMMARY_FIXED_BOUND + addedBytes;
+        if (fixed >= maxBatchBytes) {
+            throw new IllegalArgumentException("batch decorator " + decorator + " reserves " + addedBytes
+                    + " bytes per batch, which leaves no room for a client command in a batch of at most "
+                    + maxBatchBytes + " bytes");
+        }
+        this.fixedBatchBytes = (int) fixed;
+        this.sealing = new Sealing();
         this.lingerNanos = config.linger().toNanos();
         this.retryTimeoutNanos = config.retryTimeout().toNanos();
         this.summaries = new SummaryBuilder(config.detection());
@@ -193,7 +211,19 @@ public final class ClientProxy implements ReplyChannel, AutoCloseable {
      * run in other processes, or a test's wrapper around a {@link LocalReplyRouter} registration.
      */
     public static ClientProxy start(ProxyConfig config, OrderingClient broadcast) {
-        ClientProxy p = new ClientProxy(Objects.requireNonNull(config, "config"), Objects.requireNonNull(broadcast, "broadcast"));
+        return start(config, broadcast, BatchDecorator.NONE);
+    }
+
+    /**
+     * Starts a proxy, as {@link #start(ProxyConfig, OrderingClient)}, whose batches {@code decorator}
+     * may add commands to as each is sealed.
+     *
+     * @throws IllegalArgumentException if the decorator's bounds do not fit the cluster's limits
+     *                                  beside {@link ProxyConfig#maxBatchCommands()}
+     */
+    public static ClientProxy start(ProxyConfig config, OrderingClient broadcast, BatchDecorator decorator) {
+        ClientProxy p = new ClientProxy(Objects.requireNonNull(config, "config"), Objects.requireNonNull(broadcast, "broadcast"),
+                Objects.requireNonNull(decorator, "decorator"));
         p.sender.start();
         return p;
     }
@@ -205,7 +235,19 @@ public final class ClientProxy implements ReplyChannel, AutoCloseable {
      * @throws IllegalStateException if another channel is registered under that id
      */
     public static ClientProxy start(ProxyConfig config, OrderingClient broadcast, LocalReplyRouter router) {
-        ClientProxy p = start(config, broadcast);
+        return start(config, broadcast, router, BatchDecorator.NONE);
+    }
+
+    /**
+     * Starts a proxy with a {@link BatchDecorator} and registers it with {@code router} under its
+     * proxy id; {@link #close()} unregisters it.
+     *
+     * @throws IllegalArgumentException if the decorator's bounds do not fit the cluster's limits
+     * @throws IllegalStateException    if another channel is registered under that id
+     */
+    public static ClientProxy start(ProxyConfig config, OrderingClient broadcast, LocalReplyRouter router,
+                                    BatchDecorator decorator) {
+        ClientProxy p = start(config, broadcast, decorator);
         try {
             p.registration = router.register(config.proxyId(), p);
         } catch (RuntimeException e) {
@@ -220,6 +262,20 @@ public final class ClientProxy implements ReplyChannel, AutoCloseable {
         return config;
     }
 
+    /** The decorator its batches are sealed with ({@link BatchDecorator#NONE} if none). */
+    public BatchDecorator decorator() {
+        return decorator;
+    }
+
+    /**
+     * The bytes {@code command} takes in a batch this proxy builds: its encoded size plus an upper
+     * bound of what its keys add to the summary. A {@link BatchDecorator} states its
+     * {@link BatchDecorator#maxAddedBytes()} in these units.
+     */
+    public static int bytesInBatch(KvCommand command) {
+        return cost(Objects.requireNonNull(command, "command"));
+    }
+
     /** Where {@link KvClient}s submit requests that waited for their session to open. */
     Executor sessionOpenedExecutor() {
         return sessionOpened;
@@ -227,7 +283,7 @@ public final class ClientProxy implements ReplyChannel, AutoCloseable {
 
     /**
      * A new client with the next free client id: {@code (proxyId << 32) | n}, n = 1, 2, …, unique
-     * among the clients of all proxies with distinct ids. (n = 0 is the proxy's own hot-key writer.)
+     * among the clients of all proxies with distinct ids. (n = 0 is left to the proxy's {@link BatchDecorator}.)
      */
     public KvClient newClient() {
         long n = nextClient.incrementAndGet();
@@ -261,7 +317,7 @@ public final class ClientProxy implements ReplyChannel, AutoCloseable {
         Objects.requireNonNull(command, "command");
         String problem = config.limits().checkCommand(command);
         int cost = cost(command);
-        if (problem == null && fixedBatchBytes(config.hotBatchFraction() > 0) + cost > maxBatchBytes) {
+        if (problem == null && fixedBatchBytes + cost > maxBatchBytes) {
             problem = command + " takes about " + cost + " bytes with its summary; it cannot fit in a batch of at most "
                     + maxBatchBytes + " bytes";
         }
@@ -336,7 +392,7 @@ public final class ClientProxy implements ReplyChannel, AutoCloseable {
             lock.unlock();
         }
         return new ProxyStats(batches.sum(), commands.sum(), retried.sum(), timedOut.sum(), replies.sum(),
-                staleReplies.sum(), rejected.sum(), tooLarge.sum(), hotWrites.sum(), queued, inFlight);
+                staleReplies.sum(), rejected.sum(), tooLarge.sum(), added.sum(), queued, inFlight);
     }
 
     /**
@@ -402,7 +458,6 @@ public final class ClientProxy implements ReplyChannel, AutoCloseable {
         try {
             while (true) {
                 Outstanding retry = null;
-                boolean hot = false;
                 lock.lock();
                 try {
                     while (true) {
@@ -422,8 +477,7 @@ public final class ClientProxy implements ReplyChannel, AutoCloseable {
                                     continue;
                                 }
                             }
-                            hot = markNextBatch();
-                            drain(drained, hot);
+                            drain(drained);
                             outstandingBatches++;
                             notFull.signalAll();
                             break;
@@ -439,7 +493,7 @@ public final class ClientProxy implements ReplyChannel, AutoCloseable {
                         propose(retry);
                     }
                 } else {
-                    send(drained, hot);
+                    send(drained);
                     drained.clear();
                 }
             }
@@ -457,16 +511,9 @@ public final class ClientProxy implements ReplyChannel, AutoCloseable {
         }
     }
 
-    /** Whether new batch number {@code newBatches} writes the hot key; advances the count. Lock held. */
-    private boolean markNextBatch() {
-        double p = config.hotBatchFraction();
-        long k = newBatches++;
-        return p > 0 && Math.floor((k + 1) * p) > Math.floor(k * p);
-    }
-
     /** Moves the next batch's commands from the queue to {@code into}. Lock held; the queue is not empty. */
-    private void drain(List<Pending> into, boolean hot) {
-        int budget = maxBatchBytes - fixedBatchBytes(hot);
+    private void drain(List<Pending> into) {
+        int budget = maxBatchBytes - fixedBatchBytes;
         while (!queue.isEmpty() && into.size() < config.maxBatchCommands()) {
             Pending p = queue.peekFirst();
             if (p.cost > budget && !into.isEmpty()) {
@@ -477,44 +524,26 @@ public final class ClientProxy implements ReplyChannel, AutoCloseable {
         }
     }
 
-    /** Bytes of a batch besides its client commands: overhead, summary bound, and the hot write if any. */
-    private int fixedBatchBytes(boolean hot) {
-        return KvCodec.BATCH_OVERHEAD_BYTES + SUMMARY_FIXED_BOUND + (hot ? cost(hotWrite(Long.MAX_VALUE, Long.MAX_VALUE)) : 0);
-    }
-
     private static int cost(KvCommand c) {
         return KvCodec.encodedSize(c) + SUMMARY_BYTES_PER_KEY * c.keyCount();
     }
 
-    /** The hot write under the hot writer's session, or the OPEN_SESSION that opens one (it has no keys). */
-    private KvCommand hotCommand(long seq) {
-        long session = hotSession;
-        return session == 0 ? KvCommand.openSession(config.proxyId() << 32, seq) : hotWrite(session, seq);
-    }
-
-    private KvCommand hotWrite(long session, long seq) {
-        byte[] value = ("p" + config.proxyId() + "." + seq).getBytes(StandardCharsets.UTF_8);
-        return KvCommand.multiPut(session, seq, new byte[][] {config.hotKey()}, new byte[][] {value});
-    }
-
-    /** Keeps the session an OPEN_SESSION returned, and drops one the replicas say expired. Any thread. */
-    private void onHotResult(KvCommand sent, KvResult r) {
-        if (sent.op() == KvOp.OPEN_SESSION && r.status() == KvStatus.OK) {
-            hotSession = r.sessionId();
-        } else if (r.status() == KvStatus.SESSION_EXPIRED && hotSession == sent.clientId()) {
-            hotSession = 0;
+    private void send(List<Pending> drained) {
+        sealing.open(newBatches++, drained.size());
+        try {
+            decorator.onSeal(sealing);
+        } finally {
+            sealing.sealed = true;
         }
-    }
-
-    private void send(List<Pending> drained, boolean hot) {
-        int n = drained.size() + (hot ? 1 : 0);
+        int extra = sealing.count;
+        int n = drained.size() + extra;
         Pending[] cmds = drained.toArray(new Pending[n]);
-        if (hot) {
-            KvCommand h = hotCommand(++hotSeq);
-            cmds[n - 1] = new Pending(h, cost(h));
-            cmds[n - 1].future.thenAccept(r -> onHotResult(h, r));
-            hotWrites.increment();
+        for (int i = 0; i < extra; i++) {
+            KvCommand c = sealing.commands[i];
+            sealing.commands[i] = null;
+            cmds[drained.size() + i] = new Pending(c, cost(c), true);
         }
+        added.add(extra);
         List<KvCommand> list = new ArrayList<>(n);
         for (Pending p : cmds) {
             list.add(p.command);
@@ -660,10 +689,25 @@ public final class ClientProxy implements ReplyChannel, AutoCloseable {
             finish(o);
         }
         Pending p = o.commands[i];
-        if (error != null) {
+        if (p.future == null) {
+            toDecorator(p.command, result, error);
+        } else if (error != null) {
             p.future.completeExceptionally(error);
         } else {
             p.future.complete(result);
+        }
+    }
+
+    /** Hands an added command's outcome to the decorator; a decorator's exception must not break reply delivery. */
+    private void toDecorator(KvCommand command, KvResult result, Throwable error) {
+        try {
+            if (error != null) {
+                decorator.onFailure(command, error);
+            } else {
+                decorator.onResult(command, result);
+            }
+        } catch (RuntimeException e) {
+            LOG.warn("proxy {}: batch decorator {} failed on the outcome of {}", config.proxyId(), decorator, command, e);
         }
     }
 
@@ -683,16 +727,84 @@ public final class ClientProxy implements ReplyChannel, AutoCloseable {
         }
     }
 
-    /** A command waiting for its result. */
+    /** A command waiting for its result: a client's, or (no future) one the decorator added. */
     private static final class Pending {
         final KvCommand command;
         final int cost;
-        final CompletableFuture<KvResult> future = new CompletableFuture<>();
+        final CompletableFuture<KvResult> future; // null for a decorator's command
         long enqueuedNanos;
 
         Pending(KvCommand command, int cost) {
+            this(command, cost, false);
+        }
+
+        Pending(KvCommand command, int cost, boolean addedByDecorator) {
             this.command = command;
             this.cost = cost;
+            this.future = addedByDecorator ? null : new CompletableFuture<>();
+        }
+    }
+
+    /** The batch being sealed, as the decorator sees it; one instance, reused by the sender thread. */
+    private final class Sealing implements SealingBatch {
+        final KvCommand[] commands = new KvCommand[decorator.maxAddedCommands()];
+        long number;
+        int clientCommands;
+        int count;
+        int bytesLeft;
+        boolean sealed = true;
+
+        void open(long batchNumber, int clients) {
+            number = batchNumber;
+            clientCommands = clients;
+            count = 0;
+            bytesLeft = decorator.maxAddedBytes();
+            sealed = false;
+        }
+
+        @Override
+        public long number() {
+            return number;
+        }
+
+        @Override
+        public long proxyId() {
+            return config.proxyId();
+        }
+
+        @Override
+        public int clientCommands() {
+            return clientCommands;
+        }
+
+        @Override
+        public int added() {
+            return count;
+        }
+
+        @Override
+        public void add(KvCommand command) {
+            Objects.requireNonNull(command, "command");
+            if (sealed) {
+                throw new IllegalStateException("batch " + number + " of proxy " + config.proxyId()
+                        + " is sealed; commands may be added only during onSeal");
+            }
+            if (count == commands.length) {
+                throw new IllegalStateException("batch decorator " + decorator + " declared at most " + commands.length
+                        + " added command(s) per batch; " + command + " is one more");
+            }
+            String problem = config.limits().checkCommand(command);
+            if (problem != null) {
+                throw new IllegalArgumentException("batch decorator " + decorator + " added " + command + ": " + problem);
+            }
+            int c = cost(command);
+            if (c > bytesLeft) {
+                throw new IllegalArgumentException("batch decorator " + decorator + " added " + command + " of " + c
+                        + " bytes in a batch, over the " + bytesLeft + " left of the " + decorator.maxAddedBytes()
+                        + " it reserved");
+            }
+            bytesLeft -= c;
+            commands[count++] = command;
         }
     }
 

@@ -2,7 +2,6 @@ package io.psmr.proxy;
 
 import io.psmr.kvstore.KvLimits;
 import io.psmr.scheduler.ConflictDetection;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -17,8 +16,8 @@ import java.util.Objects;
  *                           of a cluster (default 1). Client ids are derived from it (see {@link ClientProxy#newClient()})
  * @param detection          the cluster's conflict detection (default Roaring BITMAP of 1,024,000 bits)
  * @param limits             the cluster's size limits (default {@link KvLimits#defaults()})
- * @param maxBatchCommands   most <em>client</em> commands in one batch (default 200); a batch marked
- *                           for the hot key carries one more command (see {@code hotBatchFraction})
+ * @param maxBatchCommands   most <em>client</em> commands in one batch (default 200); a proxy's
+ *                           {@link BatchDecorator} may add up to its own bound on top
  * @param linger             how long the sender may hold the oldest queued command, once the window
  *                           has room, waiting for a full batch (default zero: send at once)
  * @param window             most batches proposed and not fully answered at once (default 1, the paper's behaviour)
@@ -30,14 +29,10 @@ import java.util.Objects;
  * @param overflow           what a submit does when the queue (or a client's outstanding bound) is full (default BLOCK)
  * @param maxOutstandingPerClient most requests one {@link KvClient} may have unanswered (default 16, the
  *                           replicas' default reply-cache window: a retry then always falls within it)
- * @param hotBatchFraction   fraction of batches, 0 to 1, that also write the hot key (default 0): the
- *                           paper's conflict rate, see {@link ClientProxy}
- * @param hotKey             the key those batches write (default {@code "hot"}); do not modify
  */
 public record ProxyConfig(long proxyId, ConflictDetection detection, KvLimits limits, int maxBatchCommands,
                           Duration linger, int window, Duration retryTimeout, int maxRetries, int queueCapacity,
-                          OverflowPolicy overflow, int maxOutstandingPerClient, double hotBatchFraction,
-                          byte[] hotKey) {
+                          OverflowPolicy overflow, int maxOutstandingPerClient) {
 
     /** Validates the settings. */
     public ProxyConfig {
@@ -46,15 +41,12 @@ public record ProxyConfig(long proxyId, ConflictDetection detection, KvLimits li
         Objects.requireNonNull(linger, "linger");
         Objects.requireNonNull(retryTimeout, "retryTimeout");
         Objects.requireNonNull(overflow, "overflow");
-        Objects.requireNonNull(hotKey, "hotKey");
         if (proxyId < 0 || proxyId > Integer.MAX_VALUE) {
             throw new IllegalArgumentException("proxyId must be from 0 to " + Integer.MAX_VALUE + ", got " + proxyId);
         }
-        int maxClientCommands = limits.maxCommandsPerBatch() - (hotBatchFraction > 0 ? 1 : 0);
-        if (maxBatchCommands < 1 || maxBatchCommands > maxClientCommands) {
-            throw new IllegalArgumentException("maxBatchCommands must be from 1 to " + maxClientCommands
-                    + " (the limit of commands per batch" + (hotBatchFraction > 0 ? ", less one for the hot-key write" : "")
-                    + "), got " + maxBatchCommands);
+        if (maxBatchCommands < 1 || maxBatchCommands > limits.maxCommandsPerBatch()) {
+            throw new IllegalArgumentException("maxBatchCommands must be from 1 to " + limits.maxCommandsPerBatch()
+                    + " (the limit of commands per batch), got " + maxBatchCommands);
         }
         if (linger.isNegative()) {
             throw new IllegalArgumentException("linger must not be negative, got " + linger);
@@ -73,12 +65,6 @@ public record ProxyConfig(long proxyId, ConflictDetection detection, KvLimits li
         }
         if (maxOutstandingPerClient < 1) {
             throw new IllegalArgumentException("maxOutstandingPerClient must be at least 1, got " + maxOutstandingPerClient);
-        }
-        if (!(hotBatchFraction >= 0 && hotBatchFraction <= 1)) {
-            throw new IllegalArgumentException("hotBatchFraction must be from 0 to 1, got " + hotBatchFraction);
-        }
-        if (hotKey.length == 0 || hotKey.length > limits.maxKeyBytes()) {
-            throw new IllegalArgumentException("hotKey must be 1 to " + limits.maxKeyBytes() + " bytes, got " + hotKey.length);
         }
     }
 
@@ -101,8 +87,6 @@ public record ProxyConfig(long proxyId, ConflictDetection detection, KvLimits li
         b.queueCapacity = queueCapacity;
         b.overflow = overflow;
         b.maxOutstandingPerClient = maxOutstandingPerClient;
-        b.hotBatchFraction = hotBatchFraction;
-        b.hotKey = hotKey;
         return b;
     }
 
@@ -119,8 +103,6 @@ public record ProxyConfig(long proxyId, ConflictDetection detection, KvLimits li
         private int queueCapacity = 4096;
         private OverflowPolicy overflow = OverflowPolicy.BLOCK;
         private int maxOutstandingPerClient = 16;
-        private double hotBatchFraction;
-        private byte[] hotKey = "hot".getBytes(StandardCharsets.UTF_8);
 
         private Builder() {
         }
@@ -191,22 +173,10 @@ public record ProxyConfig(long proxyId, ConflictDetection detection, KvLimits li
             return this;
         }
 
-        /** See {@link ProxyConfig#hotBatchFraction()}. */
-        public Builder hotBatchFraction(double f) {
-            this.hotBatchFraction = f;
-            return this;
-        }
-
-        /** See {@link ProxyConfig#hotKey()}. */
-        public Builder hotKey(byte[] key) {
-            this.hotKey = key;
-            return this;
-        }
-
         /** The validated settings. */
         public ProxyConfig build() {
             return new ProxyConfig(proxyId, detection, limits, maxBatchCommands, linger, window, retryTimeout, maxRetries,
-                    queueCapacity, overflow, maxOutstandingPerClient, hotBatchFraction, hotKey);
+                    queueCapacity, overflow, maxOutstandingPerClient);
         }
     }
 }

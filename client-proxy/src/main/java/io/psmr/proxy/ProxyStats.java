@@ -4,19 +4,19 @@ package io.psmr.proxy;
  * A snapshot of a {@link ClientProxy}'s counters (totals since start, except the last two).
  *
  * @param batches        new batches proposed (retries not counted)
- * @param commands       client commands in them (hot-key writes not counted)
+ * @param commands       client commands in them (commands a {@link BatchDecorator} added not counted)
  * @param retries        batches proposed again (after a timeout or an overload)
  * @param timedOut       batches given up after the last retry
  * @param replies        replies received, from every replica
  * @param staleReplies   replies for no outstanding batch (later replicas' replies after the first completed the batch, late retries)
  * @param rejected       submissions refused because the queue was full (REJECT policy)
  * @param tooLarge       commands answered TOO_LARGE by the proxy itself, without proposing
- * @param hotWrites      hot-key writes added to marked batches
+ * @param addedCommands  commands the proxy's {@link BatchDecorator} added to new batches
  * @param queued         commands waiting to be batched now
  * @param outstanding    batches proposed and not fully answered now
  */
 public record ProxyStats(long batches, long commands, long retries, long timedOut, long replies, long staleReplies,
-                         long rejected, long tooLarge, long hotWrites, int queued, int outstanding) {
+                         long rejected, long tooLarge, long addedCommands, int queued, int outstanding) {
 
     /** Mean client commands per batch, or 0 before the first batch. */
     public double meanBatchSize() {

@@ -479,28 +479,10 @@ class ClientProxyTest {
     }
 
     @Test
-    void hotKeyBatchesAreExactlyTheConfiguredFraction() throws Exception {
-        try (EmbeddedCluster c = EmbeddedCluster.start(1, replicas());
-             ClientProxy p = ClientProxy.start(proxy().hotBatchFraction(0.25).maxBatchCommands(1).build(), c.broadcast(),
-                     c.router())) {
-            KvClient client = p.newClient();
-            for (int i = 0; i < 20; i++) {
-                assertEquals(KvStatus.OK, client.blocking().create(b("k" + i), b("v")).status());
-            }
-            assertEquals(21, p.stats().batches(), "the client's OPEN_SESSION, then one batch per CREATE");
-            // Batch 4 carries the hot writer's OPEN_SESSION; batches 8, 12, 16 and 20 its writes 2 to 5.
-            assertEquals(5, p.stats().hotWrites(), "batches 4, 8, 12, 16 and 20 of 21");
-            assertTrue(c.awaitQuiescent(30, TimeUnit.SECONDS));
-            assertArrayEquals(b("p1.5"), c.replicas().get(0).store().get(b("hot")));
-        }
-    }
-
-    @Test
     void configurationIsValidated() {
         assertThrows(IllegalArgumentException.class, () -> proxy().window(0).build());
         assertThrows(IllegalArgumentException.class, () -> proxy().maxBatchCommands(0).build());
-        assertThrows(IllegalArgumentException.class, () -> proxy().maxBatchCommands(4096).hotBatchFraction(0.1).build());
-        assertThrows(IllegalArgumentException.class, () -> proxy().hotBatchFraction(1.5).build());
+        assertThrows(IllegalArgumentException.class, () -> proxy().maxBatchCommands(LIMITS.maxCommandsPerBatch() + 1).build());
         assertThrows(IllegalArgumentException.class, () -> proxy().retryTimeout(Duration.ZERO).build());
         assertThrows(IllegalArgumentException.class, () -> proxy().queueCapacity(0).build());
     }

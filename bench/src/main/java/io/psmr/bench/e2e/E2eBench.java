@@ -235,7 +235,7 @@ public final class E2eBench {
         ReplicaConfig rc = replicaConfig(mode, o);
         ProxyConfig pc = LoadRun.proxyConfig(o, rc);
         try (Setup setup = setup(ordering, rc);
-             ClientProxy proxy = ClientProxy.start(pc, setup.broadcast(), setup.router())) {
+             ClientProxy proxy = ClientProxy.start(pc, setup.broadcast(), setup.router(), LoadRun.hotKeys(o, pc))) {
             LoadResult r = LoadGenerator.run(proxy, o.workload(), HistorySink.NONE);
             ProxyStats ps = proxy.stats();
             Replica replica = setup.replica();

@@ -13,6 +13,7 @@ import io.psmr.proxy.ProxyConfig;
 import io.psmr.bench.load.HistorySink;
 import io.psmr.bench.load.LoadGenerator;
 import io.psmr.bench.load.LoadOptions;
+import io.psmr.bench.load.LoadRun;
 import io.psmr.bench.load.LoadResult;
 import java.time.Duration;
 import java.util.List;
@@ -90,7 +91,7 @@ final class E2eFailover {
                 killer.setDaemon(true); // if the clients fail, their error is thrown without waiting out the killer's timeouts
                 LoadResult r;
                 try (Subscription probed = adapter.subscribe(adapter.lastInstance() + 1, probe);
-                     ClientProxy proxy = ClientProxy.start(pc, rp.proposing(), router)) {
+                     ClientProxy proxy = ClientProxy.start(pc, rp.proposing(), router, LoadRun.hotKeys(o, pc))) {
                     killer.start();
                     try {
                         r = LoadGenerator.run(proxy, o.workload(), HistorySink.NONE);

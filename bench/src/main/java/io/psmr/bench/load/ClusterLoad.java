@@ -158,7 +158,7 @@ public final class ClusterLoad {
                 session.slot().paxosId(), session.firstProposalSeq(), cluster.transportConfig(), bind, cluster.peers(),
                 MAX_PENDING_PROPOSALS)) {
             proposer.start();
-            try (ClientProxy proxy = ClientProxy.start(pc, proposer);
+            try (ClientProxy proxy = ClientProxy.start(pc, proposer, LoadRun.hotKeys(options, pc));
                  ReplyConnector replies = ReplyConnector.start(pc.proxyId(), cluster.replyAddresses(), proxy,
                          ReplyConnectorConfig.defaults())) {
                 int live = liveReplicas(dir, cluster).size();
@@ -179,7 +179,7 @@ public final class ClusterLoad {
                 RatisPeer.newClient(cluster.raftGroup(), pc.limits(), MAX_PENDING_PROPOSALS),
                 bytes -> routeRatisReplies(bytes, router), MAX_PENDING_PROPOSALS)) {
             client.start();
-            try (ClientProxy proxy = ClientProxy.start(pc, client, router)) {
+            try (ClientProxy proxy = ClientProxy.start(pc, client, router, LoadRun.hotKeys(options, pc))) {
                 return drive(proxy, options, history, after, controls.withProbe(() -> silentNodes(dir, null)));
             }
         }

@@ -29,8 +29,8 @@ import org.HdrHistogram.Histogram;
  * {@link ClientProxy}, each with one request outstanding at a time (see {@link WorkloadSpec} for the
  * operation mix). Latency is recorded per client in an HdrHistogram (microseconds, 3 significant
  * digits, up to one hour) and merged at the end. Every operation is also handed to a
- * {@link HistorySink}. The conflict rate is not the generator's business: it is a property of
- * batches, which only the proxy forms ({@link io.psmr.proxy.ProxyConfig#hotBatchFraction()}).
+ * {@link HistorySink}. The conflict rate is not the clients' business: it is a property of
+ * batches, which only the proxy forms; the run's {@link HotKeyDecorator} adds it as they are sealed.
  *
  * <p>With {@link RunControls} the run is watched: if no operation completes within the stall
  * timeout (or the drain after the duration outlasts it), the clients are interrupted, their

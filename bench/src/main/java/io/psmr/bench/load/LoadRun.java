@@ -47,8 +47,15 @@ public final class LoadRun {
                 .window(o.window())
                 .linger(o.linger())
                 .retryTimeout(o.retryTimeout())
-                .hotBatchFraction(o.conflictPercent() / 100.0)
                 .build();
+    }
+
+    /**
+     * The decorator that gives a run's proxy its conflict rate: {@link LoadOptions#conflictPercent()}%
+     * of its batches write the hot key. One per proxy (it keeps the hot writer's session).
+     */
+    public static HotKeyDecorator hotKeys(LoadOptions o, ProxyConfig proxy) {
+        return HotKeyDecorator.percent(o.conflictPercent(), proxy.limits());
     }
 
     /**
@@ -93,7 +100,7 @@ public final class LoadRun {
         ReplicaConfig rc = replicaConfig(o);
         ProxyConfig pc = proxyConfig(o, rc);
         try (EmbeddedCluster cluster = EmbeddedCluster.start(o.replicas(), rc);
-             ClientProxy proxy = ClientProxy.start(pc, cluster.broadcast(), cluster.router())) {
+             ClientProxy proxy = ClientProxy.start(pc, cluster.broadcast(), cluster.router(), hotKeys(o, pc))) {
             if (started != null) {
                 started.accept(cluster);
             }

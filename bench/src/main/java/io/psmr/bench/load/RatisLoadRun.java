@@ -45,7 +45,7 @@ final class RatisLoadRun {
             }
             LoadResult result;
             ProxyStats stats;
-            try (ClientProxy proxy = ClientProxy.start(pc, cluster.broadcast(), cluster.router())) {
+            try (ClientProxy proxy = ClientProxy.start(pc, cluster.broadcast(), cluster.router(), LoadRun.hotKeys(o, pc))) {
                 try {
                     result = LoadGenerator.run(proxy, o.workload(), history, controls);
                 } catch (LoadStalledException e) {

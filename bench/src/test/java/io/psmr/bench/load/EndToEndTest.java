@@ -71,12 +71,12 @@ class EndToEndTest {
         assertEquals(0, report.result().unanswered(), context);
         assertEquals(64 * 300, report.result().acknowledged(), "every client's every operation answered, " + context);
         assertEquals(report.result().acknowledged(), history.size(), context);
-        assertEquals((long) Math.floor(report.proxy().batches() * 0.2), report.proxy().hotWrites(),
+        assertEquals((long) Math.floor(report.proxy().batches() * 0.2), report.hotWrites(),
                 "exactly 20 % of batches write the hot key, " + context);
         assertTrue(history.stream().anyMatch(o -> o.op() == KvOp.MULTI_PUT && o.status() == KvStatus.OK), context);
 
         Map<String, String> store = new HashMap<>(finalState.get());
-        assertTrue(report.proxy().hotWrites() == 0 || store.containsKey("hot"), context);
+        assertTrue(report.hotWrites() == 0 || store.containsKey("hot"), context);
         store.remove("hot"); // the proxy's hot-key writes are not client operations
         int checked = checkLastWritesVisible(history, store, context);
         assertTrue(checked > 0, "no key had a last write to check, " + context);

@@ -1,6 +1,7 @@
 package io.psmr.bench.load;
 
 import io.psmr.proxy.ClientProxy;
+import io.psmr.proxy.ProxyConfig;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -75,7 +76,7 @@ class RatisEndToEndTest {
         try (RatisCluster cluster = RatisCluster.start(3, rc, dir, 0)) {
             assertTrue(cluster.awaitLeader(WAIT_S, TimeUnit.SECONDS) > 0, "a leader is elected, " + context);
             LoadResult result;
-            try (ClientProxy proxy = ClientProxy.start(LoadRun.proxyConfig(options, rc), cluster.broadcast(), cluster.router())) {
+            try (ClientProxy proxy = startProxy(options, rc, cluster)) {
                 result = LoadGenerator.run(proxy, spec, history::add);
                 assertEquals(0, proxy.stats().timedOut(), context);
             }
@@ -101,7 +102,7 @@ class RatisEndToEndTest {
             AtomicInteger done = new AtomicInteger();
             AtomicReference<Thread> killer = new AtomicReference<>();
             LoadResult result;
-            try (ClientProxy proxy = ClientProxy.start(LoadRun.proxyConfig(options, rc), cluster.broadcast(), cluster.router())) {
+            try (ClientProxy proxy = startProxy(options, rc, cluster)) {
                 result = LoadGenerator.run(proxy, spec, op -> {
                     history.add(op);
                     if (done.incrementAndGet() == CLIENTS * ops / 3) {
@@ -143,7 +144,7 @@ class RatisEndToEndTest {
             int leader = cluster.awaitLeader(WAIT_S, TimeUnit.SECONDS);
             assertTrue(leader > 0, "a leader is elected, " + context);
             int follower = leader == 1 ? 2 : 1;
-            try (ClientProxy proxy = ClientProxy.start(LoadRun.proxyConfig(options, rc), cluster.broadcast(), cluster.router())) {
+            try (ClientProxy proxy = startProxy(options, rc, cluster)) {
                 LoadGenerator.run(proxy, first, history::add);
                 assertTrue(cluster.awaitQuiescent(WAIT_S, TimeUnit.SECONDS), context);
 
@@ -180,6 +181,12 @@ class RatisEndToEndTest {
     }
 
     /** Equal digests and stores on every replica; acknowledged last writes visible; per-key linearizable. */
+    /** A proxy with the run's settings and hot-key batches, on the cluster's Raft client. */
+    private static ClientProxy startProxy(LoadOptions options, ReplicaConfig rc, RatisCluster cluster) {
+        ProxyConfig pc = LoadRun.proxyConfig(options, rc);
+        return ClientProxy.start(pc, cluster.broadcast(), cluster.router(), LoadRun.hotKeys(options, pc));
+    }
+
     private static void checkReplicasAgreeAndLinearizable(List<RatisReplica> replicas, List<OpRecord> history,
                                                           int expectedReplicas, String context) {
         assertEquals(expectedReplicas, replicas.size(), context);

@@ -71,7 +71,7 @@ class RingPaxosEndToEndTest {
                 assertEquals(0, rp.awaitCoordinator(0, WAIT_S, TimeUnit.SECONDS), "acceptor 0, the lowest id, coordinates");
                 AtomicInteger done = new AtomicInteger();
                 LoadResult result;
-                try (ClientProxy proxy = ClientProxy.start(pc, rp.proposing(), router)) {
+                try (ClientProxy proxy = ClientProxy.start(pc, rp.proposing(), router, LoadRun.hotKeys(options, pc))) {
                     result = LoadGenerator.run(proxy, spec, op -> {
                         history.add(op);
                         if (done.incrementAndGet() == CLIENTS * OPS / 3) {
