@@ -14,6 +14,7 @@ import io.psmr.kvstore.cluster.ProposerSlot;
 import io.psmr.ordering.OrderingProtocol;
 import io.psmr.scheduler.SchedulerMode;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
@@ -25,14 +26,17 @@ class ClusterSessionTest {
     @TempDir
     Path dir;
 
+    /** Three acceptors, one replica and two proposer slots: what a session claims a slot of. */
     static ClusterDescriptor sample() {
+        List<ClusterNode> nodes = new ArrayList<>();
+        for (int a = 0; a < 3; a++) {
+            nodes.add(new ClusterNode("acceptor-" + a, NodeRole.ACCEPTOR, a, 0, 41000 + a, 0, 0, null, null));
+        }
+        nodes.add(new ClusterNode("replica-1", NodeRole.REPLICA, ClusterDescriptor.LEARNER_BASE, 1, 41003, 41004, 0, null, null));
         return new ClusterDescriptor(ClusterDescriptor.VERSION, OrderingProtocol.RING_PAXOS, "127.0.0.1",
-                new ClusterSettings(SchedulerMode.BITMAP_INDEXED, 2, 1000, 16, 10),
-                List.of(new ClusterNode("acceptor-0", NodeRole.ACCEPTOR, 0, 0, 41000, 0, 0, 123L, null),
-                        new ClusterNode("acceptor-1", NodeRole.ACCEPTOR, 1, 0, 41001, 0, 0, null, null),
-                        new ClusterNode("acceptor-2", NodeRole.ACCEPTOR, 2, 0, 41002, 0, 0, null, null),
-                        new ClusterNode("replica-1", NodeRole.REPLICA, 100, 1, 41003, 41004, 0, 456L, null)),
-                List.of(new ProposerSlot(200, 41005), new ProposerSlot(201, 41006)), null);
+                new ClusterSettings(SchedulerMode.BITMAP_INDEXED, 2, 1000, 16, 10), nodes,
+                List.of(new ProposerSlot(ClusterDescriptor.PROPOSER_BASE, 41005),
+                        new ProposerSlot(ClusterDescriptor.PROPOSER_BASE + 1, 41006)), null);
     }
 
     @Test
