@@ -253,7 +253,7 @@ public final class ChaosCampaign {
                 }
             }
         }
-        List<String> kinds = new ArrayList<>(options.kinds().stream().map(FaultKind::label).toList());
+        List<String> kinds = new ArrayList<>(options.kinds().stream().map(FaultKind::cliName).toList());
         if (options.restart()) {
             kinds.add("restart");
         }

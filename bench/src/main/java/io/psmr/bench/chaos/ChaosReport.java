@@ -106,7 +106,7 @@ public record ChaosReport(long seed, String ordering, String cluster, long durat
         }
         for (InjectedFault f : faults) {
             out.printf(Locale.ROOT, "  %8s  %8s  %-5s  %-12s  %s%s%n", seconds(f.atMillis()), seconds(f.plannedMillis()),
-                    f.kind().label(), f.node(),
+                    f.kind().cliName(), f.node(),
                     f.healedMillis() < 0 ? "NOT HEALED" : seconds(f.healedMillis()) + (f.healedAtEnd() ? " (final heal)" : ""),
                     f.error() == null ? "" : "  error: " + f.error());
         }

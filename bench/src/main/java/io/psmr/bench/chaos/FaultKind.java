@@ -10,7 +10,7 @@ public enum FaultKind {
     PAUSE;
 
     /** The name on the command line and in reports. */
-    public String label() {
+    public String cliName() {
         return name().toLowerCase(Locale.ROOT);
     }
 }

@@ -136,7 +136,7 @@ final class Nemesis {
                 return;
             }
         } catch (RuntimeException e) {
-            a.error = "injecting " + f.kind().label() + " of " + f.node() + ": " + e.getMessage();
+            a.error = "injecting " + f.kind().cliName() + " of " + f.node() + ": " + e.getMessage();
             a.healedMillis = a.atMillis; // nothing to heal
         }
         synchronized (this) {
@@ -156,7 +156,7 @@ final class Nemesis {
             }
         } catch (RuntimeException e) {
             synchronized (this) {
-                a.error = "healing " + a.plan.kind().label() + " of " + a.plan.node() + ": " + e.getMessage();
+                a.error = "healing " + a.plan.kind().cliName() + " of " + a.plan.node() + ": " + e.getMessage();
             }
             return;
         }

@@ -15,7 +15,7 @@ public record PlannedFault(long atMillis, FaultKind kind, String node, String gr
 
     @Override
     public String toString() {
-        return String.format(java.util.Locale.ROOT, "%6.1f s  %-5s %-12s healed at %s", atMillis / 1000.0, kind.label(), node,
+        return String.format(java.util.Locale.ROOT, "%6.1f s  %-5s %-12s healed at %s", atMillis / 1000.0, kind.cliName(), node,
                 atEnd ? "the end" : String.format(java.util.Locale.ROOT, "%.1f s", healAtMillis / 1000.0));
     }
 }

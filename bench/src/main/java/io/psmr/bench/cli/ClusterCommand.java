@@ -350,7 +350,7 @@ public final class ClusterCommand implements Callable<Integer> {
             String state = !v.alive() ? (n.pid() == null ? "stopped" : "dead")
                     : s == null ? "starting" : s.failure() != null ? "failed" : s.coordinator() ? (ratis ? "leader" : "coord")
                     : "serving";
-            out.printf(Locale.ROOT, "%-12s %-9s %-8s %-6d %-6s %-9s %-12s %s%n", n.name(), n.role().label(),
+            out.printf(Locale.ROOT, "%-12s %-9s %-8s %-6d %-6s %-9s %-12s %s%n", n.name(), n.role().cliName(),
                     n.pid() == null ? "-" : n.pid(), n.port(), n.replyPort() > 0 ? Integer.toString(n.replyPort()) : "-",
                     state, n.role() == NodeRole.REPLICA && s != null ? Long.toString(s.instance()) : "-",
                     s != null && s.digest() != null ? String.format(Locale.ROOT, "%016x", s.digest()) : "-");

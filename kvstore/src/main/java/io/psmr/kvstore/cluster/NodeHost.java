@@ -76,7 +76,7 @@ public final class NodeHost {
                     cd.dataDir(node.name()));
             case REPLICA -> cluster.isRatis() ? new RatisPeerRuntime(cd, cluster, node) : new ReplicaRuntime(cd, cluster, node);
         };
-        LOG.info("{} serving: {} on {}:{}", name, node.role().label(), cluster.host(), node.port());
+        LOG.info("{} serving: {} on {}:{}", name, node.role().cliName(), cluster.host(), node.port());
         CountDownLatch stop = new CountDownLatch(1);
         CountDownLatch stopped = new CountDownLatch(1);
         Thread hook = new Thread(() -> {

@@ -13,15 +13,15 @@ public enum NodeRole {
 
     /** The name in {@code cluster.json}. */
     @JsonValue
-    public String label() {
+    public String cliName() {
         return name().toLowerCase(Locale.ROOT);
     }
 
     /** The role named {@code label} in {@code cluster.json}. */
     @JsonCreator
-    public static NodeRole fromLabel(String label) {
+    public static NodeRole fromCliName(String label) {
         for (NodeRole r : values()) {
-            if (r.label().equals(label)) {
+            if (r.cliName().equals(label)) {
                 return r;
             }
         }
