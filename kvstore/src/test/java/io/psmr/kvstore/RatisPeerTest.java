@@ -43,10 +43,16 @@ class RatisPeerTest {
                     () -> RatisPeer.start(ReplicaTest.config(), group, id, port, dir.resolve("peer"), 0, false).close(),
                     "the port is taken");
         }
-        Set<String> left = Thread.getAllStackTraces().keySet().stream()
-                .filter(t -> t.isAlive() && !before.contains(t) && t.getName().contains(id.toString()))
-                .map(Thread::getName).collect(Collectors.toSet());
-        assertTrue(left.isEmpty(), "threads left running by the failed start: " + left);
+        // Ratis stops its executors on close but lets their threads finish on their own: wait for them
+        // (bounded), then insist that none of the peer's threads is still alive.
+        Set<Thread> started = Thread.getAllStackTraces().keySet().stream()
+                .filter(t -> !before.contains(t) && t.getName().contains(id.toString())).collect(Collectors.toSet());
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        for (Thread t : started) {
+            t.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
+        }
+        Set<String> left = started.stream().filter(Thread::isAlive).map(Thread::getName).collect(Collectors.toSet());
+        assertTrue(left.isEmpty(), "threads left running 10 s after the failed start: " + left);
         // The port is free now: the storage the failed start formatted opens again, so that start released its lock.
         try (RatisPeer peer = RatisPeer.start(ReplicaTest.config(), group, id, port, dir.resolve("peer"), 0, true)) {
             assertTrue(peer.committedIndex() >= -1);

@@ -1,21 +1,20 @@
 package io.psmr.bench.chaos;
 
-import io.psmr.scheduler.SchedulerMode;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.psmr.bench.cli.CliRun;
+import io.psmr.bench.cluster.ProcessCluster;
 import io.psmr.kvstore.cluster.ClusterLauncher;
-import io.psmr.kvstore.cluster.ClusterSettings;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -35,21 +34,15 @@ class ChaosProcessTest {
     @TempDir
     Path dir;
 
-    private ClusterLauncher launcher;
-
-    @AfterEach
-    void stopCluster() throws InterruptedException {
-        if (launcher != null && launcher.directory().exists()) {
-            launcher.stop(Duration.ofSeconds(5));
-        }
-    }
+    @RegisterExtension
+    final ProcessCluster processes = new ProcessCluster();
 
     @Test
     void aCampaignOfKillsRestartsAndPausesPassesItsChecks() throws Exception {
         long began = System.nanoTime();
         Path cluster = dir.resolve("cluster");
-        launcher = new ClusterLauncher(cluster);
-        launcher.start(3, 2, new ClusterSettings(SchedulerMode.BITMAP_INDEXED, 1, 1000, 16, 10), Duration.ofSeconds(90));
+        ClusterLauncher launcher = processes.in(cluster);
+        launcher.start(3, 2, ProcessCluster.settings(1), Duration.ofSeconds(90));
 
         ChaosOptions planned = new ChaosOptions(Duration.ofSeconds(15), java.util.List.of(FaultKind.KILL, FaultKind.PAUSE), true,
                 0, SEED, 8, 32, null);

@@ -1,11 +1,9 @@
 package io.psmr.bench.cluster;
 
-import io.psmr.scheduler.SchedulerMode;
 import io.psmr.kvstore.cluster.ClusterLauncher;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.psmr.kvstore.cluster.ClusterSettings;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -14,8 +12,8 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -30,22 +28,15 @@ class ClusterProcessTest {
     @TempDir
     Path dir;
 
-    private ClusterLauncher launcher;
-
-    @AfterEach
-    void stopCluster() throws InterruptedException {
-        if (launcher != null && launcher.directory().exists()) {
-            launcher.stop(Duration.ofSeconds(5));
-        }
-    }
+    @RegisterExtension
+    final ProcessCluster processes = new ProcessCluster();
 
     @Test
     void loadSurvivesAKilledCoordinatorAndARestartedAcceptorRejoins() throws Exception {
-        long seed = Long.getLong("psmr.seed", System.nanoTime()); // re-run a failure with -Dpsmr.seed=SEED
+        long seed = ProcessCluster.seed("ClusterProcessTest", dir); // re-run a failure with -Dpsmr.seed=SEED
         String context = "seed " + seed + ", cluster in " + dir;
-        System.out.println("ClusterProcessTest " + context);
-        launcher = new ClusterLauncher(dir);
-        launcher.start(3, 2, new ClusterSettings(SchedulerMode.BITMAP_INDEXED, 2, 1000, 16, 10), Duration.ofSeconds(90));
+        ClusterLauncher launcher = processes.in(dir);
+        launcher.start(3, 2, ProcessCluster.settings(2), Duration.ofSeconds(90));
         KillUnderLoad.run("ClusterProcessTest", launcher, "acceptor-", seed, context,
                 restarted -> assertRestoredFromItsLog(launcher.directory().logFile(restarted), context));
     }

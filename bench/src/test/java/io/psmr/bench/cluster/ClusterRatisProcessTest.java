@@ -1,14 +1,12 @@
 package io.psmr.bench.cluster;
 
-import io.psmr.scheduler.SchedulerMode;
 import io.psmr.bench.load.ClusterLoad;
 import io.psmr.kvstore.cluster.ClusterLauncher;
-import io.psmr.kvstore.cluster.ClusterSettings;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -29,22 +27,15 @@ class ClusterRatisProcessTest {
     @TempDir
     Path dir;
 
-    private ClusterLauncher launcher;
-
-    @AfterEach
-    void stopCluster() throws InterruptedException {
-        if (launcher != null && launcher.directory().exists()) {
-            launcher.stop(Duration.ofSeconds(5));
-        }
-    }
+    @RegisterExtension
+    final ProcessCluster processes = new ProcessCluster();
 
     @Test
     void loadSurvivesAKilledLeaderAndARestartedPeerCatchesUp() throws Exception {
-        long seed = Long.getLong("psmr.seed", System.nanoTime()); // re-run a failure with -Dpsmr.seed=SEED
+        long seed = ProcessCluster.seed("ClusterRatisProcessTest", dir); // re-run a failure with -Dpsmr.seed=SEED
         String context = "seed " + seed + ", cluster in " + dir;
-        System.out.println("ClusterRatisProcessTest " + context);
-        launcher = new ClusterLauncher(dir);
-        launcher.startRatis(3, new ClusterSettings(SchedulerMode.BITMAP_INDEXED, 2, 1000, 16, 10), Duration.ofSeconds(120));
+        ClusterLauncher launcher = processes.in(dir);
+        launcher.startRatis(3, ProcessCluster.settings(2), Duration.ofSeconds(120));
         // The restarted peer's recovery is checked by the digests: it is one of the two compared.
         KillUnderLoad.run("ClusterRatisProcessTest", launcher, "replica-", seed, context, restarted -> { });
     }

@@ -9,7 +9,6 @@ import io.psmr.kvstore.KvResult;
 import io.psmr.kvstore.KvStatus;
 import io.psmr.proxy.KvClient;
 import io.psmr.bench.load.ClusterLoad;
-import io.psmr.kvstore.cluster.ClusterSettings;
 import io.psmr.bench.load.LinearizabilityChecker;
 import io.psmr.bench.load.LoadGenerator;
 import io.psmr.scheduler.SchedulerMode;
@@ -31,9 +30,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -56,23 +55,16 @@ class ReplicaStateTransferProcessTest {
     @TempDir
     Path dir;
 
-    private ClusterLauncher launcher;
-
-    @AfterEach
-    void stopCluster() throws InterruptedException {
-        if (launcher != null && launcher.directory().exists()) {
-            launcher.stop(Duration.ofSeconds(5));
-        }
-    }
+    @RegisterExtension
+    final ProcessCluster processes = new ProcessCluster();
 
     @Test
     void aReplicaDownPastTheTrimPointComesBackByStateTransfer() throws Exception {
-        long seed = Long.getLong("psmr.seed", System.nanoTime()); // re-run a failure with -Dpsmr.seed=SEED
+        long seed = ProcessCluster.seed("ReplicaStateTransferProcessTest", dir); // re-run a failure with -Dpsmr.seed=SEED
         String context = "seed " + seed + ", cluster in " + dir;
-        System.out.println("ReplicaStateTransferProcessTest " + context);
         long t0 = System.nanoTime();
-        launcher = new ClusterLauncher(dir);
-        launcher.start(3, 2, new ClusterSettings(SchedulerMode.BITMAP_INDEXED, 2, 1000, 16, 10), Duration.ofSeconds(90));
+        ClusterLauncher launcher = processes.in(dir);
+        launcher.start(3, 2, ProcessCluster.settings(2), Duration.ofSeconds(90));
 
         WorkloadSpec spec = new WorkloadSpec(CLIENTS, KEYS, 0.3, 0.15, 3, 16, Duration.ofSeconds(150), OPS, seed);
         LoadOptions options = new LoadOptions(2, SchedulerMode.BITMAP_INDEXED, 2, 16, 4, Duration.ZERO, 20, Duration.ofSeconds(2), spec);

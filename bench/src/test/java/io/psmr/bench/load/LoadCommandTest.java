@@ -24,10 +24,12 @@ import picocli.CommandLine;
 /** {@code psmr load} on its own: usage errors exit 2 naming the flag; short runs in both formats. */
 class LoadCommandTest {
 
-    private record Run(int exitCode, String out, String err) {
+    /** What one {@code psmr load} printed and returned. */
+    record Run(int exitCode, String out, String err) {
     }
 
-    private static Run run(String... args) {
+    /** Runs {@code psmr load ARGS} in this JVM. */
+    static Run run(String... args) {
         String[] argv = new String[args.length + 1];
         argv[0] = "load";
         System.arraycopy(args, 0, argv, 1, args.length);

@@ -1,6 +1,5 @@
 package io.psmr.bench.load;
 
-import io.psmr.bench.cli.CliRun;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -18,27 +17,16 @@ import org.junit.jupiter.api.io.TempDir;
 /** {@code psmr load --ordering}: a bad value exits 2 naming the flag; a short run over Ratis. */
 class RatisLoadCommandTest {
 
-    private record Run(int exitCode, String out, String err) {
-    }
-
-    private static Run run(String... args) {
-        String[] argv = new String[args.length + 1];
-        argv[0] = "load";
-        System.arraycopy(args, 0, argv, 1, args.length);
-        CliRun r = CliRun.of(argv);
-        return new Run(r.exitCode(), r.out(), r.err());
-    }
-
     @Test
     void anUnknownOrderingIsAUsageErrorNamingTheFlagAndTheChoices() {
-        Run r = run("--ordering", "paxos");
+        LoadCommandTest.Run r = LoadCommandTest.run("--ordering", "paxos");
         assertEquals(2, r.exitCode(), "stderr: " + r.err());
         assertTrue(r.err().contains("Invalid value for option '--ordering': ordering 'paxos' is no longer a name; use ringpaxos"), r.err());
         assertTrue(r.err().contains("Usage: psmr load"), r.err());
-        Run upper = run("--ordering", "RATIS");
+        LoadCommandTest.Run upper = LoadCommandTest.run("--ordering", "RATIS");
         assertEquals(2, upper.exitCode(), "stderr: " + upper.err());
         assertTrue(upper.err().contains("ordering 'RATIS' must be written in lower case: ratis"), upper.err());
-        Run paxos = run("--ordering", "ringpaxos");
+        LoadCommandTest.Run paxos = LoadCommandTest.run("--ordering", "ringpaxos");
         assertEquals(2, paxos.exitCode(), "stderr: " + paxos.err());
         assertTrue(paxos.err().contains("--ordering ringpaxos runs as separate processes"), paxos.err());
         assertEquals("", r.out());
@@ -48,7 +36,7 @@ class RatisLoadCommandTest {
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void aShortRunOverRatisAgreesAndItsHistoryIsLinearizable(@TempDir Path dir) throws Exception {
         Path history = dir.resolve("history.jsonl");
-        Run r = run("--ordering", "ratis", "--replicas", "3", "--clients", "8", "--duration", "1s", "--format", "json",
+        LoadCommandTest.Run r = LoadCommandTest.run("--ordering", "ratis", "--replicas", "3", "--clients", "8", "--duration", "1s", "--format", "json",
                 "--keys", "20", "--conflict", "25", "--window", "4", "--history", history.toString());
         assertEquals(0, r.exitCode(), "stdout: " + r.out() + "\nstderr: " + r.err());
         JsonNode json = LoadCommandTest.JSON.readTree(r.out().strip());
