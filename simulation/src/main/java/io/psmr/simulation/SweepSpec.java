@@ -35,12 +35,12 @@ public record SweepSpec(Axis axis, int from, int to, int points) {
         }
 
         /** The name used on the command line and in file names. */
-        public String token() {
+        public String cliName() {
             return token;
         }
 
         /** The axis title of a chart. */
-        public String label() {
+        public String title() {
             return label;
         }
     }

@@ -48,7 +48,7 @@ public final class ChartWriter {
         }
         SweepSpec.Axis axis = report.sweep() != null ? report.sweep().axis() : SweepSpec.Axis.BITS;
         XYChart chart = new XYChartBuilder().width(1000).height(650)
-                .title(title(report)).xAxisTitle(axis.label()).yAxisTitle("conflict rate (%)").build();
+                .title(title(report)).xAxisTitle(axis.title()).yAxisTitle("conflict rate (%)").build();
         chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideE);
         chart.getStyler().setXAxisLogarithmic(axis == SweepSpec.Axis.BITS);
         chart.getStyler().setXAxisDecimalPattern("#,###");

@@ -39,10 +39,10 @@ public final class JsonWriter {
     /** The JSON text of a report, ending in a newline. */
     public static String write(Report report) {
         ObjectNode o = MAPPER.createObjectNode();
-        o.put("kind", report.kind().token());
+        o.put("kind", report.kind().cliName());
         o.put("seed", report.seed());
         if (report.sweep() != null) {
-            o.putObject("sweep").put("axis", report.sweep().axis().token())
+            o.putObject("sweep").put("axis", report.sweep().axis().cliName())
                     .put("from", report.sweep().from()).put("to", report.sweep().to());
         }
         if (report.sizing() != null) {

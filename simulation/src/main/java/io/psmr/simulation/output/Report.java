@@ -36,13 +36,13 @@ public record Report(Kind kind, long seed, List<CellResult> results, SweepSpec s
         }
 
         /** The name used in JSON and file names. */
-        public String token() {
+        public String cliName() {
             return token;
         }
     }
 
     /** The base name of files written for this report, e.g. {@code table1} or {@code sweep-bits}. */
     public String fileStem() {
-        return kind == Kind.SWEEP ? "sweep-" + sweep.axis().token() : kind.token();
+        return kind == Kind.SWEEP ? "sweep-" + sweep.axis().cliName() : kind.cliName();
     }
 }

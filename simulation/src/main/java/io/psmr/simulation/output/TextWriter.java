@@ -85,7 +85,7 @@ public final class TextWriter {
         StringBuilder sb = new StringBuilder();
         CellResult first = report.results().get(0);
         sb.append(Fmt.f("Sweep over %s %d..%d: K = %d keys (%s), %d iterations per point, seed %d%n",
-                report.sweep().axis().token(), report.sweep().from(), report.sweep().to(), first.config().keys(),
+                report.sweep().axis().cliName(), report.sweep().from(), report.sweep().to(), first.config().keys(),
                 first.config().distribution().name().toLowerCase(Locale.ROOT), first.config().iterations(),
                 report.seed()));
         sb.append(Fmt.f("%10s %4s %6s %10s %10s %9s %10s %9s%n", "bits", "g", "B", "simulated", "analytic",
