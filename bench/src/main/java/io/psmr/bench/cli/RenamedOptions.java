@@ -38,12 +38,11 @@ public final class RenamedOptions {
                 spec.addOption(OptionSpec.builder(r.old())
                         .hidden(true)
                         .arity(r.takesValue() ? "0..1" : "0")
-                        .type(r.takesValue() ? String.class : boolean.class)
-                        .setter(new CommandLine.Model.ISetter() {
-                            @Override
-                            public <T> T set(T value) {
-                                throw new CommandLine.ParameterException(root, r.old() + " was renamed " + r.now());
-                            }
+                        .type(String.class)
+                        // Called only when the old spelling is on the command line (a setter would also
+                        // be called with the initial value, on every parse).
+                        .parameterConsumer((args, argSpec, command) -> {
+                            throw new CommandLine.ParameterException(command.commandLine(), r.old() + " was renamed " + r.now());
                         })
                         .build());
             }

@@ -1,6 +1,7 @@
 package io.psmr.bench.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.Arrays;
@@ -8,6 +9,9 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 
 import io.psmr.bench.demo.DemoReport;
@@ -113,6 +117,27 @@ class PsmrMainTest {
     }
 
     /** Every old spelling, in every command that has its new name, is refused naming the new one. */
+    /**
+     * The hidden old spellings must cost nothing when they are not used: picocli sets every option's
+     * initial value on each parse, and a refusal wired there printed "[picocli WARN]" on stderr.
+     */
+    @Test
+    void parsingPrintsNoPicocliWarnings() throws Exception {
+        PrintStream saved = System.err;
+        ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
+        try {
+            CliRun r = CliRun.of("load", "--mode", "keys");
+            assertEquals(2, r.exitCode(), r.err());
+            CliRun.of("cluster", "start", "--help");
+            CliRun.of("bench", "--help");
+        } finally {
+            System.setErr(saved);
+        }
+        String stderr = captured.toString(StandardCharsets.UTF_8);
+        assertFalse(stderr.contains("picocli WARN"), stderr);
+    }
+
     @Test
     void renamedOptionsAreRefusedNamingTheNewName() {
         String[][] cases = {
