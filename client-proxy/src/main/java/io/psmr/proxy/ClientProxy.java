@@ -41,7 +41,20 @@ import org.slf4j.LoggerFactory;
  * {@link KvClient clients}, groups them into batches, attaches each batch's conflict summary
  * (built with the scheduler's {@link SummaryBuilder} under the cluster's detection settings),
  * proposes the batch through an {@link OrderingClient} (any {@link AtomicBroadcast}), and completes each command on the
- * <b>first</b> reply from any replica (every replica answers every command, with equal results).
+ * <b>first</b> reply from any replica (every replica answers every command, with equal results), or, under
+ * {@link ReplyTrust#matching MATCHING(f)} for Byzantine orderings, once {@code f + 1} distinct replicas' replies match.
+ *
+ * <h2>Reply trust</h2>
+ * {@link ProxyConfig#replyTrust()} says when a reply is believed. {@link ReplyTrust#FIRST_REPLY} (the default) keeps no
+ * per-replica state: the first reply for a command completes it and later ones are ignored. Under
+ * {@link ReplyTrust#matching MATCHING(f)} every pending command holds one slot per replica of the configured set
+ * (a fixed array of n results, nothing else): a replica's first reply for the command fills its slot, later ones
+ * from it are counted as duplicates and ignored, and a reply from a replica outside the set is counted and ignored.
+ * The command completes with a result as soon as {@code f + 1} slots hold {@linkplain ReplyTrust matching} results;
+ * it fails with {@link ReplyMismatchException}, naming every distinct answer and its replicas, as soon as no answer
+ * can reach {@code f + 1} any more (its votes plus the empty slots fall short). A whole-batch reply fills its
+ * replica's slot of every command of the batch, under the same rule. Fewer than {@code f + 1} matching replies
+ * within {@link ProxyConfig#retryTimeout()} lead to a retry, as lost replies do.
  *
  * <h2>Batching policy</h2>
  * One sender thread forms batches. It sends a new batch when (a) fewer than {@link ProxyConfig#window()}
@@ -95,7 +108,8 @@ import org.slf4j.LoggerFactory;
  *       control), a timer ({@code psmr-proxy-<id>-timer}) for retry timeouts, and
  *       {@code psmr-proxy-<id>-sessions}, which submits the requests that waited for a
  *       {@link KvClient}'s session to open.</li>
- *   <li>A command's future completes on the thread that delivers its first reply (a replica's thread),
+ *   <li>A command's future completes on the thread that delivers its deciding reply (the first, or under
+ *       MATCHING the {@code (f+1)}th matching one, or the one that leaves no answer able to reach it: a replica's thread),
  *       on the timer thread (timeout), on the thread calling {@code close}, or at once on the submitting
  *       thread (TOO_LARGE, overload). Dependent stages must therefore be short and must not block:
  *       use the {@code *Async} variants with an executor for anything else. Blocking in
@@ -157,10 +171,19 @@ public final class ClientProxy implements ReplyChannel, AutoCloseable {
     private final LongAdder rejected = new LongAdder();
     private final LongAdder tooLarge = new LongAdder();
     private final LongAdder added = new LongAdder();
+    private final LongAdder duplicateReplies = new LongAdder();
+    private final LongAdder mismatchingReplies = new LongAdder();
+    private final LongAdder unknownReplicaReplies = new LongAdder();
+
+    /** The reply rule; {@code matching} caches {@code replyTrust.isMatching()} for the hot path. */
+    private final ReplyTrust replyTrust;
+    private final boolean matching;
 
     private ClientProxy(ProxyConfig config, OrderingClient broadcast, BatchDecorator decorator) {
         this.config = config;
         this.broadcast = broadcast;
+        this.replyTrust = config.replyTrust();
+        this.matching = replyTrust.isMatching();
         this.decorator = decorator;
         this.maxBatchBytes = config.limits().maxBatchBytes();
         int addedCommands = decorator.maxAddedCommands();
@@ -306,7 +329,8 @@ public final class ClientProxy implements ReplyChannel, AutoCloseable {
      * Queues one command for batching. Normally called through a {@link KvClient}, which numbers the
      * requests; a caller of this method is responsible for unique (clientId, requestSeq) pairs.
      *
-     * @return the command's result, completed on the first reply; completed at once with TOO_LARGE if
+     * @return the command's result, completed on the first reply (under {@link ReplyTrust#matching MATCHING(f)}: on
+     *         {@code f + 1} matching replies, or failed with {@link ReplyMismatchException}); completed at once with TOO_LARGE if
      *         the command breaks a per-command limit or cannot fit in a batch; failed with
      *         {@link ProxyOverloadedException} (queue full under REJECT), {@link ProxyClosedException},
      *         {@link ProxyTimeoutException}, or, if interrupted while blocked on a full queue,
@@ -354,17 +378,44 @@ public final class ClientProxy implements ReplyChannel, AutoCloseable {
     }
 
     /**
-     * A reply from a replica: completes the command it answers if it is the first reply for it, and
-     * frees the batch's window slot once every command of the batch is answered. Replies for batches
-     * no longer outstanding (later replicas, late retries) are counted and ignored. Thread-safe,
-     * non-blocking; runs the completed futures' dependent stages on the calling thread.
+     * A reply from a replica: completes the command it answers if it is the first reply for it (under
+     * {@link ReplyTrust#matching MATCHING(f)}: if it makes {@code f + 1} distinct replicas' replies match, or
+     * leaves no answer able to), and frees the batch's window slot once every command of the batch is
+     * answered. Replies for batches no longer outstanding (later replicas, late retries) are counted and
+     * ignored; under MATCHING, so are replies from replicas outside the configured set and repeated replies of
+     * one replica. Thread-safe, non-blocking (under MATCHING it holds a command's monitor for a few
+     * comparisons); runs the completed futures' dependent stages on the calling thread.
      */
     @Override
     public void onReply(KvReply reply) {
         replies.increment();
+        int slot = -1;
+        if (matching) {
+            slot = replyTrust.slotOf(reply.replicaId());
+            if (slot < 0) {
+                unknownReplicaReplies.increment();
+                LOG.debug("proxy {}: reply from replica {}, outside the replica set of {}; ignored", config.proxyId(),
+                        reply.replicaId(), replyTrust);
+                return;
+            }
+        }
         Outstanding o = reply.proxyId() == config.proxyId() ? outstanding.get(reply.batchId()) : null;
         if (o == null) {
             staleReplies.increment();
+            return;
+        }
+        if (matching) {
+            if (reply.isWholeBatch()) {
+                for (int i = 0; i < o.commands.length; i++) {
+                    vote(o, i, slot, reply);
+                }
+            } else if (reply.index() < o.commands.length) {
+                vote(o, reply.index(), slot, reply);
+            } else {
+                staleReplies.increment();
+                LOG.warn("reply {} names command {} of batch {}, which has {} commands; ignored", reply, reply.index(),
+                        reply.batchId(), o.commands.length);
+            }
             return;
         }
         if (reply.isWholeBatch()) {
@@ -392,7 +443,8 @@ public final class ClientProxy implements ReplyChannel, AutoCloseable {
             lock.unlock();
         }
         return new ProxyStats(batches.sum(), commands.sum(), retried.sum(), timedOut.sum(), replies.sum(),
-                staleReplies.sum(), rejected.sum(), tooLarge.sum(), added.sum(), queued, inFlight);
+                staleReplies.sum(), rejected.sum(), tooLarge.sum(), added.sum(), duplicateReplies.sum(),
+                mismatchingReplies.sum(), unknownReplicaReplies.sum(), queued, inFlight);
     }
 
     /**
@@ -552,6 +604,12 @@ public final class ClientProxy implements ReplyChannel, AutoCloseable {
         ConflictSummary summary = summaries.build();
         long batchId = ++nextBatchId;
         byte[] bytes = KvCodec.encodeBatch(config.proxyId(), batchId, list, summary);
+        if (matching) {
+            int replicas = replyTrust.replicaCount();
+            for (Pending p : cmds) {
+                p.votes = new KvResult[replicas];
+            }
+        }
         Outstanding o = new Outstanding(batchId, cmds, bytes);
         outstanding.put(batchId, o);
         batches.increment();
@@ -668,6 +726,140 @@ public final class ClientProxy implements ReplyChannel, AutoCloseable {
 
     // ---------------------------------------------------------------- completion (any thread)
 
+    /**
+     * Records the reply of the replica in {@code slot} as its vote on command {@code i} of {@code o} (MATCHING
+     * only), and completes the command when one answer has {@code f + 1} votes, or fails it when none can get
+     * them any more. A whole-batch reply votes on every command; the counters then count once per command.
+     */
+    private void vote(Outstanding o, int i, int slot, KvReply reply) {
+        Pending p = o.commands[i];
+        KvResult result = reply.result();
+        int quorum = replyTrust.quorum();
+        KvResult accepted = null;
+        String disagreement = null;
+        synchronized (p) {
+            KvResult[] votes = p.votes;
+            if (votes[slot] != null) {
+                duplicateReplies.increment();
+                return;
+            }
+            votes[slot] = result;
+            if (p.accepted != null) {
+                if (!p.accepted.equals(result)) {
+                    mismatchingReplies.increment();
+                }
+                return;
+            }
+            if (p.disagreed) {
+                mismatchingReplies.increment();
+                return;
+            }
+            int same = 0;
+            int filled = 0;
+            for (KvResult v : votes) {
+                if (v != null) {
+                    filled++;
+                    if (v.equals(result)) {
+                        same++;
+                    }
+                }
+            }
+            if (same >= quorum) {
+                p.accepted = result;
+                accepted = result;
+                mismatchingReplies.add(filled - same);
+            } else {
+                int empty = votes.length - filled;
+                // Only the new vote's answer changed count; the cheap test first, the O(n^2) one only near the end.
+                if (empty < quorum && largestGroup(votes) + empty < quorum) {
+                    p.disagreed = true;
+                    mismatchingReplies.add(filled);
+                    disagreement = describeDisagreement(o, i, votes);
+                }
+            }
+        }
+        if (accepted != null) {
+            complete(o, i, accepted, null);
+        } else if (disagreement != null) {
+            LOG.warn("proxy {}: {}", config.proxyId(), disagreement);
+            complete(o, i, null, new ReplyMismatchException(disagreement));
+        }
+    }
+
+    /** The most votes any one answer has. */
+    private static int largestGroup(KvResult[] votes) {
+        int best = 0;
+        for (int a = 0; a < votes.length; a++) {
+            if (votes[a] == null) {
+                continue;
+            }
+            int count = 0;
+            for (int b = 0; b < votes.length; b++) {
+                if (votes[b] != null && votes[b].equals(votes[a])) {
+                    count++;
+                }
+            }
+            best = Math.max(best, count);
+        }
+        return best;
+    }
+
+    /** A message naming each distinct answer to command {@code i} of {@code o} and the replicas that gave it. */
+    private String describeDisagreement(Outstanding o, int i, KvResult[] votes) {
+        int[] ids = replyTrust.replicaIds();
+        StringBuilder sb = new StringBuilder();
+        sb.append("the replicas disagree on command ").append(i).append(" of batch ").append(o.batchId)
+                .append(" of proxy ").append(config.proxyId()).append(" (").append(o.commands[i].command)
+                .append("): no answer can reach f+1 = ").append(replyTrust.quorum()).append(" matching replies of ")
+                .append(replyTrust).append("; answers: ");
+        boolean[] listed = new boolean[votes.length];
+        boolean firstAnswer = true;
+        for (int a = 0; a < votes.length; a++) {
+            if (votes[a] == null || listed[a]) {
+                continue;
+            }
+            sb.append(firstAnswer ? "" : "; ").append(describe(votes[a])).append(" from replica(s) ");
+            firstAnswer = false;
+            boolean firstId = true;
+            for (int b = a; b < votes.length; b++) {
+                if (votes[b] != null && !listed[b] && votes[b].equals(votes[a])) {
+                    listed[b] = true;
+                    sb.append(firstId ? "" : ", ").append(ids[b]);
+                    firstId = false;
+                }
+            }
+        }
+        int silent = 0;
+        for (KvResult v : votes) {
+            if (v == null) {
+                silent++;
+            }
+        }
+        if (silent > 0) {
+            sb.append("; ").append(silent).append(" replica(s) not heard from");
+        }
+        return sb.append(". More than f replicas are faulty, or correct ones answered different deliveries of a"
+                + " retried batch; the command may have executed").toString();
+    }
+
+    /** A result with a prefix of its value, so two answers that differ only in their value can be told apart. */
+    private static String describe(KvResult r) {
+        StringBuilder sb = new StringBuilder().append(r.status());
+        if (r.value() != null) {
+            sb.append(" value ").append(r.value().length).append(" bytes 0x");
+            for (int k = 0; k < Math.min(8, r.value().length); k++) {
+                sb.append(String.format("%02x", r.value()[k]));
+            }
+            if (r.value().length > 8) {
+                sb.append("...");
+            }
+        }
+        if (!r.detail().isEmpty()) {
+            sb.append(" \"").append(r.detail().length() > 80 ? r.detail().substring(0, 80) + "..." : r.detail()).append('"');
+        }
+        return sb.toString();
+    }
+
     private void failRemaining(Outstanding o, Throwable error) {
         failRemaining(o, error, null);
     }
@@ -733,6 +925,11 @@ public final class ClientProxy implements ReplyChannel, AutoCloseable {
         final int cost;
         final CompletableFuture<KvResult> future; // null for a decorator's command
         long enqueuedNanos;
+        // MATCHING only, guarded by this object's monitor: each replica's first answer (one slot per replica
+        // of the set, set by the sender before the batch is published), and the outcome once decided.
+        KvResult[] votes;
+        KvResult accepted;
+        boolean disagreed;
 
         Pending(KvCommand command, int cost) {
             this(command, cost, false);

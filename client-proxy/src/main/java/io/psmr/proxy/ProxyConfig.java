@@ -29,10 +29,21 @@ import java.util.Objects;
  * @param overflow           what a submit does when the queue (or a client's outstanding bound) is full (default BLOCK)
  * @param maxOutstandingPerClient most requests one {@link KvClient} may have unanswered (default 16, the
  *                           replicas' default reply-cache window: a retry then always falls within it)
+ * @param replyTrust         how many replies accept a result (default {@link ReplyTrust#FIRST_REPLY}, for
+ *                           crash-fault orderings; {@link ReplyTrust#matching} for Byzantine ones); must follow
+ *                           the ordering's fault model
  */
 public record ProxyConfig(long proxyId, ConflictDetection detection, KvLimits limits, int maxBatchCommands,
                           Duration linger, int window, Duration retryTimeout, int maxRetries, int queueCapacity,
-                          OverflowPolicy overflow, int maxOutstandingPerClient) {
+                          OverflowPolicy overflow, int maxOutstandingPerClient, ReplyTrust replyTrust) {
+
+    /** The settings with the default {@link ReplyTrust#FIRST_REPLY} (the constructor before reply trust existed). */
+    public ProxyConfig(long proxyId, ConflictDetection detection, KvLimits limits, int maxBatchCommands,
+                       Duration linger, int window, Duration retryTimeout, int maxRetries, int queueCapacity,
+                       OverflowPolicy overflow, int maxOutstandingPerClient) {
+        this(proxyId, detection, limits, maxBatchCommands, linger, window, retryTimeout, maxRetries, queueCapacity,
+                overflow, maxOutstandingPerClient, ReplyTrust.FIRST_REPLY);
+    }
 
     /** Validates the settings. */
     public ProxyConfig {
@@ -41,6 +52,7 @@ public record ProxyConfig(long proxyId, ConflictDetection detection, KvLimits li
         Objects.requireNonNull(linger, "linger");
         Objects.requireNonNull(retryTimeout, "retryTimeout");
         Objects.requireNonNull(overflow, "overflow");
+        Objects.requireNonNull(replyTrust, "replyTrust");
         if (proxyId < 0 || proxyId > Integer.MAX_VALUE) {
             throw new IllegalArgumentException("proxyId must be from 0 to " + Integer.MAX_VALUE + ", got " + proxyId);
         }
@@ -87,6 +99,7 @@ public record ProxyConfig(long proxyId, ConflictDetection detection, KvLimits li
         b.queueCapacity = queueCapacity;
         b.overflow = overflow;
         b.maxOutstandingPerClient = maxOutstandingPerClient;
+        b.replyTrust = replyTrust;
         return b;
     }
 
@@ -103,6 +116,7 @@ public record ProxyConfig(long proxyId, ConflictDetection detection, KvLimits li
         private int queueCapacity = 4096;
         private OverflowPolicy overflow = OverflowPolicy.BLOCK;
         private int maxOutstandingPerClient = 16;
+        private ReplyTrust replyTrust = ReplyTrust.FIRST_REPLY;
 
         private Builder() {
         }
@@ -173,10 +187,16 @@ public record ProxyConfig(long proxyId, ConflictDetection detection, KvLimits li
             return this;
         }
 
+        /** See {@link ProxyConfig#replyTrust()}. */
+        public Builder replyTrust(ReplyTrust t) {
+            this.replyTrust = t;
+            return this;
+        }
+
         /** The validated settings. */
         public ProxyConfig build() {
             return new ProxyConfig(proxyId, detection, limits, maxBatchCommands, linger, window, retryTimeout, maxRetries,
-                    queueCapacity, overflow, maxOutstandingPerClient);
+                    queueCapacity, overflow, maxOutstandingPerClient, replyTrust);
         }
     }
 }

@@ -12,11 +12,21 @@ package io.psmr.proxy;
  * @param rejected       submissions refused because the queue was full (REJECT policy)
  * @param tooLarge       commands answered TOO_LARGE by the proxy itself, without proposing
  * @param addedCommands  commands the proxy's {@link BatchDecorator} added to new batches
+ * @param duplicateReplies      under {@link ReplyTrust#matching MATCHING}: replies that added no answer because their
+ *                              replica had already answered every command they answer (retries, duplicated
+ *                              deliveries, a replica repeating itself); 0 under FIRST_REPLY, which keeps no per-replica state
+ * @param mismatchingReplies    under MATCHING: replies whose result, for some command they answer, differs from the
+ *                              result accepted for it, or that belong to a command failed with
+ *                              {@link ReplyMismatchException} (all its replies count); replies arriving after their
+ *                              batch finished are stale, not compared; 0 under FIRST_REPLY
+ * @param unknownReplicaReplies under MATCHING: replies from a replica id outside the configured replica set, ignored;
+ *                              0 under FIRST_REPLY
  * @param queued         commands waiting to be batched now
  * @param outstanding    batches proposed and not fully answered now
  */
 public record ProxyStats(long batches, long commands, long retries, long timedOut, long replies, long staleReplies,
-                         long rejected, long tooLarge, long addedCommands, int queued, int outstanding) {
+                         long rejected, long tooLarge, long addedCommands, long duplicateReplies, long mismatchingReplies,
+                         long unknownReplicaReplies, int queued, int outstanding) {
 
     /** Mean client commands per batch, or 0 before the first batch. */
     public double meanBatchSize() {
