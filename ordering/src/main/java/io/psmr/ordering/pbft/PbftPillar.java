@@ -164,7 +164,11 @@ public final class PbftPillar {
     public void tick() {
         now++;
         if (changing) {
-            if (now - viewChangeStartedAt >= viewChangeTimeout) {
+            // As in PBFT, the view-change timer runs only once 2f+1 replicas want this view: a replica
+            // alone in a view change waits for the others instead of racing to ever higher views.
+            if (!viewChangeQuorum()) {
+                viewChangeStartedAt = now;
+            } else if (now - viewChangeStartedAt >= viewChangeTimeout) {
                 // The view change did not complete: try the next view, waiting twice as long.
                 viewChangeTimeout = Math.min(2L * viewChangeTimeout, config.maxViewChangeTimeoutTicks());
                 startViewChange(targetView + 1);
@@ -687,6 +691,16 @@ public final class PbftPillar {
             views.sort((a, b) -> Long.compare(b, a));
             startViewChange(views.get(config.f()));
         }
+    }
+
+    private boolean viewChangeQuorum() {
+        int count = 0;
+        for (ViewChange vc : latestViewChange.values()) {
+            if (vc.newView() >= targetView) {
+                count++;
+            }
+        }
+        return count >= config.quorum();
     }
 
     private void startViewChange(long target) {
