@@ -5,7 +5,6 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.Objects;
 import java.util.OptionalLong;
-import java.util.function.Function;
 
 /**
  * The execution stage of COP (seed 000 §4.2): restores the one total order from the instances the pillars commit
@@ -22,9 +21,11 @@ import java.util.function.Function;
  *
  * <h2>Empty instances and the delivered numbering</h2>
  * An empty instance fills its sequence number but is never delivered to the application. The values delivered are
- * numbered for the {@link io.psmr.ordering.AtomicBroadcast} SPI: the delivered instance of a non-empty sequence
- * number {@code s} is {@code firstInstance + (the number of non-empty sequence numbers below s)}, so learners see
- * {@code 1, 2, 3, …} without gaps. It depends only on committed data, so it is the same on every correct replica.
+ * numbered for the {@link io.psmr.ordering.AtomicBroadcast} SPI: the delivered instance of a delivered sequence
+ * number {@code s} is {@code firstInstance + (the number of delivered sequence numbers below s)}, so learners see
+ * {@code 1, 2, 3, …} without gaps. A sequence number is delivered unless it is empty or its request was released
+ * before ({@link RequestDeduplicator}: retransmissions, or two leaders proposing one pending request). Both depend only
+ * on committed data, so the numbering is the same on every correct replica. Duplicates still enter the digest.
  *
  * <h2>Waiting on a pillar</h2>
  * When the next sequence number is missing but a later one is buffered, order is blocked on pillar
@@ -39,7 +40,7 @@ import java.util.function.Function;
  * {@link #checkpointPillar(long) (s / K) mod Np} (round-robin over checkpoints, as in §4.2.2). When that pillar
  * reports the checkpoint stable, {@link #stable(long)} says whether it is new, and the owner tells every pillar.
  *
- * @param <R> the request type; its canonical bytes come from the encoder given to the constructor
+ * @param <R> the request type; its identity and canonical bytes come from the {@link RequestKeys} given to the constructor
  */
 public final class ExecutionStage<R> {
 
@@ -52,7 +53,7 @@ public final class ExecutionStage<R> {
      * One released sequence number.
      *
      * @param seq              the PBFT sequence number
-     * @param instance         the delivered instance, or 0 for an empty instance (not delivered)
+     * @param instance         the delivered instance, or 0 if not delivered (an empty instance or a duplicate)
      * @param request          the ordered request, or null for an empty instance
      * @param checkpointDigest the state digest after {@code seq} if {@code seq} is a multiple of K, else null
      * @param checkpointPillar the pillar in charge of that checkpoint, or -1 if none
@@ -64,6 +65,11 @@ public final class ExecutionStage<R> {
             return request == null;
         }
 
+        /** Whether the request is delivered to the application (not empty, not a duplicate). */
+        public boolean isDelivered() {
+            return instance != 0;
+        }
+
         /** Whether this release completes a checkpoint. */
         public boolean isCheckpoint() {
             return checkpointDigest != null;
@@ -73,7 +79,8 @@ public final class ExecutionStage<R> {
     private final int pillars;
     private final int window;
     private final int checkpointInterval;
-    private final Function<? super R, byte[]> encoder;
+    private final RequestKeys<R> keys;
+    private final RequestDeduplicator dedup;
     private final MessageDigest sha256;
     private final Object[] slots;
 
@@ -88,10 +95,11 @@ public final class ExecutionStage<R> {
      * @param window             the sequence numbers buffered at most (the watermark window L), at least 1
      * @param checkpointInterval K, at least 1
      * @param firstInstance      the delivered instance of the first non-empty sequence number (1 for a new cluster)
-     * @param encoder            a request's canonical bytes, as hashed into the checkpoint digest
+     * @param keys               a request's identity and canonical bytes
+     * @param dedup              the exactly-once filter (owned by this stage from now on)
      */
-    public ExecutionStage(int pillars, int window, int checkpointInterval, long firstInstance,
-                          Function<? super R, byte[]> encoder) {
+    public ExecutionStage(int pillars, int window, int checkpointInterval, long firstInstance, RequestKeys<R> keys,
+                          RequestDeduplicator dedup) {
         if (pillars < 1) {
             throw new IllegalArgumentException("pillars must be at least 1, got " + pillars);
         }
@@ -108,7 +116,8 @@ public final class ExecutionStage<R> {
         this.window = window;
         this.checkpointInterval = checkpointInterval;
         this.nextInstance = firstInstance;
-        this.encoder = Objects.requireNonNull(encoder, "encoder");
+        this.keys = Objects.requireNonNull(keys, "keys");
+        this.dedup = Objects.requireNonNull(dedup, "dedup");
         this.slots = new Object[window];
         try {
             this.sha256 = MessageDigest.getInstance("SHA-256");
@@ -166,7 +175,7 @@ public final class ExecutionStage<R> {
         buffered--;
         long seq = next++;
         R request = value == EMPTY ? null : (R) value;
-        byte[] bytes = request == null ? null : encoder.apply(request);
+        byte[] bytes = request == null ? null : keys.canonical(request);
         sha256.update(digest);
         sha256.update(ByteBuffer.allocate(13).putLong(seq).put((byte) (request == null ? 0 : 1))
                 .putInt(bytes == null ? 0 : bytes.length).array());
@@ -174,7 +183,8 @@ public final class ExecutionStage<R> {
             sha256.update(bytes);
         }
         digest = sha256.digest();
-        long instance = request == null ? 0 : nextInstance++;
+        boolean deliver = request != null && dedup.firstRelease(keys.client(request), keys.number(request));
+        long instance = deliver ? nextInstance++ : 0;
         boolean checkpoint = seq % checkpointInterval == 0;
         return new Released<>(seq, instance, request, checkpoint ? digest.clone() : null,
                 checkpoint ? checkpointPillar(seq) : -1);

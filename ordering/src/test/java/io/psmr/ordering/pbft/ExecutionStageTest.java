@@ -22,26 +22,44 @@ class ExecutionStageTest {
 
     private static final long SEED = Long.getLong("psmr.seed", 20261123L);
 
+    /** Test requests are strings "client/number/body"; client and number are their identity. */
+    static final RequestKeys<String> KEYS = new RequestKeys<>() {
+        @Override
+        public long client(String r) {
+            return Long.parseLong(r.split("/")[0]);
+        }
+
+        @Override
+        public long number(String r) {
+            return Long.parseLong(r.split("/")[1]);
+        }
+
+        @Override
+        public byte[] canonical(String r) {
+            return r.getBytes(StandardCharsets.UTF_8);
+        }
+    };
+
     private static ExecutionStage<String> stage(int pillars, int window, int k) {
-        return new ExecutionStage<>(pillars, window, k, 1, s -> s.getBytes(StandardCharsets.UTF_8));
+        return new ExecutionStage<>(pillars, window, k, 1, KEYS, new RequestDeduplicator(64, 16));
     }
 
     @Test
     void releasesInSequenceOrderAcrossPillarsAndSkipsEmpties() {
         ExecutionStage<String> s = stage(2, 8, 100);
-        assertTrue(s.offer(2, "b"));
+        assertTrue(s.offer(2, "0/2/b"));
         assertNull(s.poll(), "seq 1 is missing: nothing may be released");
         assertEquals(OptionalLong.of(1), s.awaitedSeq());
         assertEquals(1, s.pillarOf(1));
         assertTrue(s.offerEmpty(1));
-        assertTrue(s.offer(3, "c"));
+        assertTrue(s.offer(3, "0/3/c"));
         ExecutionStage.Released<String> r1 = s.poll();
         assertEquals(1, r1.seq());
         assertTrue(r1.isEmpty());
         assertEquals(0, r1.instance());
         ExecutionStage.Released<String> r2 = s.poll();
         assertEquals(2, r2.seq());
-        assertEquals("b", r2.request());
+        assertEquals("0/2/b", r2.request());
         assertEquals(1, r2.instance(), "the first non-empty sequence number is delivered instance 1");
         ExecutionStage.Released<String> r3 = s.poll();
         assertEquals(3, r3.seq());
@@ -55,22 +73,22 @@ class ExecutionStageTest {
     @Test
     void refusesBeyondTheWindowAndAcceptsOnceItMoves() {
         ExecutionStage<String> s = stage(2, 4, 100);
-        assertTrue(s.offer(4, "d"));
-        assertFalse(s.offer(5, "e"), "window [1, 5) is full at 5");
+        assertTrue(s.offer(4, "0/4/d"));
+        assertFalse(s.offer(5, "0/5/e"), "window [1, 5) is full at 5");
         assertEquals(1, s.buffered());
-        assertTrue(s.offer(1, "a"));
-        assertEquals("a", s.poll().request());
-        assertTrue(s.offer(5, "e"), "after releasing 1 the window is [2, 6)");
-        assertFalse(s.offer(6, "f"));
+        assertTrue(s.offer(1, "0/1/a"));
+        assertEquals("0/1/a", s.poll().request());
+        assertTrue(s.offer(5, "0/5/e"), "after releasing 1 the window is [2, 6)");
+        assertFalse(s.offer(6, "0/6/f"));
     }
 
     @Test
     void refusesADoubleCommitWithAClearMessage() {
         ExecutionStage<String> s = stage(1, 4, 100);
-        s.offer(2, "b");
-        IllegalArgumentException buffered = assertThrows(IllegalArgumentException.class, () -> s.offer(2, "x"));
+        s.offer(2, "0/2/b");
+        IllegalArgumentException buffered = assertThrows(IllegalArgumentException.class, () -> s.offer(2, "0/9/x"));
         assertEquals("sequence number 2 was committed twice: it is already buffered", buffered.getMessage());
-        s.offer(1, "a");
+        s.offer(1, "0/1/a");
         s.poll();
         IllegalArgumentException released = assertThrows(IllegalArgumentException.class, () -> s.offerEmpty(1));
         assertEquals("sequence number 1 was committed twice: it was already released (next to release is 2)",
@@ -85,7 +103,7 @@ class ExecutionStageTest {
             if (seq % 4 == 0) {
                 s.offerEmpty(seq);
             } else {
-                s.offer(seq, "v" + seq);
+                s.offer(seq, "0/" + seq + "/v");
             }
             ExecutionStage.Released<String> r = s.poll();
             if (r.isCheckpoint()) {
@@ -102,7 +120,7 @@ class ExecutionStageTest {
         // The chain is exactly the documented one.
         byte[] h = ExecutionStage.GENESIS.clone();
         for (long seq = 1; seq <= 3; seq++) {
-            h = chain(h, seq, ("v" + seq).getBytes(StandardCharsets.UTF_8));
+            h = chain(h, seq, ("0/" + seq + "/v").getBytes(StandardCharsets.UTF_8));
         }
         assertArrayEquals(h, cps.get(0).checkpointDigest());
     }
@@ -123,15 +141,31 @@ class ExecutionStageTest {
     void emptiesChangeTheDigest() {
         ExecutionStage<String> a = stage(2, 8, 2);
         ExecutionStage<String> b = stage(2, 8, 2);
-        a.offer(1, "x");
+        a.offer(1, "0/9/x");
         a.offerEmpty(2);
         b.offerEmpty(1);
-        b.offer(2, "x");
+        b.offer(2, "0/9/x");
         a.poll();
         b.poll();
         byte[] da = a.poll().checkpointDigest();
         byte[] db = b.poll().checkpointDigest();
         assertFalse(Arrays.equals(da, db), "the same value at another sequence number is another history");
+    }
+
+    @Test
+    void aRequestCommittedTwiceIsDeliveredOnceAndTheNumberingStaysGapFree() {
+        ExecutionStage<String> s = stage(2, 8, 100);
+        s.offer(1, "5/1/a");
+        s.offer(2, "5/2/b");
+        s.offer(3, "5/1/a");
+        s.offer(4, "5/3/c");
+        assertEquals(1, s.poll().instance());
+        assertEquals(2, s.poll().instance());
+        ExecutionStage.Released<String> dup = s.poll();
+        assertFalse(dup.isDelivered());
+        assertFalse(dup.isEmpty());
+        assertEquals(0, dup.instance());
+        assertEquals(3, s.poll().instance());
     }
 
     @Test
@@ -179,13 +213,21 @@ class ExecutionStageTest {
         int total = 200 + rnd.nextInt(200);
         // The committed outcome of every sequence number: empty (null) about one time in five.
         Map<Long, String> committed = new HashMap<>();
+        // Empty about one time in five; about one in ten repeats a recent request (committed twice).
         for (long seq = 1; seq <= total; seq++) {
-            committed.put(seq, rnd.nextInt(5) == 0 ? null : "req-" + seed + "-" + seq);
+            int dice = rnd.nextInt(10);
+            String v = dice < 2 ? null : "7/" + seq + "/req-" + seed;
+            if (dice == 2 && seq > 20) {
+                v = committed.get(seq - 1 - rnd.nextInt(20));
+            }
+            committed.put(seq, v);
         }
         List<String> expectedDelivered = new ArrayList<>();
+        java.util.Set<String> seen = new java.util.HashSet<>();
         for (long seq = 1; seq <= total; seq++) {
-            if (committed.get(seq) != null) {
-                expectedDelivered.add(committed.get(seq));
+            String v = committed.get(seq);
+            if (v != null && seen.add(v)) {
+                expectedDelivered.add(v);
             }
         }
         List<Object> reference = null;
@@ -254,7 +296,7 @@ class ExecutionStageTest {
                 while ((r = s.poll()) != null) {
                     assertEquals(expectSeq++, r.seq(), "a gap or a repeat in the released sequence");
                     assertEquals(committed.get(r.seq()), r.request());
-                    if (!r.isEmpty()) {
+                    if (r.isDelivered()) {
                         assertEquals(expectInstance++, r.instance(), "delivered instances must be gap-free");
                         delivered.add(r.request());
                     }
