@@ -1,0 +1,249 @@
+package io.psmr.ordering.pbft;
+
+import io.psmr.ordering.pbft.PbftMessage.Checkpoint;
+import io.psmr.ordering.pbft.PbftMessage.Commit;
+import io.psmr.ordering.pbft.PbftMessage.NewView;
+import io.psmr.ordering.pbft.PbftMessage.PrePrepare;
+import io.psmr.ordering.pbft.PbftMessage.Prepare;
+import io.psmr.ordering.pbft.PbftMessage.PreparedCertificate;
+import io.psmr.ordering.pbft.PbftMessage.Request;
+import io.psmr.ordering.pbft.PbftMessage.ViewChange;
+import java.io.ByteArrayOutputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.BufferUnderflowException;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The canonical byte encoding of {@link PbftMessage}s: big-endian, a one-byte type tag, fixed
+ * fields in declaration order, byte arrays and lists as a 4-byte length then the items. The same
+ * message always encodes to the same bytes, which is what MACs are computed over and what a
+ * transport sends. Decoding is strict: unknown tags, negative or oversized lengths and trailing
+ * bytes are refused with a {@link IllegalArgumentException} naming the problem.
+ */
+public final class PbftCodec {
+
+    /** The most items any encoded list may hold (bounds what a decoder allocates). */
+    public static final int MAX_LIST = 1 << 16;
+    /** The most bytes any encoded byte array may hold. */
+    public static final int MAX_BYTES = 64 << 20;
+
+    private static final byte REQUEST = 1;
+    private static final byte PRE_PREPARE = 2;
+    private static final byte PREPARE = 3;
+    private static final byte COMMIT = 4;
+    private static final byte CHECKPOINT = 5;
+    private static final byte VIEW_CHANGE = 6;
+    private static final byte NEW_VIEW = 7;
+
+    private PbftCodec() {
+    }
+
+    /** What a client's MAC covers: client, number and payload. */
+    public static byte[] requestBytes(long client, long number, byte[] payload) {
+        ByteBuffer b = ByteBuffer.allocate(21 + payload.length);
+        b.put((byte) 0x52).putLong(client).putLong(number).putInt(payload.length).put(payload);
+        return b.array();
+    }
+
+    /** What an envelope's MAC covers: from, to, pillar, then the message's encoding. */
+    public static byte[] signedBytes(int from, int to, int pillar, PbftMessage message) {
+        byte[] body = encode(message);
+        ByteBuffer b = ByteBuffer.allocate(12 + body.length);
+        b.putInt(from).putInt(to).putInt(pillar).put(body);
+        return b.array();
+    }
+
+    /** Encodes a message. */
+    public static byte[] encode(PbftMessage message) {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        try (DataOutputStream out = new DataOutputStream(bytes)) {
+            write(out, message);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e); // a ByteArrayOutputStream does not fail
+        }
+        return bytes.toByteArray();
+    }
+
+    /** Decodes one message that fills {@code bytes} exactly. */
+    public static PbftMessage decode(byte[] bytes) {
+        ByteBuffer in = ByteBuffer.wrap(bytes);
+        try {
+            PbftMessage m = read(in);
+            if (in.hasRemaining()) {
+                throw new IllegalArgumentException("malformed PBFT message: " + in.remaining() + " trailing bytes");
+            }
+            return m;
+        } catch (BufferUnderflowException e) {
+            throw new IllegalArgumentException("malformed PBFT message: truncated", e);
+        }
+    }
+
+    private static void write(DataOutputStream out, PbftMessage message) throws IOException {
+        if (message instanceof Request r) {
+            out.writeByte(REQUEST);
+            out.writeLong(r.client());
+            out.writeLong(r.number());
+            writeBytes(out, r.payload());
+            out.writeInt(r.macs().size());
+            for (byte[] mac : r.macs()) {
+                writeBytes(out, mac);
+            }
+        } else if (message instanceof PrePrepare p) {
+            out.writeByte(PRE_PREPARE);
+            out.writeLong(p.view());
+            out.writeLong(p.seq());
+            writeBytes(out, p.digest());
+            out.writeBoolean(p.request() != null);
+            if (p.request() != null) {
+                write(out, p.request());
+            }
+        } else if (message instanceof Prepare p) {
+            out.writeByte(PREPARE);
+            out.writeLong(p.view());
+            out.writeLong(p.seq());
+            writeBytes(out, p.digest());
+            out.writeInt(p.replica());
+        } else if (message instanceof Commit c) {
+            out.writeByte(COMMIT);
+            out.writeLong(c.view());
+            out.writeLong(c.seq());
+            writeBytes(out, c.digest());
+            out.writeInt(c.replica());
+        } else if (message instanceof Checkpoint c) {
+            out.writeByte(CHECKPOINT);
+            out.writeLong(c.seq());
+            writeBytes(out, c.stateDigest());
+            out.writeInt(c.replica());
+        } else if (message instanceof ViewChange v) {
+            out.writeByte(VIEW_CHANGE);
+            out.writeLong(v.newView());
+            out.writeLong(v.stableSeq());
+            out.writeInt(v.stableProof().size());
+            for (Checkpoint c : v.stableProof()) {
+                write(out, c);
+            }
+            out.writeInt(v.prepared().size());
+            for (PreparedCertificate pc : v.prepared()) {
+                write(out, pc.prePrepare());
+                out.writeInt(pc.proposer());
+                out.writeInt(pc.prepares().size());
+                for (Prepare p : pc.prepares()) {
+                    write(out, p);
+                }
+            }
+            out.writeInt(v.replica());
+        } else if (message instanceof NewView nv) {
+            out.writeByte(NEW_VIEW);
+            out.writeLong(nv.view());
+            out.writeInt(nv.viewChanges().size());
+            for (ViewChange v : nv.viewChanges()) {
+                write(out, v);
+            }
+            out.writeInt(nv.prePrepares().size());
+            for (PrePrepare p : nv.prePrepares()) {
+                write(out, p);
+            }
+            out.writeInt(nv.replica());
+        }
+    }
+
+    private static void writeBytes(DataOutputStream out, byte[] b) throws IOException {
+        out.writeInt(b.length);
+        out.write(b);
+    }
+
+    private static PbftMessage read(ByteBuffer in) {
+        byte tag = in.get();
+        return switch (tag) {
+            case REQUEST -> {
+                long client = in.getLong();
+                long number = in.getLong();
+                byte[] payload = readBytes(in);
+                int count = count(in);
+                List<byte[]> macs = new ArrayList<>(count);
+                for (int i = 0; i < count; i++) {
+                    macs.add(readBytes(in));
+                }
+                yield new Request(client, number, payload, macs);
+            }
+            case PRE_PREPARE -> {
+                long view = in.getLong();
+                long seq = in.getLong();
+                byte[] digest = readBytes(in);
+                Request r = in.get() != 0 ? expect(read(in), Request.class) : null;
+                yield new PrePrepare(view, seq, digest, r);
+            }
+            case PREPARE -> new Prepare(in.getLong(), in.getLong(), readBytes(in), in.getInt());
+            case COMMIT -> new Commit(in.getLong(), in.getLong(), readBytes(in), in.getInt());
+            case CHECKPOINT -> new Checkpoint(in.getLong(), readBytes(in), in.getInt());
+            case VIEW_CHANGE -> {
+                long newView = in.getLong();
+                long stableSeq = in.getLong();
+                int proofs = count(in);
+                List<Checkpoint> proof = new ArrayList<>(proofs);
+                for (int i = 0; i < proofs; i++) {
+                    proof.add(expect(read(in), Checkpoint.class));
+                }
+                int certs = count(in);
+                List<PreparedCertificate> prepared = new ArrayList<>(certs);
+                for (int i = 0; i < certs; i++) {
+                    PrePrepare pp = expect(read(in), PrePrepare.class);
+                    int proposer = in.getInt();
+                    int ps = count(in);
+                    List<Prepare> prepares = new ArrayList<>(ps);
+                    for (int j = 0; j < ps; j++) {
+                        prepares.add(expect(read(in), Prepare.class));
+                    }
+                    prepared.add(new PreparedCertificate(pp, proposer, prepares));
+                }
+                yield new ViewChange(newView, stableSeq, proof, prepared, in.getInt());
+            }
+            case NEW_VIEW -> {
+                long view = in.getLong();
+                int vcs = count(in);
+                List<ViewChange> changes = new ArrayList<>(vcs);
+                for (int i = 0; i < vcs; i++) {
+                    changes.add(expect(read(in), ViewChange.class));
+                }
+                int pps = count(in);
+                List<PrePrepare> prePrepares = new ArrayList<>(pps);
+                for (int i = 0; i < pps; i++) {
+                    prePrepares.add(expect(read(in), PrePrepare.class));
+                }
+                yield new NewView(view, changes, prePrepares, in.getInt());
+            }
+            default -> throw new IllegalArgumentException("malformed PBFT message: unknown type tag " + tag);
+        };
+    }
+
+    private static <T> T expect(PbftMessage m, Class<T> type) {
+        if (!type.isInstance(m)) {
+            throw new IllegalArgumentException("malformed PBFT message: expected " + type.getSimpleName()
+                    + " but found " + m.getClass().getSimpleName());
+        }
+        return type.cast(m);
+    }
+
+    private static int count(ByteBuffer in) {
+        int n = in.getInt();
+        if (n < 0 || n > MAX_LIST) {
+            throw new IllegalArgumentException("malformed PBFT message: list length " + n + " outside [0, " + MAX_LIST + "]");
+        }
+        return n;
+    }
+
+    private static byte[] readBytes(ByteBuffer in) {
+        int n = in.getInt();
+        if (n < 0 || n > MAX_BYTES || n > in.remaining()) {
+            throw new IllegalArgumentException("malformed PBFT message: byte array length " + n
+                    + " (remaining " + in.remaining() + ", limit " + MAX_BYTES + ")");
+        }
+        byte[] b = new byte[n];
+        in.get(b);
+        return b;
+    }
+}
