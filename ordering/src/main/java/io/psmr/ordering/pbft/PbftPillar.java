@@ -1,0 +1,972 @@
+package io.psmr.ordering.pbft;
+
+import io.psmr.ordering.pbft.PbftMessage.Checkpoint;
+import io.psmr.ordering.pbft.PbftMessage.Commit;
+import io.psmr.ordering.pbft.PbftMessage.NewView;
+import io.psmr.ordering.pbft.PbftMessage.PrePrepare;
+import io.psmr.ordering.pbft.PbftMessage.Prepare;
+import io.psmr.ordering.pbft.PbftMessage.PreparedCertificate;
+import io.psmr.ordering.pbft.PbftMessage.Request;
+import io.psmr.ordering.pbft.PbftMessage.ViewChange;
+import io.psmr.ordering.pbft.PbftReady.Committed;
+import io.psmr.ordering.pbft.PbftReady.StableCheckpoint;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+
+/**
+ * The PBFT state machine of one COP pillar at one replica: it orders the instances
+ * {@code c ≡ pillar (mod Np)} of the global sequence, with its own view. It is pure: its state
+ * changes only in {@link #step}, {@link #tick}, {@link #propose}, {@link #needEmpty},
+ * {@link #checkpointDigest} and {@link #stableCheckpoint}, and its outputs wait in {@link #ready()}.
+ * No clock, thread, socket or random number inside; the same inputs give the same outputs.
+ *
+ * <p>Byzantine inputs are refused, never obeyed, and counted by {@link Refusal}. Safety never
+ * depends on timers; timers (counted in ticks) only trigger view changes and retransmissions.
+ *
+ * <p>Not thread-safe: the host (the pillar's thread) calls every method from one thread; nothing blocks.
+ */
+public final class PbftPillar {
+
+    /** One instance (sequence number) in the window. */
+    private static final class Slot {
+        PrePrepare prePrepare; // accepted in the current view
+        int proposer = -1;
+        final Map<Integer, Prepare> prepares = new HashMap<>(); // current view, first per replica
+        final Map<Integer, Commit> commits = new HashMap<>();
+        boolean prepared;
+        boolean committed;
+        PreparedCertificate certificate; // of the highest view this slot prepared in
+        Prepare ownPrepare;
+        Commit ownCommit;
+        boolean fromNewView;
+    }
+
+    private record Pending(Request request, long since) {
+    }
+
+    private final PbftConfig config;
+    private final int self;
+    private final int pillar;
+    private final Authenticator auth;
+    private final int n;
+
+    private long now;
+    private long view;
+    private boolean changing;
+    private long targetView;
+    private long viewChangeStartedAt;
+    private long viewChangeTimeout;
+    private NewView sentNewView;
+
+    private long low; // h, the last stable checkpoint
+    private byte[] lowDigest = new byte[0];
+    private List<Checkpoint> lowProof = List.of();
+
+    private final TreeMap<Long, Slot> slots = new TreeMap<>();
+    private final TreeMap<Long, Map<Integer, byte[]>> checkpointVotes = new TreeMap<>();
+    private final TreeMap<Long, byte[]> ownCheckpoints = new TreeMap<>();
+    private final LinkedHashMap<RequestId, Pending> pending = new LinkedHashMap<>();
+    private final Map<Long, Long> lastOrdered = new HashMap<>();
+    private final Map<Integer, ViewChange> latestViewChange = new HashMap<>();
+    private final Map<Integer, Long> highestViewSeen = new HashMap<>();
+    private long neededUpTo;
+    private long neededSince;
+    private long lastProgress;
+
+    private final EnumMap<Refusal, Long> refusals = new EnumMap<>(Refusal.class);
+    private final List<PbftEnvelope> outMessages = new ArrayList<>();
+    private final List<Committed> outCommitted = new ArrayList<>();
+    private final List<StableCheckpoint> outStable = new ArrayList<>();
+
+    /**
+     * A pillar in view 0 with no stable checkpoint.
+     *
+     * @param config  the cluster's configuration
+     * @param replica this replica's id, {@code 0..n-1}
+     * @param pillar  this pillar, {@code 0..Np-1}
+     * @param auth    authenticates envelopes and client requests
+     */
+    public PbftPillar(PbftConfig config, int replica, int pillar, Authenticator auth) {
+        if (replica < 0 || replica >= config.replicaCount()) {
+            throw new IllegalArgumentException("replica " + replica + " outside [0, " + config.replicaCount() + ")");
+        }
+        if (pillar < 0 || pillar >= config.pillars()) {
+            throw new IllegalArgumentException("pillar " + pillar + " outside [0, " + config.pillars() + ")");
+        }
+        this.config = config;
+        this.self = replica;
+        this.pillar = pillar;
+        this.auth = auth;
+        this.n = config.replicaCount();
+        this.viewChangeTimeout = config.requestTimeoutTicks();
+    }
+
+    // ------------------------------------------------------------------ inputs
+
+    /** Handles one envelope addressed to this pillar; anything invalid is dropped and counted. */
+    public void step(PbftEnvelope envelope) {
+        int from = envelope.from();
+        if (envelope.to() != self || envelope.pillar() != pillar || from < 0 || from >= n || from == self) {
+            refuse(Refusal.MISROUTED);
+            return;
+        }
+        if (!envelope.verify(auth)) {
+            refuse(Refusal.BAD_MAC);
+            return;
+        }
+        PbftMessage m = envelope.message();
+        if (m instanceof Request r) {
+            admit(r, false);
+        } else if (m instanceof PrePrepare p) {
+            onPrePrepare(p, from);
+        } else if (m instanceof Prepare p) {
+            onPrepare(p, from);
+        } else if (m instanceof Commit c) {
+            onCommit(c, from);
+        } else if (m instanceof Checkpoint c) {
+            onCheckpoint(c, from);
+        } else if (m instanceof ViewChange v) {
+            onViewChange(v, from);
+        } else if (m instanceof NewView nv) {
+            onNewView(nv, from);
+        }
+        tryPropose();
+    }
+
+    /**
+     * A client request arrived at this replica for this pillar. It is remembered (its timer starts)
+     * and forwarded to the other replicas; the leader of the pillar's next instance orders it.
+     *
+     * @return false if it was refused (bad MAC for this replica, too large, already ordered, table full)
+     */
+    public boolean propose(Request request) {
+        boolean fresh = !pending.containsKey(request.id());
+        if (!admit(request, true)) {
+            return false;
+        }
+        if (fresh) {
+            multicast(request);
+        }
+        tryPropose();
+        return true;
+    }
+
+    /** Advances time by one tick: request and view-change timers, EMPTY instances, retransmission. */
+    public void tick() {
+        now++;
+        if (changing) {
+            // As in PBFT, the view-change timer runs only once 2f+1 replicas want this view: a replica
+            // alone in a view change waits for the others instead of racing to ever higher views.
+            if (!viewChangeQuorum()) {
+                viewChangeStartedAt = now;
+            } else if (now - viewChangeStartedAt >= viewChangeTimeout) {
+                // The view change did not complete: try the next view, waiting twice as long.
+                viewChangeTimeout = Math.min(2L * viewChangeTimeout, config.maxViewChangeTimeoutTicks());
+                startViewChange(targetView + 1);
+            }
+        } else if (stalled()) {
+            startViewChange(view + 1);
+        }
+        if (now % config.retransmitTicks() == 0) {
+            retransmit();
+        }
+        tryPropose();
+    }
+
+    /**
+     * The execution stage waits on this pillar's instance {@code seq}: every instance of this pillar
+     * up to it must be filled. A leader with nothing to order proposes EMPTY after
+     * {@code emptyInstanceDelayTicks}; if they stay uncommitted, backups change views.
+     *
+     * @throws IllegalArgumentException if {@code seq} belongs to another pillar
+     */
+    public void needEmpty(long seq) {
+        if (seq < 1 || config.pillarOf(seq) != pillar) {
+            throw new IllegalArgumentException("instance " + seq + " does not belong to pillar " + pillar);
+        }
+        if (seq > neededUpTo) {
+            if (neededUpTo <= low || committedUpTo() >= neededUpTo) {
+                neededSince = now;
+            }
+            neededUpTo = seq;
+            tryPropose();
+        }
+    }
+
+    /**
+     * The execution stage reports its state digest after executing every instance up to checkpoint
+     * {@code seq}. The pillar multicasts CHECKPOINT; 2f+1 matching make it stable.
+     *
+     * @throws IllegalArgumentException if {@code seq} is not a checkpoint number
+     */
+    public void checkpointDigest(long seq, byte[] digest) {
+        if (!config.isCheckpoint(seq)) {
+            throw new IllegalArgumentException(seq + " is not a checkpoint number (multiple of " + config.checkpointInterval() + ")");
+        }
+        if (seq <= low || ownCheckpoints.containsKey(seq)) {
+            return;
+        }
+        ownCheckpoints.put(seq, digest.clone());
+        multicast(new Checkpoint(seq, digest, self));
+        recordCheckpointVote(seq, self, digest);
+    }
+
+    /**
+     * A checkpoint became stable (usually announced by the pillar that agreed on it): discard the log
+     * up to it and move the watermarks. A proof without 2f+1 matching CHECKPOINTs is refused.
+     */
+    public void stableCheckpoint(StableCheckpoint checkpoint) {
+        if (!validProof(checkpoint.seq(), checkpoint.stateDigest(), checkpoint.proof())) {
+            refuse(Refusal.BAD_CHECKPOINT);
+            return;
+        }
+        if (checkpoint.seq() > low) {
+            installStable(checkpoint.seq(), checkpoint.stateDigest(), checkpoint.proof(), false);
+            tryPropose();
+        }
+    }
+
+    /** Returns and clears what was produced since the last call. */
+    public PbftReady ready() {
+        if (outMessages.isEmpty() && outCommitted.isEmpty() && outStable.isEmpty()) {
+            return PbftReady.EMPTY;
+        }
+        PbftReady r = new PbftReady(outMessages, outCommitted, outStable);
+        outMessages.clear();
+        outCommitted.clear();
+        outStable.clear();
+        return r;
+    }
+
+    // ------------------------------------------------------------------ observers
+
+    /** This replica's id. */
+    public int replica() {
+        return self;
+    }
+
+    /** This pillar's number. */
+    public int pillar() {
+        return pillar;
+    }
+
+    /** The current view (while changing views: the last installed one). */
+    public long view() {
+        return view;
+    }
+
+    /** Whether a view change is in progress. */
+    public boolean isChangingView() {
+        return changing;
+    }
+
+    /** The last stable checkpoint h (0 before the first). */
+    public long lowWatermark() {
+        return low;
+    }
+
+    /** How many instances the log holds (at most {@code L / Np + 1}). */
+    public int logSize() {
+        return slots.size();
+    }
+
+    /** How many client requests wait to be ordered. */
+    public int pendingRequests() {
+        return pending.size();
+    }
+
+    /** Refusals so far, by reason. */
+    public Map<Refusal, Long> refusals() {
+        return new EnumMap<>(refusals);
+    }
+
+    /** Refusals so far of one reason. */
+    public long refusals(Refusal reason) {
+        return refusals.getOrDefault(reason, 0L);
+    }
+
+    // ------------------------------------------------------------------ requests and proposing
+
+    private boolean admit(Request r, boolean local) {
+        if (r.payload().length > config.maxRequestBytes()) {
+            refuse(Refusal.REQUEST_TOO_LARGE);
+            return false;
+        }
+        if (!r.verifiedFor(self, auth)) {
+            refuse(Refusal.BAD_REQUEST_AUTH);
+            return false;
+        }
+        if (r.number() <= lastOrdered.getOrDefault(r.client(), 0L)) {
+            refuse(Refusal.DUPLICATE_REQUEST);
+            return false;
+        }
+        if (pending.containsKey(r.id())) {
+            return true;
+        }
+        if (pending.size() >= config.maxPendingRequests()) {
+            refuse(Refusal.OVERLOADED);
+            return false;
+        }
+        pending.put(r.id(), new Pending(r, now));
+        return true;
+    }
+
+    /** The lowest instance of this pillar above {@code x}. */
+    private long firstAbove(long x) {
+        long np = config.pillars();
+        long c = x + 1 + Math.floorMod(pillar - (x + 1), np);
+        return c < 1 ? c + np : c;
+    }
+
+    /** The lowest instance above h without a pre-prepare of this view and not committed. */
+    private long nextUnfilled() {
+        long s = firstAbove(low);
+        while (true) {
+            Slot slot = slots.get(s);
+            if (slot == null || (!slot.committed && slot.prePrepare == null)) {
+                return s;
+            }
+            s += config.pillars();
+        }
+    }
+
+    /** The highest instance up to which every instance of this pillar above h committed here (h if none). */
+    private long committedUpTo() {
+        long last = low;
+        long s = firstAbove(low);
+        while (true) {
+            Slot slot = slots.get(s);
+            if (slot == null || !slot.committed) {
+                return Math.max(last, s - 1);
+            }
+            last = s;
+            s += config.pillars();
+        }
+    }
+
+    /**
+     * Proposes at the pillar's next unfilled instance while this replica leads it. Instances are
+     * filled in order, so with rotating leaders each leader sees what its predecessors assigned and
+     * does not order a request twice.
+     */
+    private void tryPropose() {
+        while (!changing) {
+            long s = nextUnfilled();
+            if (s > low + config.watermarkWindow() || config.leader(s, view) != self) {
+                return;
+            }
+            Request next = nextUnassigned();
+            PrePrepare pp;
+            if (next != null) {
+                pp = new PrePrepare(view, s, next.digest(), next);
+            } else if (s <= neededUpTo && now - neededSince >= config.emptyInstanceDelayTicks()) {
+                pp = PrePrepare.empty(view, s);
+            } else {
+                return;
+            }
+            Slot slot = slot(s);
+            slot.prePrepare = pp;
+            slot.proposer = self;
+            multicast(pp);
+            checkPrepared(s, slot);
+        }
+    }
+
+    private Request nextUnassigned() {
+        if (pending.isEmpty()) {
+            return null;
+        }
+        Set<RequestId> assigned = new HashSet<>();
+        for (Slot slot : slots.values()) {
+            if (slot.prePrepare != null && slot.prePrepare.request() != null) {
+                assigned.add(slot.prePrepare.request().id());
+            }
+        }
+        for (Pending p : pending.values()) {
+            if (!assigned.contains(p.request.id())) {
+                return p.request;
+            }
+        }
+        return null;
+    }
+
+    private boolean stalled() {
+        long waitingSince = Long.MAX_VALUE;
+        if (!pending.isEmpty()) {
+            waitingSince = pending.values().iterator().next().since;
+        }
+        if (neededUpTo > low && committedUpTo() < neededUpTo) {
+            waitingSince = Math.min(waitingSince, neededSince + config.emptyInstanceDelayTicks());
+        }
+        return waitingSince != Long.MAX_VALUE
+                && now - Math.max(waitingSince, lastProgress) >= config.requestTimeoutTicks();
+    }
+
+    // ------------------------------------------------------------------ normal case
+
+    private boolean inWindow(long seq) {
+        if (seq < 1 || config.pillarOf(seq) != pillar) {
+            refuse(Refusal.WRONG_PILLAR);
+            return false;
+        }
+        if (seq <= low || seq > low + config.watermarkWindow()) {
+            refuse(Refusal.OUTSIDE_WATERMARKS);
+            return false;
+        }
+        return true;
+    }
+
+    private boolean inView(long messageView, int from) {
+        if (messageView > view) {
+            sawView(from, messageView);
+        }
+        if (changing || messageView != view) {
+            refuse(Refusal.WRONG_VIEW);
+            return false;
+        }
+        return true;
+    }
+
+    private void onPrePrepare(PrePrepare pp, int from) {
+        if (!inView(pp.view(), from) || !inWindow(pp.seq())) {
+            return;
+        }
+        if (config.leader(pp.seq(), view) != from) {
+            refuse(Refusal.WRONG_LEADER);
+            return;
+        }
+        if (!pp.digestMatches()) {
+            refuse(Refusal.DIGEST_MISMATCH);
+            return;
+        }
+        if (pp.request() != null) {
+            if (pp.request().payload().length > config.maxRequestBytes()) {
+                refuse(Refusal.REQUEST_TOO_LARGE);
+                return;
+            }
+            if (!pp.request().verifiedFor(self, auth)) {
+                refuse(Refusal.BAD_REQUEST_AUTH);
+                return;
+            }
+        }
+        acceptPrePrepare(pp, from);
+    }
+
+    private void acceptPrePrepare(PrePrepare pp, int proposer) {
+        Slot slot = slot(pp.seq());
+        if (slot.prePrepare != null) {
+            if (!Arrays.equals(slot.prePrepare.digest(), pp.digest())) {
+                refuse(Refusal.CONFLICTING_PRE_PREPARE);
+            }
+            return;
+        }
+        slot.prePrepare = pp;
+        slot.proposer = proposer;
+        if (proposer != self) {
+            Prepare own = new Prepare(view, pp.seq(), pp.digest(), self);
+            slot.ownPrepare = own;
+            slot.prepares.put(self, own);
+            multicast(own);
+        }
+        checkPrepared(pp.seq(), slot);
+    }
+
+    private void onPrepare(Prepare p, int from) {
+        if (p.replica() != from) {
+            refuse(Refusal.FORGED_SENDER);
+            return;
+        }
+        if (!inView(p.view(), from) || !inWindow(p.seq())) {
+            return;
+        }
+        Slot slot = slot(p.seq());
+        Prepare earlier = slot.prepares.putIfAbsent(from, p);
+        if (earlier != null && !Arrays.equals(earlier.digest(), p.digest())) {
+            refuse(Refusal.EQUIVOCATION);
+            return;
+        }
+        checkPrepared(p.seq(), slot);
+    }
+
+    private void onCommit(Commit c, int from) {
+        if (c.replica() != from) {
+            refuse(Refusal.FORGED_SENDER);
+            return;
+        }
+        if (!inView(c.view(), from) || !inWindow(c.seq())) {
+            return;
+        }
+        Slot slot = slot(c.seq());
+        Commit earlier = slot.commits.putIfAbsent(from, c);
+        if (earlier != null && !Arrays.equals(earlier.digest(), c.digest())) {
+            refuse(Refusal.EQUIVOCATION);
+            return;
+        }
+        checkCommitted(c.seq(), slot);
+    }
+
+    /** Prepared: the pre-prepare plus 2f matching prepares from replicas other than its proposer. */
+    private void checkPrepared(long seq, Slot slot) {
+        if (slot.prepared || slot.prePrepare == null) {
+            return;
+        }
+        List<Prepare> matching = new ArrayList<>();
+        for (Prepare p : slot.prepares.values()) {
+            if (p.replica() != slot.proposer && Arrays.equals(p.digest(), slot.prePrepare.digest())) {
+                matching.add(p);
+            }
+        }
+        if (matching.size() < 2 * config.f()) {
+            return;
+        }
+        matching.sort((a, b) -> Integer.compare(a.replica(), b.replica()));
+        slot.prepared = true;
+        slot.certificate = new PreparedCertificate(slot.prePrepare, slot.proposer, matching);
+        Commit own = new Commit(view, seq, slot.prePrepare.digest(), self);
+        slot.ownCommit = own;
+        multicast(own);
+        Commit earlier = slot.commits.put(self, own);
+        if (earlier != null && !earlier.equals(own)) {
+            refuse(Refusal.EQUIVOCATION); // cannot happen for our own vote; kept for symmetry
+        }
+        checkCommitted(seq, slot);
+    }
+
+    /** Committed-local: prepared plus 2f+1 matching commits (its own included). */
+    private void checkCommitted(long seq, Slot slot) {
+        if (slot.committed || !slot.prepared) {
+            return;
+        }
+        int matching = 0;
+        for (Commit c : slot.commits.values()) {
+            if (Arrays.equals(c.digest(), slot.prePrepare.digest())) {
+                matching++;
+            }
+        }
+        if (matching < config.quorum()) {
+            return;
+        }
+        slot.committed = true;
+        PrePrepare pp = slot.prePrepare;
+        outCommitted.add(new Committed(seq, view, pp.request(), pp.digest()));
+        if (pp.request() != null) {
+            Request r = pp.request();
+            lastOrdered.merge(r.client(), r.number(), Math::max);
+            // Everything of this client up to this number is ordered: a request number is never ordered again.
+            pending.values().removeIf(p -> p.request.client() == r.client() && p.request.number() <= r.number());
+        }
+        lastProgress = now;
+        viewChangeTimeout = config.requestTimeoutTicks(); // the view works: the next view change starts short again
+    }
+
+    private Slot slot(long seq) {
+        return slots.computeIfAbsent(seq, s -> new Slot());
+    }
+
+    // ------------------------------------------------------------------ checkpoints
+
+    private void onCheckpoint(Checkpoint c, int from) {
+        if (c.replica() != from) {
+            refuse(Refusal.FORGED_SENDER);
+            return;
+        }
+        if (!config.isCheckpoint(c.seq())) {
+            refuse(Refusal.BAD_CHECKPOINT);
+            return;
+        }
+        if (c.seq() <= low) {
+            if (c.seq() == low && !Arrays.equals(c.stateDigest(), lowDigest)) {
+                refuse(Refusal.CHECKPOINT_MISMATCH);
+            }
+            return;
+        }
+        recordCheckpointVote(c.seq(), from, c.stateDigest());
+    }
+
+    private void recordCheckpointVote(long seq, int replica, byte[] digest) {
+        Map<Integer, byte[]> votes = checkpointVotes.computeIfAbsent(seq, s -> new HashMap<>());
+        byte[] earlier = votes.putIfAbsent(replica, digest.clone());
+        if (earlier != null) {
+            if (!Arrays.equals(earlier, digest)) {
+                refuse(Refusal.EQUIVOCATION);
+            }
+            return;
+        }
+        boundCheckpointVotes(replica);
+        List<Integer> agreeing = new ArrayList<>();
+        for (Map.Entry<Integer, byte[]> v : votes.entrySet()) {
+            if (Arrays.equals(v.getValue(), digest)) {
+                agreeing.add(v.getKey());
+            }
+        }
+        if (agreeing.size() < config.quorum()) {
+            return;
+        }
+        agreeing.sort(null);
+        List<Checkpoint> proof = new ArrayList<>();
+        for (int r : agreeing) {
+            proof.add(new Checkpoint(seq, digest, r));
+        }
+        for (byte[] other : votes.values()) {
+            if (!Arrays.equals(other, digest)) {
+                refuse(Refusal.CHECKPOINT_MISMATCH);
+            }
+        }
+        installStable(seq, digest, proof, true);
+    }
+
+    /**
+     * Keeps at most {@code L / K + 1} checkpoint votes per replica above h (its highest), so a
+     * Byzantine replica cannot fill memory with far-future checkpoints, while a lagging replica
+     * still learns of checkpoints far ahead.
+     */
+    private void boundCheckpointVotes(int replica) {
+        long cap = config.watermarkWindow() / config.checkpointInterval() + 1;
+        int count = 0;
+        for (Map<Integer, byte[]> votes : checkpointVotes.values()) {
+            if (votes.containsKey(replica)) {
+                count++;
+            }
+        }
+        Iterator<Map.Entry<Long, Map<Integer, byte[]>>> it = checkpointVotes.entrySet().iterator();
+        while (count > cap && it.hasNext()) {
+            Map<Integer, byte[]> votes = it.next().getValue();
+            if (votes.remove(replica) != null) {
+                count--;
+            }
+            if (votes.isEmpty()) {
+                it.remove();
+            }
+        }
+    }
+
+    private boolean validProof(long seq, byte[] digest, List<Checkpoint> proof) {
+        if (!config.isCheckpoint(seq)) {
+            return false;
+        }
+        Set<Integer> replicas = new HashSet<>();
+        for (Checkpoint c : proof) {
+            if (c.seq() != seq || !Arrays.equals(c.stateDigest(), digest) || c.replica() < 0 || c.replica() >= n
+                    || !replicas.add(c.replica())) {
+                return false;
+            }
+        }
+        return replicas.size() >= config.quorum();
+    }
+
+    private void installStable(long seq, byte[] digest, List<Checkpoint> proof, boolean announce) {
+        low = seq;
+        lowDigest = digest.clone();
+        lowProof = List.copyOf(proof);
+        slots.headMap(seq, true).clear();
+        checkpointVotes.headMap(seq, true).clear();
+        ownCheckpoints.headMap(seq, true).clear();
+        if (announce) {
+            outStable.add(new StableCheckpoint(seq, digest, proof));
+        }
+    }
+
+    // ------------------------------------------------------------------ view change
+
+    private void sawView(int from, long v) {
+        highestViewSeen.merge(from, v, Math::max);
+        long current = changing ? targetView : view;
+        List<Long> views = new ArrayList<>();
+        for (long seen : highestViewSeen.values()) {
+            if (seen > current) {
+                views.add(seen);
+            }
+        }
+        if (views.size() >= config.f() + 1) {
+            // f+1 replicas are in higher views, so at least one correct one is: join the smallest such view.
+            views.sort((a, b) -> Long.compare(b, a));
+            startViewChange(views.get(config.f()));
+        }
+    }
+
+    private boolean viewChangeQuorum() {
+        int count = 0;
+        for (ViewChange vc : latestViewChange.values()) {
+            if (vc.newView() >= targetView) {
+                count++;
+            }
+        }
+        return count >= config.quorum();
+    }
+
+    private void startViewChange(long target) {
+        changing = true;
+        targetView = target;
+        viewChangeStartedAt = now;
+        sentNewView = null;
+        List<PreparedCertificate> certs = new ArrayList<>();
+        for (Map.Entry<Long, Slot> e : slots.entrySet()) {
+            if (e.getValue().certificate != null) {
+                certs.add(e.getValue().certificate);
+            }
+        }
+        ViewChange vc = new ViewChange(target, low, lowProof, certs, self);
+        latestViewChange.put(self, vc);
+        multicast(vc);
+        tryNewView(target);
+    }
+
+    private void onViewChange(ViewChange vc, int from) {
+        if (vc.replica() != from) {
+            refuse(Refusal.FORGED_SENDER);
+            return;
+        }
+        if (!validViewChange(vc)) {
+            refuse(Refusal.BAD_VIEW_CHANGE);
+            return;
+        }
+        if (!changing && vc.newView() == view && sentNewView != null) {
+            // The sender missed our NEW-VIEW: send it again.
+            send(from, sentNewView);
+            return;
+        }
+        if (vc.newView() <= view) {
+            refuse(Refusal.STALE_VIEW);
+            return;
+        }
+        ViewChange earlier = latestViewChange.get(from);
+        if (earlier == null || earlier.newView() <= vc.newView()) {
+            latestViewChange.put(from, vc);
+        }
+        sawView(from, vc.newView());
+        tryNewView(vc.newView());
+    }
+
+    /** As the primary of {@code v}: with 2f+1 VIEW-CHANGEs for {@code v} (ours among them), send NEW-VIEW. */
+    private void tryNewView(long v) {
+        if (!changing || targetView != v || config.primary(v) != self) {
+            return;
+        }
+        List<ViewChange> set = new ArrayList<>();
+        for (int r = 0; r < n && set.size() < config.quorum(); r++) {
+            ViewChange vc = latestViewChange.get(r);
+            if (vc != null && vc.newView() == v) {
+                set.add(vc);
+            }
+        }
+        if (set.size() < config.quorum()) {
+            return;
+        }
+        NewView nv = new NewView(v, set, reproposals(v, set), self);
+        multicast(nv);
+        installView(nv);
+        sentNewView = nv;
+    }
+
+    /**
+     * The pre-prepares of a NEW-VIEW, computed from its VIEW-CHANGEs: for each instance of this pillar
+     * between min-s (the highest stable checkpoint among them) and max-s (the highest prepared
+     * instance), the prepared certificate of the highest view, or EMPTY for a hole.
+     */
+    private List<PrePrepare> reproposals(long v, List<ViewChange> set) {
+        long minS = 0;
+        for (ViewChange vc : set) {
+            minS = Math.max(minS, vc.stableSeq());
+        }
+        TreeMap<Long, PrePrepare> best = new TreeMap<>();
+        for (ViewChange vc : set) {
+            for (PreparedCertificate c : vc.prepared()) {
+                PrePrepare pp = c.prePrepare();
+                if (pp.seq() > minS) {
+                    PrePrepare b = best.get(pp.seq());
+                    if (b == null || pp.view() > b.view()) {
+                        best.put(pp.seq(), pp);
+                    }
+                }
+            }
+        }
+        List<PrePrepare> out = new ArrayList<>();
+        if (best.isEmpty()) {
+            return out;
+        }
+        long maxS = best.lastKey();
+        for (long s = firstAbove(minS); s <= maxS; s += config.pillars()) {
+            PrePrepare b = best.get(s);
+            out.add(b == null ? PrePrepare.empty(v, s) : new PrePrepare(v, s, b.digest(), b.request()));
+        }
+        return out;
+    }
+
+    /** Structural validity of a VIEW-CHANGE: its checkpoint proof and every prepared certificate. */
+    private boolean validViewChange(ViewChange vc) {
+        if (vc.newView() < 1 || vc.replica() < 0 || vc.replica() >= n || vc.stableSeq() < 0) {
+            return false;
+        }
+        if (vc.stableSeq() == 0 ? !vc.stableProof().isEmpty()
+                : vc.stableProof().isEmpty()
+                || !validProof(vc.stableSeq(), vc.stableProof().get(0).stateDigest(), vc.stableProof())) {
+            return false;
+        }
+        if (vc.prepared().size() > config.watermarkWindow() / config.pillars() + 1) {
+            return false;
+        }
+        Set<Long> seqs = new HashSet<>();
+        for (PreparedCertificate c : vc.prepared()) {
+            PrePrepare pp = c.prePrepare();
+            long s = pp.seq();
+            if (s < 1 || config.pillarOf(s) != pillar || s <= vc.stableSeq()
+                    || s > vc.stableSeq() + config.watermarkWindow() || !seqs.add(s)
+                    || pp.view() < 0 || pp.view() >= vc.newView() || !pp.digestMatches()
+                    || (c.proposer() != config.leader(s, pp.view()) && c.proposer() != config.primary(pp.view()))
+                    || (pp.request() != null && pp.request().payload().length > config.maxRequestBytes())) {
+                return false;
+            }
+            Set<Integer> voters = new HashSet<>();
+            for (Prepare p : c.prepares()) {
+                if (p.view() != pp.view() || p.seq() != s || !Arrays.equals(p.digest(), pp.digest())
+                        || p.replica() < 0 || p.replica() >= n || p.replica() == c.proposer() || !voters.add(p.replica())) {
+                    return false;
+                }
+            }
+            if (voters.size() < 2 * config.f()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private void onNewView(NewView nv, int from) {
+        if (nv.replica() != from) {
+            refuse(Refusal.FORGED_SENDER);
+            return;
+        }
+        if (config.primary(nv.view()) != from) {
+            refuse(Refusal.BAD_NEW_VIEW);
+            return;
+        }
+        if (nv.view() < view || (nv.view() == view && !changing) || (changing && nv.view() < targetView)) {
+            refuse(Refusal.STALE_VIEW);
+            return;
+        }
+        Set<Integer> senders = new HashSet<>();
+        for (ViewChange vc : nv.viewChanges()) {
+            if (vc.newView() != nv.view() || !validViewChange(vc) || !senders.add(vc.replica())) {
+                refuse(Refusal.BAD_NEW_VIEW);
+                return;
+            }
+        }
+        if (senders.size() < config.quorum() || !sameProposals(reproposals(nv.view(), nv.viewChanges()), nv.prePrepares())) {
+            refuse(Refusal.BAD_NEW_VIEW);
+            return;
+        }
+        installView(nv);
+    }
+
+    private static boolean sameProposals(List<PrePrepare> expected, List<PrePrepare> actual) {
+        if (expected.size() != actual.size()) {
+            return false;
+        }
+        for (int i = 0; i < expected.size(); i++) {
+            PrePrepare e = expected.get(i);
+            PrePrepare a = actual.get(i);
+            if (!e.equals(a) || !a.digestMatches() || (e.request() == null) != (a.request() == null)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Enters the NEW-VIEW's view: adopts its checkpoint if newer, and accepts its pre-prepares. */
+    private void installView(NewView nv) {
+        ViewChange newest = null;
+        for (ViewChange vc : nv.viewChanges()) {
+            if (newest == null || vc.stableSeq() > newest.stableSeq()) {
+                newest = vc;
+            }
+        }
+        if (newest != null && newest.stableSeq() > low) {
+            installStable(newest.stableSeq(), newest.stableProof().get(0).stateDigest(), newest.stableProof(), true);
+        }
+        view = nv.view();
+        changing = false;
+        targetView = view;
+        for (Slot slot : slots.values()) {
+            slot.prePrepare = null;
+            slot.proposer = -1;
+            slot.prepares.clear();
+            slot.commits.clear();
+            slot.prepared = false;
+            slot.ownPrepare = null;
+            slot.ownCommit = null;
+            slot.fromNewView = false;
+        }
+        latestViewChange.values().removeIf(vc -> vc.newView() <= view);
+        highestViewSeen.values().removeIf(v -> v <= view);
+        lastProgress = now; // timers restart in the new view
+        int primary = config.primary(view);
+        for (PrePrepare pp : nv.prePrepares()) {
+            if (pp.seq() > low && pp.seq() <= low + config.watermarkWindow()) {
+                slot(pp.seq()).fromNewView = true;
+                acceptPrePrepare(pp, primary);
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ output
+
+    private void retransmit() {
+        if (changing) {
+            ViewChange own = latestViewChange.get(self);
+            if (own != null) {
+                multicast(own);
+            }
+        } else {
+            for (Slot slot : slots.values()) {
+                // Pre-prepares a NEW-VIEW re-proposed travel only inside it (resent on a late VIEW-CHANGE).
+                if (slot.prePrepare != null && slot.proposer == self && config.leader(slot.prePrepare.seq(), view) == self
+                        && !slot.fromNewView) {
+                    multicast(slot.prePrepare);
+                }
+                if (slot.ownPrepare != null) {
+                    multicast(slot.ownPrepare);
+                }
+                if (slot.ownCommit != null) {
+                    multicast(slot.ownCommit);
+                }
+            }
+            int resent = 0;
+            for (Pending p : pending.values()) {
+                if (resent++ >= 8) {
+                    break;
+                }
+                multicast(p.request);
+            }
+        }
+        for (Map.Entry<Long, byte[]> own : ownCheckpoints.entrySet()) {
+            multicast(new Checkpoint(own.getKey(), own.getValue(), self));
+        }
+        if (low > 0 && lowProof.stream().anyMatch(c -> c.replica() == self)) {
+            multicast(new Checkpoint(low, lowDigest, self)); // lets a lagging replica learn h
+        }
+    }
+
+    private void multicast(PbftMessage m) {
+        for (int r = 0; r < n; r++) {
+            if (r != self) {
+                send(r, m);
+            }
+        }
+    }
+
+    private void send(int to, PbftMessage m) {
+        outMessages.add(PbftEnvelope.seal(self, to, pillar, m, auth));
+    }
+
+    private void refuse(Refusal reason) {
+        refusals.merge(reason, 1L, Long::sum);
+    }
+}

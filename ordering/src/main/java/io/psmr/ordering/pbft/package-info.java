@@ -1,0 +1,11 @@
+/**
+ * PBFT (Castro and Liskov, OSDI'99) as a pure protocol core for COP pillars (Behl et al.).
+ *
+ * <p>{@link io.psmr.ordering.pbft.PbftPillar} runs the instances {@code c ≡ p (mod Np)} of the global
+ * sequence for pillar {@code p} of one replica: envelopes and ticks in, a {@link io.psmr.ordering.pbft.PbftReady}
+ * out (envelopes, committed instances, stable checkpoints). No sockets, threads, clocks or random
+ * numbers inside. Messages are {@link io.psmr.ordering.pbft.PbftMessage} records in
+ * {@link io.psmr.ordering.pbft.PbftEnvelope}s, MAC'd over {@link io.psmr.ordering.pbft.PbftCodec}'s canonical
+ * bytes by an {@link io.psmr.ordering.pbft.Authenticator}. See {@code docs/wip-wip-pbft-core.md}.
+ */
+package io.psmr.ordering.pbft;

@@ -1,0 +1,227 @@
+package io.psmr.ordering.pbft;
+
+import io.psmr.ordering.pbft.PbftMessage.Request;
+import io.psmr.ordering.pbft.PbftReady.Committed;
+import io.psmr.ordering.pbft.PbftReady.StableCheckpoint;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+
+/**
+ * n replicas × Np pillars over a {@link PbftNetwork}, each replica with a minimal execution stage:
+ * it executes committed instances in global sequence order (skipping requests already executed),
+ * chains a state digest, reports it at checkpoints to the checkpoint's pillar, announces stable
+ * checkpoints to every pillar, asks pillars for EMPTY instances where the order has a gap, and
+ * "transfers state" (adopts the agreed digest) when a stable checkpoint passes it by.
+ *
+ * <p>It records every violation of agreement it sees in {@link #violations}.
+ */
+class PbftCluster {
+
+    /** One replica: its pillars and its execution stage. */
+    final class Replica {
+        final int id;
+        final PbftPillar[] pillars;
+        final TreeMap<Long, Committed> committed = new TreeMap<>();
+        final Set<RequestId> executedRequests = new HashSet<>();
+        long executedUpTo;
+        byte[] state = new byte[32];
+        int stateTransfers;
+
+        Replica(int id) {
+            this.id = id;
+            pillars = new PbftPillar[config.pillars()];
+            for (int p = 0; p < pillars.length; p++) {
+                pillars[p] = new PbftPillar(config, id, p, auth);
+            }
+        }
+
+        void onCommitted(Committed c) {
+            if (committed.containsKey(c.seq()) || c.seq() <= executedUpTo) {
+                if (committed.containsKey(c.seq()) && !Arrays.equals(committed.get(c.seq()).digest(), c.digest())) {
+                    violations.add("replica " + id + " committed seq " + c.seq() + " twice, differently");
+                }
+                return;
+            }
+            committed.put(c.seq(), c);
+            byte[] agreed = decided.putIfAbsent(c.seq(), c.digest());
+            if (agreed != null && !Arrays.equals(agreed, c.digest())) {
+                violations.add("agreement: seq " + c.seq() + " committed as " + hex(agreed) + " and as " + hex(c.digest())
+                        + " (replica " + id + ")");
+            }
+            if (c.request() != null) {
+                orderedAt.putIfAbsent(c.request().id(), c.seq());
+            }
+        }
+
+        void execute() {
+            while (committed.containsKey(executedUpTo + 1)) {
+                Committed c = committed.remove(executedUpTo + 1);
+                executedUpTo++;
+                if (c.request() != null) {
+                    executedRequests.add(c.request().id());
+                }
+                // The state chains every executed instance, so it depends on the order only.
+                state = PbftDigests.sha256(ByteBuffer.allocate(8 + 32 + 32).putLong(executedUpTo).put(state).put(c.digest()).array());
+                if (config.isCheckpoint(executedUpTo)) {
+                    pillars[config.checkpointPillar(executedUpTo)].checkpointDigest(executedUpTo, state);
+                }
+            }
+            if (!committed.isEmpty()) {
+                // A gap: every pillar must fill its instances below the highest committed one.
+                long top = committed.lastKey();
+                for (int p = 0; p < pillars.length; p++) {
+                    long s = top - Math.floorMod(top - p, config.pillars());
+                    if (s > executedUpTo && s >= 1) {
+                        pillars[p].needEmpty(s);
+                    }
+                }
+            }
+        }
+
+        void onStable(StableCheckpoint cp) {
+            for (PbftPillar p : pillars) {
+                p.stableCheckpoint(cp);
+            }
+            if (cp.seq() > executedUpTo) {
+                // State transfer is out of scope: adopt the agreed state, as a transfer would.
+                stateTransfers++;
+                executedUpTo = cp.seq();
+                state = cp.stateDigest();
+                committed.headMap(cp.seq(), true).clear();
+            }
+        }
+    }
+
+    final PbftConfig config;
+    final Authenticator auth;
+    final PbftNetwork network;
+    final Replica[] replicas;
+    final List<String> violations = new ArrayList<>();
+    /** The digest committed at each seq by the first correct replica. */
+    final Map<Long, byte[]> decided = new HashMap<>();
+    /** Where each request was (first) ordered. */
+    final Map<RequestId, Long> orderedAt = new HashMap<>();
+    /** Every request submitted, in order. */
+    final Map<RequestId, Request> submitted = new LinkedHashMap<>();
+    long now;
+
+    PbftCluster(PbftConfig config, Authenticator auth, PbftNetwork network) {
+        this.config = config;
+        this.auth = auth;
+        this.network = network;
+        replicas = new Replica[config.replicaCount()];
+        for (int r = 0; r < replicas.length; r++) {
+            replicas[r] = new Replica(r);
+        }
+    }
+
+    /** The pillar a client's requests go to. */
+    int pillarOf(long client) {
+        return (int) (client % config.pillars());
+    }
+
+    /** A client submits {@code request} at replica {@code at} (through the pillar of the client). */
+    boolean submit(Request request, int at) {
+        submitted.putIfAbsent(request.id(), request);
+        if (network.crashed.contains(at)) {
+            return false;
+        }
+        boolean accepted = replicas[at].pillars[pillarOf(request.client())].propose(request);
+        drain(replicas[at]);
+        return accepted;
+    }
+
+    /** Delivers the envelopes due, then ticks every live pillar and runs the execution stages. */
+    void tick() {
+        now++;
+        for (PbftEnvelope e : network.due(now)) {
+            Replica r = replicas[e.to()];
+            if (e.pillar() >= 0 && e.pillar() < config.pillars()) {
+                r.pillars[e.pillar()].step(e);
+            }
+            drain(r);
+        }
+        for (Replica r : replicas) {
+            if (network.crashed.contains(r.id)) {
+                continue;
+            }
+            for (PbftPillar p : r.pillars) {
+                p.tick();
+            }
+            drain(r);
+        }
+    }
+
+    /** Crash-stops replica {@code id}. */
+    void crash(int id) {
+        network.crashed.add(id);
+    }
+
+    /** Collects every pillar's outputs until none is left (execution may produce more). */
+    void drain(Replica r) {
+        boolean more = true;
+        while (more) {
+            more = false;
+            for (PbftPillar p : r.pillars) {
+                PbftReady ready = p.ready();
+                if (ready.isEmpty()) {
+                    continue;
+                }
+                more = true;
+                for (PbftEnvelope e : ready.messages()) {
+                    network.transmit(e, now);
+                }
+                ready.committed().forEach(r::onCommitted);
+                ready.stable().forEach(r::onStable);
+            }
+            r.execute();
+        }
+    }
+
+    /** Live replicas. */
+    List<Replica> live() {
+        return Arrays.stream(replicas).filter(r -> !network.crashed.contains(r.id)).toList();
+    }
+
+    /** Whether every submitted request is ordered and every live replica executed through it. */
+    boolean allDone() {
+        long top = 0;
+        for (RequestId id : submitted.keySet()) {
+            Long at = orderedAt.get(id);
+            if (at == null) {
+                return false;
+            }
+            top = Math.max(top, at);
+        }
+        for (Replica r : live()) {
+            if (r.executedUpTo < top) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Total refusals of {@code reason} over every live pillar. */
+    long refusals(Refusal reason) {
+        long sum = 0;
+        for (Replica r : replicas) {
+            for (PbftPillar p : r.pillars) {
+                sum += p.refusals(reason);
+            }
+        }
+        return sum;
+    }
+
+    static String hex(byte[] b) {
+        return HexFormat.of().formatHex(b, 0, Math.min(6, b.length));
+    }
+}

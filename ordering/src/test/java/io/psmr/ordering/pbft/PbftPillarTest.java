@@ -1,0 +1,233 @@
+package io.psmr.ordering.pbft;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.psmr.ordering.pbft.PbftMessage.Checkpoint;
+import io.psmr.ordering.pbft.PbftMessage.Commit;
+import io.psmr.ordering.pbft.PbftMessage.NewView;
+import io.psmr.ordering.pbft.PbftMessage.PrePrepare;
+import io.psmr.ordering.pbft.PbftMessage.Prepare;
+import io.psmr.ordering.pbft.PbftMessage.PreparedCertificate;
+import io.psmr.ordering.pbft.PbftMessage.Request;
+import io.psmr.ordering.pbft.PbftMessage.ViewChange;
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+/** Unit tests of one pillar and of small reliable clusters. */
+class PbftPillarTest {
+
+    private static final PbftConfig ONE_PILLAR = new PbftConfig(1, 1, 4, 8, 20, 160, 2, 10, LeaderRotation.FIXED, 64, 64);
+    private static final PbftKeys KEYS = PbftKeys.forTesting(7, 4, 4);
+    private static final Authenticator HMAC = new HmacAuthenticator(KEYS);
+
+    private static PbftCluster reliable(PbftConfig config) {
+        PbftNetwork net = new PbftNetwork(new Random(1));
+        return new PbftCluster(config, HMAC, net);
+    }
+
+    private static Request request(long client, long number) {
+        return Request.sign(client, number, new byte[] {(byte) client, (byte) number}, HMAC, 4);
+    }
+
+    private static void runUntil(PbftCluster c, int limit, java.util.function.BooleanSupplier done) {
+        for (int t = 0; t < limit && !done.getAsBoolean(); t++) {
+            c.tick();
+        }
+        assertTrue(done.getAsBoolean(), "not done after " + limit + " ticks");
+    }
+
+    @Test
+    void normalCaseOrdersRequestsInOneViewWithHmac() {
+        PbftCluster c = reliable(ONE_PILLAR);
+        for (int i = 1; i <= 3; i++) {
+            assertTrue(c.submit(request(0, i), 2)); // at a backup: forwarded to the primary
+        }
+        runUntil(c, 50, c::allDone);
+        for (PbftCluster.Replica r : c.replicas) {
+            assertEquals(3, r.executedUpTo);
+            assertEquals(0, r.pillars[0].view());
+            assertEquals(java.util.Map.of(), r.pillars[0].refusals());
+        }
+        assertEquals(List.of(1L, 2L, 3L), List.of(c.orderedAt.get(new RequestId(0, 1)), c.orderedAt.get(new RequestId(0, 2)),
+                c.orderedAt.get(new RequestId(0, 3))));
+        // An already ordered request number is refused, not ordered again.
+        assertFalse(c.submit(request(0, 2), 1));
+        assertEquals(1, c.replicas[1].pillars[0].refusals(Refusal.DUPLICATE_REQUEST));
+    }
+
+    @Test
+    void checkpointsCollectGarbageAndBoundTheWindow() {
+        PbftCluster c = reliable(ONE_PILLAR);
+        for (int i = 1; i <= 30; i++) {
+            c.submit(request(i % 4, i), 0);
+        }
+        runUntil(c, 500, c::allDone);
+        for (int t = 0; t < 5; t++) {
+            c.tick(); // the last CHECKPOINT messages arrive
+        }
+        for (PbftCluster.Replica r : c.replicas) {
+            PbftPillar p = r.pillars[0];
+            assertEquals(28, p.lowWatermark(), "replica " + r.id);
+            assertTrue(p.logSize() <= 2, "log holds " + p.logSize());
+        }
+        // A pre-prepare beyond h + L is refused.
+        PbftPillar backup = c.replicas[1].pillars[0];
+        Request r = request(1, 99);
+        backup.step(PbftEnvelope.seal(0, 1, 0, new PrePrepare(0, 28 + 9, r.digest(), r), HMAC));
+        assertEquals(1, backup.refusals(Refusal.OUTSIDE_WATERMARKS));
+    }
+
+    @Test
+    void aCheckpointNeedsTwoFPlusOneMatchingDigests() {
+        PbftPillar p = new PbftPillar(ONE_PILLAR, 0, 0, HMAC);
+        byte[] good = new byte[] {1};
+        byte[] bad = new byte[] {2};
+        p.checkpointDigest(4, good);
+        p.step(PbftEnvelope.seal(1, 0, 0, new Checkpoint(4, bad, 1), HMAC));
+        p.step(PbftEnvelope.seal(2, 0, 0, new Checkpoint(4, bad, 2), HMAC));
+        assertEquals(0, p.lowWatermark(), "two matching votes are not enough");
+        p.step(PbftEnvelope.seal(3, 0, 0, new Checkpoint(4, good, 3), HMAC));
+        assertEquals(0, p.lowWatermark());
+        p.step(PbftEnvelope.seal(2, 0, 0, new Checkpoint(4, good, 2), HMAC)); // replica 2 equivocates
+        assertEquals(1, p.refusals(Refusal.EQUIVOCATION));
+        assertEquals(0, p.lowWatermark());
+        // A stable-checkpoint announcement without 2f+1 matching votes is refused.
+        p.stableCheckpoint(new PbftReady.StableCheckpoint(4, good, List.of(new Checkpoint(4, good, 0), new Checkpoint(4, good, 3))));
+        assertEquals(1, p.refusals(Refusal.BAD_CHECKPOINT));
+        assertEquals(0, p.lowWatermark());
+        p.step(PbftEnvelope.seal(1, 0, 0, new Checkpoint(5, good, 1), HMAC));
+        assertEquals(2, p.refusals(Refusal.BAD_CHECKPOINT), "5 is not a multiple of K");
+    }
+
+    @Test
+    void byzantineNormalCaseInputsAreRefused() {
+        PbftPillar backup = new PbftPillar(ONE_PILLAR, 1, 0, HMAC);
+        Request r = request(1, 1);
+        PbftEnvelope forged = PbftEnvelope.seal(0, 1, 0, new PrePrepare(0, 1, r.digest(), r), HMAC);
+        backup.step(new PbftEnvelope(0, 1, 0, forged.message(), new byte[32]));
+        assertEquals(1, backup.refusals(Refusal.BAD_MAC));
+        backup.step(PbftEnvelope.seal(2, 1, 0, new PrePrepare(0, 1, r.digest(), r), HMAC));
+        assertEquals(1, backup.refusals(Refusal.WRONG_LEADER));
+        backup.step(PbftEnvelope.seal(0, 1, 0, new PrePrepare(0, 1, new byte[32], r), HMAC));
+        assertEquals(1, backup.refusals(Refusal.DIGEST_MISMATCH));
+        backup.step(PbftEnvelope.seal(0, 1, 0, new PrePrepare(3, 1, r.digest(), r), HMAC));
+        assertEquals(1, backup.refusals(Refusal.WRONG_VIEW));
+        Request unsigned = new Request(1, 2, new byte[] {9}, List.of(new byte[32], new byte[32], new byte[32], new byte[32]));
+        backup.step(PbftEnvelope.seal(0, 1, 0, new PrePrepare(0, 1, unsigned.digest(), unsigned), HMAC));
+        assertEquals(1, backup.refusals(Refusal.BAD_REQUEST_AUTH));
+        backup.step(PbftEnvelope.seal(0, 1, 0, new PrePrepare(0, 1, r.digest(), r), HMAC));
+        Request other = request(2, 1);
+        backup.step(PbftEnvelope.seal(0, 1, 0, new PrePrepare(0, 1, other.digest(), other), HMAC));
+        assertEquals(1, backup.refusals(Refusal.CONFLICTING_PRE_PREPARE));
+        backup.step(PbftEnvelope.seal(2, 1, 0, new Prepare(0, 1, r.digest(), 3), HMAC));
+        assertEquals(1, backup.refusals(Refusal.FORGED_SENDER));
+        // With two pillars, an EMPTY pre-prepare for the other pillar's number is refused.
+        PbftConfig two = new PbftConfig(1, 2, 4, 8, 20, 160, 2, 10, LeaderRotation.FIXED, 64, 64);
+        PbftPillar p1 = new PbftPillar(two, 1, 1, HMAC);
+        p1.step(PbftEnvelope.seal(0, 1, 1, PrePrepare.empty(0, 2), HMAC));
+        assertEquals(1, p1.refusals(Refusal.WRONG_PILLAR));
+        assertTrue(p1.ready().messages().isEmpty(), "a refused pre-prepare is not answered");
+    }
+
+    @Test
+    void aSilentPrimaryIsReplacedByAViewChange() {
+        PbftCluster c = reliable(ONE_PILLAR);
+        c.crash(0); // the primary of view 0
+        c.submit(request(1, 1), 1);
+        c.submit(request(2, 1), 2);
+        runUntil(c, 400, c::allDone);
+        for (PbftCluster.Replica r : c.live()) {
+            assertEquals(1, r.pillars[0].view(), "replica " + r.id);
+            assertFalse(r.pillars[0].isChangingView());
+        }
+    }
+
+    @Test
+    void rotatingLeadersSurviveACrashedReplicaWithTwoPillars() {
+        PbftConfig config = new PbftConfig(1, 2, 4, 8, 20, 160, 2, 10, LeaderRotation.ROTATING, 64, 64);
+        PbftCluster c = reliable(config);
+        c.crash(3);
+        for (int i = 1; i <= 12; i++) {
+            c.submit(request(i % 4, i), i % 3);
+        }
+        runUntil(c, 3000, c::allDone);
+        assertEquals(List.of(), c.violations);
+    }
+
+    /** A NEW-VIEW must be recomputable from its VIEW-CHANGEs; a primary that drops a prepared request is refused. */
+    @Test
+    void newViewIsVerifiedAgainstItsViewChanges() {
+        Request r = request(1, 1);
+        PrePrepare pp = new PrePrepare(0, 1, r.digest(), r);
+        PreparedCertificate cert = new PreparedCertificate(pp, 0, List.of(new Prepare(0, 1, r.digest(), 1), new Prepare(0, 1, r.digest(), 2)));
+        List<ViewChange> vcs = List.of(
+                new ViewChange(1, 0, List.of(), List.of(cert), 1),
+                new ViewChange(1, 0, List.of(), List.of(), 2),
+                new ViewChange(1, 0, List.of(), List.of(), 3));
+        PbftPillar lying = new PbftPillar(ONE_PILLAR, 2, 0, HMAC);
+        lying.step(PbftEnvelope.seal(1, 2, 0, new NewView(1, vcs, List.of(PrePrepare.empty(1, 1)), 1), HMAC));
+        assertEquals(1, lying.refusals(Refusal.BAD_NEW_VIEW));
+        assertEquals(0, lying.view());
+        // From a replica that is not the primary of view 1: refused.
+        lying.step(PbftEnvelope.seal(3, 2, 0, new NewView(1, vcs, List.of(new PrePrepare(1, 1, r.digest(), r)), 3), HMAC));
+        assertEquals(2, lying.refusals(Refusal.BAD_NEW_VIEW));
+        // Only two view changes: refused.
+        lying.step(PbftEnvelope.seal(1, 2, 0, new NewView(1, vcs.subList(0, 2), List.of(new PrePrepare(1, 1, r.digest(), r)), 1), HMAC));
+        assertEquals(3, lying.refusals(Refusal.BAD_NEW_VIEW));
+        // A certificate backed by only one prepare makes its view change invalid.
+        PreparedCertificate thin = new PreparedCertificate(pp, 0, List.of(new Prepare(0, 1, r.digest(), 1)));
+        lying.step(PbftEnvelope.seal(3, 2, 0, new ViewChange(1, 0, List.of(), List.of(thin), 3), HMAC));
+        assertEquals(1, lying.refusals(Refusal.BAD_VIEW_CHANGE));
+        // The correct NEW-VIEW is accepted: the backup enters view 1 and prepares the re-proposed request.
+        lying.step(PbftEnvelope.seal(1, 2, 0, new NewView(1, vcs, List.of(new PrePrepare(1, 1, r.digest(), r)), 1), HMAC));
+        assertEquals(1, lying.view());
+        List<PbftEnvelope> out = lying.ready().messages();
+        assertTrue(out.stream().anyMatch(e -> e.message() instanceof Prepare p && p.view() == 1 && p.seq() == 1));
+        // And a commit for it from the old view is refused.
+        lying.step(PbftEnvelope.seal(3, 2, 0, new Commit(0, 1, r.digest(), 3), HMAC));
+        assertEquals(1, lying.refusals(Refusal.WRONG_VIEW));
+    }
+
+    @Test
+    void codecRoundTripsEveryMessage() {
+        Request r = request(1, 1);
+        PrePrepare pp = new PrePrepare(0, 1, r.digest(), r);
+        PreparedCertificate cert = new PreparedCertificate(pp, 0, List.of(new Prepare(0, 1, r.digest(), 1), new Prepare(0, 1, r.digest(), 2)));
+        List<Checkpoint> proof = List.of(new Checkpoint(4, new byte[] {1}, 0), new Checkpoint(4, new byte[] {1}, 1), new Checkpoint(4, new byte[] {1}, 2));
+        ViewChange vc = new ViewChange(2, 4, proof, List.of(cert), 3);
+        List<PbftMessage> all = List.of(r, pp, PrePrepare.empty(3, 5), new Prepare(1, 2, r.digest(), 3), new Commit(1, 2, r.digest(), 0),
+                proof.get(0), vc, new NewView(2, List.of(vc), List.of(pp), 2));
+        for (PbftMessage m : all) {
+            byte[] bytes = PbftCodec.encode(m);
+            PbftMessage back = PbftCodec.decode(bytes);
+            assertArrayEquals(bytes, PbftCodec.encode(back), m.toString());
+        }
+        assertNull(((PrePrepare) PbftCodec.decode(PbftCodec.encode(PrePrepare.empty(3, 5)))).request());
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> PbftCodec.decode(new byte[] {42}));
+        assertEquals("malformed PBFT message: unknown type tag 42", e.getMessage());
+        byte[] truncated = java.util.Arrays.copyOf(PbftCodec.encode(pp), 10);
+        assertEquals("malformed PBFT message: truncated", assertThrows(IllegalArgumentException.class, () -> PbftCodec.decode(truncated)).getMessage());
+    }
+
+    @Test
+    void configRefusesBadValuesByName() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> new PbftConfig(1, 2, 8, 4, 20, 160, 2, 10, LeaderRotation.ROTATING, 64, 64));
+        assertEquals("watermarkWindow (4) must be at least checkpointInterval (8)", e.getMessage());
+        PbftConfig d = PbftConfig.defaults();
+        assertEquals(4, d.replicaCount());
+        assertEquals(2, d.firstSeq(0));
+        assertEquals(1, d.firstSeq(1));
+        assertEquals(0, d.pillarOf(4));
+        // Rotating leaders: instances 2,3 (block 1) led by replica 1 in view 0, by replica 2 in view 1.
+        assertEquals(1, d.leader(2, 0));
+        assertEquals(1, d.leader(3, 0));
+        assertEquals(2, d.leader(3, 1));
+    }
+}
