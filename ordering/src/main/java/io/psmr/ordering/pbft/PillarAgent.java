@@ -52,6 +52,7 @@ public final class PillarAgent implements Agent {
     private final ArrayDeque<ExecutionEvent> held = new ArrayDeque<>();
     private long nextTickAt;
     private volatile long malformed; // written by this agent only; volatile for monitoring
+    private volatile long refusedRequests; // likewise
 
     /**
      * @param replica     this replica's id
@@ -123,7 +124,9 @@ public final class PillarAgent implements Agent {
             return;
         }
         if (m instanceof Request r) {
-            core.propose(r);
+            if (!core.propose(r)) {
+                refusedRequests++; // the core counts why; the proposer's future stays open until close
+            }
         } else {
             refuseMalformed("request", new IllegalArgumentException("not a request: " + m.getClass().getSimpleName()));
         }
@@ -196,6 +199,11 @@ public final class PillarAgent implements Agent {
     /** Malformed frames and requests refused so far (this agent's thread, or a snapshot from another). */
     public long malformed() {
         return malformed;
+    }
+
+    /** Client requests the core refused so far (see its refusal counters for why). */
+    public long refusedRequests() {
+        return refusedRequests;
     }
 
     /** This replica's id. */

@@ -5,8 +5,9 @@ import io.psmr.ordering.pbft.PbftReady.StableCheckpoint;
 
 /**
  * One pillar's PBFT protocol as a {@link PillarAgent} drives it: a pure state machine (no threads, clocks or I/O),
- * the shape of the pillar core {@code PbftPillar}. Its inputs are the calls below; its outputs are collected by
- * {@link #ready()}. Called only by the thread of the agent that owns it.
+ * the shape of {@link PbftPillar}, which {@link PbftPillarCore} adapts; tests may drive the agents with a simpler
+ * core. Its inputs are the calls below; its outputs are collected by {@link #ready()}. Called only by the thread of
+ * the agent that owns it.
  */
 public interface PillarCore {
 
@@ -19,8 +20,13 @@ public interface PillarCore {
     /** One tick of the replica's clock (the agent turns elapsed time into ticks; the core has no clock). */
     void tick();
 
-    /** A client request routed to this pillar (the core verifies the client's MAC). */
-    void propose(Request request);
+    /**
+     * A client request routed to this pillar (the core verifies the client's MAC and forwards it to the other
+     * replicas).
+     *
+     * @return false if the core refused it (bad MAC, too large, already ordered, pending table full)
+     */
+    boolean propose(Request request);
 
     /** The execution stage's state digest after checkpoint {@code seq}, for the pillar in charge of it. */
     void checkpointDigest(long seq, byte[] digest);

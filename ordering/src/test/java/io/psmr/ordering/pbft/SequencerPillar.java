@@ -63,7 +63,9 @@ final class SequencerPillar implements PillarCore {
         if (!e.verify(auth) || e.to() != replica || e.pillar() != pillar) {
             throw new AssertionError("replica " + replica + " pillar " + pillar + " got a bad envelope " + e);
         }
-        if (e.message() instanceof PrePrepare pp && e.from() == LEADER) {
+        if (e.message() instanceof Request r && replica == LEADER) {
+            propose(r);
+        } else if (e.message() instanceof PrePrepare pp && e.from() == LEADER) {
             commit(pp.seq(), pp.request());
         } else if (e.message() instanceof Checkpoint c) {
             vote(c.seq(), c.replica(), c.stateDigest());
@@ -82,14 +84,17 @@ final class SequencerPillar implements PillarCore {
     }
 
     @Override
-    public void propose(Request request) {
+    public boolean propose(Request request) {
         if (!request.verifiedFor(replica, auth)) {
             throw new AssertionError("replica " + replica + ": request " + request + " does not verify");
         }
-        if (replica == LEADER && seen.add(request.id())) {
+        if (replica != LEADER) {
+            out.add(PbftEnvelope.seal(replica, LEADER, pillar, request, auth)); // forward, as PBFT replicas do
+        } else if (seen.add(request.id())) {
             pending.add(request);
             assign();
         }
+        return true;
     }
 
     @Override
