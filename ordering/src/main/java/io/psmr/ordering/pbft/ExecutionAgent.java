@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.OptionalLong;
+import java.util.TreeMap;
 
 /**
  * The execution stage of one replica as an {@link Agent}: owns its {@link ExecutionStage}, takes committed instances
@@ -16,8 +17,11 @@ import java.util.OptionalLong;
  * on (once per awaited sequence number), and each new stable checkpoint to every other pillar.
  *
  * <h2>Backpressure</h2>
- * A pillar's commit the stage refuses (beyond its window: the pillar's stable checkpoint ran ahead of this replica's
- * execution) stays at the head of that pillar's queue, so only that pillar is held back. A delivery the sink refuses is
+ * The pillars' queues are always drained: a pillar commits out of order, so a commit left at a queue head could hide
+ * the lower one order waits for. A commit the stage refuses (beyond its window: the pillar's stable checkpoint ran
+ * ahead of this replica's execution) is set aside, lowest first, and offered again as the window moves; at most
+ * {@code window} are set aside, beyond which this replica is so far behind a stable checkpoint that only state
+ * transfer (not built) could bring it back, and it fail-stops saying so. A delivery the sink refuses is
  * kept and offered again before anything else is released. A command whose pillar queue is full is kept, per pillar,
  * and sent first next cycle; pillars drain their commands every cycle, so this holds little, and more than
  * {@code maxHeldCommands} for one pillar is a bug that fail-stops the replica.
@@ -52,6 +56,8 @@ public final class ExecutionAgent implements Agent {
     private final DeliverySink sink;
     private final int maxHeldCommands;
 
+    private final TreeMap<Long, PbftReady.Committed> beyondWindow = new TreeMap<>();
+    private final int maxBeyondWindow;
     private ExecutionStage.Released<Request> heldDelivery;
     private long lastAwaited;
 
@@ -62,9 +68,12 @@ public final class ExecutionAgent implements Agent {
      * @param toPillars       pillar {@code p}'s commands at index {@code p}
      * @param sink            where the order goes
      * @param maxHeldCommands commands held for one full pillar queue before it is a bug, at least 1
+     * @param maxBeyondWindow commits set aside beyond the stage's window before the replica gives up (the window L)
      */
     public ExecutionAgent(int replica, ExecutionStage<Request> stage, List<BoundedQueue<ExecutionEvent>> fromPillars,
-                          List<BoundedQueue<PillarCommand>> toPillars, DeliverySink sink, int maxHeldCommands) {
+                          List<BoundedQueue<PillarCommand>> toPillars, DeliverySink sink, int maxHeldCommands,
+                          int maxBeyondWindow) {
+        this.maxBeyondWindow = maxBeyondWindow;
         this.role = "replica-" + replica + "/execution";
         this.stage = Objects.requireNonNull(stage, "stage");
         this.fromPillars = List.copyOf(fromPillars);
@@ -91,19 +100,12 @@ public final class ExecutionAgent implements Agent {
     @Override
     public int doWork() {
         int work = flushCommands();
+        work += retryBeyondWindow();
         for (BoundedQueue<ExecutionEvent> q : fromPillars) {
-            ExecutionEvent e;
-            int n = 0;
-            while (n < PillarAgent.BATCH && (e = q.peek()) != null) {
-                if (!take(e)) {
-                    break; // beyond the window: this pillar waits, the others go on
-                }
-                q.poll();
-                n++;
-            }
-            work += n;
+            work += q.drain(this::take, PillarAgent.BATCH);
         }
         work += release();
+        work += retryBeyondWindow();
         OptionalLong awaited = stage.awaitedSeq();
         if (awaited.isPresent() && awaited.getAsLong() != lastAwaited) {
             lastAwaited = awaited.getAsLong();
@@ -113,14 +115,25 @@ public final class ExecutionAgent implements Agent {
         return work;
     }
 
-    private boolean take(ExecutionEvent e) {
+    private void take(ExecutionEvent e) {
         if (e instanceof ExecutionEvent.Commit c) {
             PbftReady.Committed committed = c.committed();
             if (stage.pillarOf(committed.seq()) != c.pillar()) {
                 throw new IllegalStateException(role + ": pillar " + c.pillar() + " committed sequence number "
                         + committed.seq() + ", which belongs to pillar " + stage.pillarOf(committed.seq()));
             }
-            return committed.isEmpty() ? stage.offerEmpty(committed.seq()) : stage.offer(committed.seq(), committed.request());
+            if (!offer(committed)) {
+                if (beyondWindow.putIfAbsent(committed.seq(), committed) != null) {
+                    throw new IllegalStateException(role + ": sequence number " + committed.seq() + " was committed twice");
+                }
+                if (beyondWindow.size() > maxBeyondWindow) {
+                    throw new IllegalStateException(role + " is too far behind: " + beyondWindow.size() + " commits up to"
+                            + " sequence number " + beyondWindow.lastKey() + " lie beyond its execution window (it waits"
+                            + " for " + stage.nextSeq() + "); its pillars' stable checkpoint ran ahead of it, and only"
+                            + " state transfer, which is not built, could bring it back");
+                }
+            }
+            return;
         }
         ExecutionEvent.Stable s = (ExecutionEvent.Stable) e;
         if (stage.stable(s.checkpoint().seq())) {
@@ -130,7 +143,19 @@ public final class ExecutionAgent implements Agent {
                 }
             }
         }
-        return true;
+    }
+
+    private boolean offer(PbftReady.Committed c) {
+        return c.isEmpty() ? stage.offerEmpty(c.seq()) : stage.offer(c.seq(), c.request());
+    }
+
+    private int retryBeyondWindow() {
+        int n = 0;
+        while (!beyondWindow.isEmpty() && offer(beyondWindow.firstEntry().getValue())) {
+            beyondWindow.pollFirstEntry();
+            n++;
+        }
+        return n;
     }
 
     private int release() {

@@ -112,7 +112,7 @@ public final class PbftReplicaNode implements AutoCloseable {
         // The execution agent runs first on thread 0: with fewer threads than agents it shares a thread with pillars.
         // Commands are held only while a pillar's queue is full, and pillars empty it every cycle: at most one per
         // sequence number of the window (EMPTY requests) plus checkpoints is generous.
-        agents.add(0, new ExecutionAgent(replica, stage, events, commands, sink, 2 * window + 2));
+        agents.add(0, new ExecutionAgent(replica, stage, events, commands, sink, 2 * window + 2, window));
         this.runner = new AgentRunner("psmr-pbft-replica-" + replica, agents, settings.threads(), IdleStrategy::backoff);
     }
 

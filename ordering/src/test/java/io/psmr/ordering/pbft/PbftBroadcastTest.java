@@ -25,8 +25,14 @@ import org.junit.jupiter.api.Test;
 /** {@link PbftBroadcast} over a {@link LoopbackPbft} cluster of 4 replicas × 2 real PBFT pillars, real HMACs. */
 class PbftBroadcastTest {
 
-    /** f=1, 2 pillars, K=16, L=64, rotating leaders; short ticks so EMPTY instances come quickly. */
-    static final PbftConfig CONFIG = new PbftConfig(1, 2, 16, 64, 500, 16_000, 2, 20, LeaderRotation.ROTATING,
+    /**
+     * f=1, 2 pillars, K=32, L=256, rotating leaders; 1 ms ticks so EMPTY instances come quickly. Without state
+     * transfer a replica that falls a whole window behind the others is lost (it fail-stops saying so), so the window
+     * is wide enough for the slowest replica of a loaded 2-core machine, yet the test orders more than it, so the
+     * watermarks must move by shared checkpoints. The request timeout (2 s) avoids view changes caused only by CPU
+     * starvation.
+     */
+    static final PbftConfig CONFIG = new PbftConfig(1, 2, 32, 256, 2_000, 16_000, 2, 20, LeaderRotation.ROTATING,
             1 << 16, 10_000);
     static final PbftReplicaNode.Settings SETTINGS = new PbftReplicaNode.Settings(2, 1_000_000L, 1024, 4096, 1024);
 
@@ -45,7 +51,14 @@ class PbftBroadcastTest {
     @Test
     void concurrentProposersEveryReplicaDeliversTheSameGapFreeSequenceEachProposalOnce() throws Exception {
         int perProposer = 120;
-        try (LoopbackPbft cluster = LoopbackPbft.builder(CONFIG).settings(SETTINGS).maxPendingProposals(256).build()) {
+        List<PbftPillarCore> cores = Collections.synchronizedList(new ArrayList<>());
+        LoopbackPbft c0 = LoopbackPbft.builder(CONFIG).settings(SETTINGS).maxPendingProposals(256)
+                .pillars((config, replica, pillar, auth) -> {
+                    PbftPillarCore core = PbftPillarCore.create(config, replica, pillar, auth);
+                    cores.add(core);
+                    return core;
+                }).build();
+        try (LoopbackPbft cluster = c0) {
             int n = CONFIG.replicaCount();
             List<Recorder> recorders = new ArrayList<>();
             List<Subscription> subs = new ArrayList<>();
@@ -98,6 +111,16 @@ class PbftBroadcastTest {
                 }
             }
             assertEquals(total, cluster.broadcast(0).lastInstance());
+        } finally {
+            c0.close();
+            for (PbftPillarCore c : cores) {
+                System.out.println("DIAG replica " + c.core().replica() + " pillar " + c.pillar() + " view " + c.core().view()
+                        + " changing " + c.core().isChangingView() + " low " + c.core().lowWatermark() + " refusals "
+                        + c.core().refusals());
+            }
+            for (int r = 0; r < 4; r++) {
+                System.out.println("DIAG dropped to " + r + ": " + c0.network().dropped(r));
+            }
         }
     }
 

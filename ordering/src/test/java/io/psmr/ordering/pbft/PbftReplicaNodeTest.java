@@ -20,7 +20,8 @@ import org.junit.jupiter.api.Test;
 class PbftReplicaNodeTest {
 
     private static final long SEED = Long.getLong("psmr.seed", 20261123L);
-    static final PbftConfig CONFIG = new PbftConfig(1, 2, 8, 32, 200, 6400, 5, 50, LeaderRotation.FIXED, 1 << 20, 10_000);
+    /** K=8, L=128: 400 instances need the shared checkpoints to move the watermarks several times. */
+    static final PbftConfig CONFIG = new PbftConfig(1, 2, 8, 128, 200, 6400, 5, 50, LeaderRotation.FIXED, 1 << 20, 10_000);
 
     /** What one replica delivered, in order. Guarded by itself. */
     static final class Recorder implements DeliverySink {
