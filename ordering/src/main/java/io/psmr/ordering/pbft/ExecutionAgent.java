@@ -14,7 +14,8 @@ import java.util.TreeMap;
  * The execution stage of one replica as an {@link Agent}: owns its {@link ExecutionStage}, takes committed instances
  * and stable checkpoints from each pillar's queue, releases the total order to a {@link DeliverySink}, and sends the
  * pillars their commands: the checkpoint digest to the pillar in charge, {@code NeedEmpty} to the pillar order waits
- * on (once per awaited sequence number), and each new stable checkpoint to every other pillar.
+ * on (once per awaited sequence number), and each new stable checkpoint to every other pillar once this replica has
+ * executed through it.
  *
  * <h2>Backpressure</h2>
  * The pillars' queues are always drained: a pillar commits out of order, so a commit left at a queue head could hide
@@ -59,6 +60,7 @@ public final class ExecutionAgent implements Agent {
     private final TreeMap<Long, PbftReady.Committed> beyondWindow = new TreeMap<>();
     private final int maxBeyondWindow;
     private ExecutionStage.Released<Request> heldDelivery;
+    private ExecutionEvent.Stable unannounced;
     private long lastAwaited;
 
     /**
@@ -106,6 +108,7 @@ public final class ExecutionAgent implements Agent {
         }
         work += release();
         work += retryBeyondWindow();
+        work += announceStable();
         OptionalLong awaited = stage.awaitedSeq();
         if (awaited.isPresent() && awaited.getAsLong() != lastAwaited) {
             lastAwaited = awaited.getAsLong();
@@ -137,12 +140,26 @@ public final class ExecutionAgent implements Agent {
         }
         ExecutionEvent.Stable s = (ExecutionEvent.Stable) e;
         if (stage.stable(s.checkpoint().seq())) {
-            for (int p = 0; p < toPillars.size(); p++) {
-                if (p != s.pillar()) {
-                    command(p, new PillarCommand.Stable(s.checkpoint()));
-                }
+            unannounced = s; // a newer stable checkpoint supersedes one not yet announced
+        }
+    }
+
+    /**
+     * Announces the latest stable checkpoint to the other pillars once this replica has executed through it, not
+     * before: a pillar discards its log up to a stable checkpoint, and protocol messages for its instances below it
+     * may still wait in its inbox (the checkpoint was agreed on another pillar's connections, which can overtake).
+     */
+    private int announceStable() {
+        if (unannounced == null || stage.nextSeq() <= unannounced.checkpoint().seq()) {
+            return 0;
+        }
+        for (int p = 0; p < toPillars.size(); p++) {
+            if (p != unannounced.pillar()) {
+                command(p, new PillarCommand.Stable(unannounced.checkpoint()));
             }
         }
+        unannounced = null;
+        return 1;
     }
 
     private boolean offer(PbftReady.Committed c) {

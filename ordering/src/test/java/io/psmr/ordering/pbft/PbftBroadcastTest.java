@@ -51,14 +51,7 @@ class PbftBroadcastTest {
     @Test
     void concurrentProposersEveryReplicaDeliversTheSameGapFreeSequenceEachProposalOnce() throws Exception {
         int perProposer = 120;
-        List<PbftPillarCore> cores = Collections.synchronizedList(new ArrayList<>());
-        LoopbackPbft c0 = LoopbackPbft.builder(CONFIG).settings(SETTINGS).maxPendingProposals(256)
-                .pillars((config, replica, pillar, auth) -> {
-                    PbftPillarCore core = PbftPillarCore.create(config, replica, pillar, auth);
-                    cores.add(core);
-                    return core;
-                }).build();
-        try (LoopbackPbft cluster = c0) {
+        try (LoopbackPbft cluster = LoopbackPbft.builder(CONFIG).settings(SETTINGS).maxPendingProposals(256).build()) {
             int n = CONFIG.replicaCount();
             List<Recorder> recorders = new ArrayList<>();
             List<Subscription> subs = new ArrayList<>();
@@ -111,16 +104,6 @@ class PbftBroadcastTest {
                 }
             }
             assertEquals(total, cluster.broadcast(0).lastInstance());
-        } finally {
-            c0.close();
-            for (PbftPillarCore c : cores) {
-                System.out.println("DIAG replica " + c.core().replica() + " pillar " + c.pillar() + " view " + c.core().view()
-                        + " changing " + c.core().isChangingView() + " low " + c.core().lowWatermark() + " refusals "
-                        + c.core().refusals());
-            }
-            for (int r = 0; r < 4; r++) {
-                System.out.println("DIAG dropped to " + r + ": " + c0.network().dropped(r));
-            }
         }
     }
 
