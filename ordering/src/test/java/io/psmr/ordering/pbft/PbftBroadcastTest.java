@@ -26,13 +26,13 @@ import org.junit.jupiter.api.Test;
 class PbftBroadcastTest {
 
     /**
-     * f=1, 2 pillars, K=32, L=256, rotating leaders; 1 ms ticks so EMPTY instances come quickly. Without state
-     * transfer a replica that falls a whole window behind the others is lost (it fail-stops saying so), so the window
-     * is wide enough for the slowest replica of a loaded 2-core machine, yet the test orders more than it, so the
-     * watermarks must move by shared checkpoints. The request timeout (2 s) avoids view changes caused only by CPU
+     * f=1, 2 pillars, K=16, L=128, rotating leaders; 1 ms ticks so EMPTY instances come quickly. The test orders
+     * several windows' worth, so the watermarks must move by shared checkpoints. Without state transfer a replica that
+     * falls a whole window behind the others is lost (it fail-stops saying so), so the window leaves room for the
+     * slowest replica of a loaded 2-core machine; the request timeout (2 s) avoids view changes caused only by CPU
      * starvation.
      */
-    static final PbftConfig CONFIG = new PbftConfig(1, 2, 32, 256, 2_000, 16_000, 2, 20, LeaderRotation.ROTATING,
+    static final PbftConfig CONFIG = new PbftConfig(1, 2, 16, 128, 2_000, 16_000, 2, 20, LeaderRotation.ROTATING,
             1 << 16, 10_000);
     static final PbftReplicaNode.Settings SETTINGS = new PbftReplicaNode.Settings(2, 1_000_000L, 1024, 4096, 1024);
 
