@@ -17,7 +17,8 @@ import org.slf4j.LoggerFactory;
  *   <li>unless it still holds outputs for the execution stage, decodes and steps client requests and frames from its
  *       private inboxes (a bounded batch each);</li>
  *   <li>turns elapsed time of the replica's clock into {@link PillarCore#tick() ticks} (the core has no clock; at most
- *       {@value #MAX_TICKS_PER_CYCLE} per cycle, dropping ticks a stalled thread missed);</li>
+ *       {@value #MAX_TICKS_PER_CYCLE} per cycle, dropping ticks a stalled thread missed; none while it holds outputs
+ *       for a full execution queue, so the replica's own slowness never looks like a slow leader);</li>
  *   <li>drains the core's {@link PbftReady}: sends the envelopes through the {@link LoopbackNetwork}, and queues committed
  *       instances and stable checkpoints for the execution stage, keeping in order what its queue refused.</li>
  * </ol>
@@ -98,8 +99,12 @@ public final class PillarAgent implements Agent {
         if (held.isEmpty()) {
             work += requests.drain(this::propose, BATCH);
             work += frames.drain(this::step, BATCH);
+            work += tick();
+        } else {
+            // Held back by this replica's own execution: time spent so must not fire the core's timers, or the
+            // pillar would suspect a leader for its own slowness and start a view change alone.
+            nextTickAt = clock.getAsLong() + tickNanos;
         }
-        work += tick();
         work += drainReady();
         work += flush();
         return work;

@@ -37,7 +37,7 @@ class PbftBroadcastTest {
     static final PbftReplicaNode.Settings SETTINGS = new PbftReplicaNode.Settings(2, 1_000_000L, 1024, 4096, 1024);
 
     /** Records what one subscription delivered. */
-    static final class Recorder implements DeliveryListener {
+    static class Recorder implements DeliveryListener {
         final List<String> values = Collections.synchronizedList(new ArrayList<>());
         final List<Long> instances = Collections.synchronizedList(new ArrayList<>());
 
@@ -104,6 +104,43 @@ class PbftBroadcastTest {
                 }
             }
             assertEquals(total, cluster.broadcast(0).lastInstance());
+        }
+    }
+
+    @Test
+    void aBlockedSubscriberHoldsBackOnlyItsReplicaWithinTheRetentionBoundThenCatchesUp() throws Exception {
+        int total = 60;
+        try (LoopbackPbft cluster = LoopbackPbft.builder(CONFIG).settings(SETTINGS).retainedInstances(8).build()) {
+            java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+            Recorder slow = new Recorder() {
+                @Override
+                public void deliver(long instance, byte[] value) {
+                    try {
+                        release.await();
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                    super.deliver(instance, value);
+                }
+            };
+            Recorder fast = new Recorder();
+            Subscription slowSub = cluster.broadcast(2).subscribe(1, slow);
+            Subscription fastSub = cluster.broadcast(0).subscribe(1, fast);
+            List<CompletableFuture<Long>> futures = new ArrayList<>();
+            for (int k = 0; k < total; k++) {
+                futures.add(cluster.broadcast(0).propose(("v" + k).getBytes(StandardCharsets.UTF_8)));
+            }
+            for (CompletableFuture<Long> f : futures) {
+                f.get(30, TimeUnit.SECONDS); // ordered by the other replicas while replica 2 is held back
+            }
+            assertTrue(fastSub.awaitDelivered(total, 30, TimeUnit.SECONDS));
+            assertEquals(8, cluster.broadcast(2).lastInstance(), "replica 2 retains no more than its window");
+            release.countDown();
+            assertTrue(slowSub.awaitDelivered(total, 30, TimeUnit.SECONDS), "replica 2 did not catch up");
+            assertEquals(fast.values.subList(0, total), slow.values.subList(0, total));
+            cluster.failure().ifPresent(f -> {
+                throw new AssertionError("a replica failed", f);
+            });
         }
     }
 
