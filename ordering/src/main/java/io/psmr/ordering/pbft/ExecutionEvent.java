@@ -1,0 +1,19 @@
+package io.psmr.ordering.pbft;
+
+import io.psmr.ordering.pbft.PbftReady.Committed;
+import io.psmr.ordering.pbft.PbftReady.StableCheckpoint;
+
+/** What a {@link PillarAgent} tells the {@link ExecutionAgent} of its replica. */
+public sealed interface ExecutionEvent {
+
+    /** The pillar that produced it. */
+    int pillar();
+
+    /** An instance committed at the pillar. */
+    record Commit(int pillar, Committed committed) implements ExecutionEvent {
+    }
+
+    /** A checkpoint became stable at the pillar in charge of it. */
+    record Stable(int pillar, StableCheckpoint checkpoint) implements ExecutionEvent {
+    }
+}

@@ -1,0 +1,106 @@
+package io.psmr.ordering.pbft;
+
+import io.psmr.ordering.pbft.PbftMessage.Request;
+import io.psmr.ordering.pbft.agent.BoundedQueue;
+import java.util.concurrent.atomic.AtomicLongArray;
+
+/**
+ * The in-JVM network between the replicas of a {@link LoopbackPbft} cluster: one bounded inbox of frames per
+ * (replica, pillar), COP's private connections (§4.2.3), and one bounded inbox of client requests per (replica,
+ * pillar). Every message crosses it as bytes: encoded with {@link EnvelopeCodec} (the core's canonical encoding, with
+ * the MAC the sender sealed) and decoded by the receiving {@link PillarAgent}, so nothing is shared between replicas
+ * but immutable byte arrays.
+ *
+ * <h2>Overload</h2>
+ * Replica-to-replica links are lossy like a network: a frame offered to a full inbox is dropped and counted
+ * ({@link #dropped(int)}); PBFT's retransmission recovers it. A sender never waits, so replicas cannot deadlock on
+ * each other's inboxes. A request to a full request inbox is refused ({@link #submit} returns false) so the proposer
+ * can fail the proposal with an overload.
+ *
+ * <p>Thread safety: all methods from any thread; each inbox has one consumer, its pillar's agent.
+ */
+public final class LoopbackNetwork {
+
+    private final int replicas;
+    private final int pillars;
+    private final BoundedQueue<byte[]>[][] frames;
+    private final BoundedQueue<byte[]>[][] requests;
+    private final AtomicLongArray dropped;
+
+    /**
+     * @param replicas          n, at least 1
+     * @param pillars           Np, at least 1
+     * @param frameCapacity     frames buffered per (replica, pillar) inbox, at least 1
+     * @param requestCapacity   requests buffered per (replica, pillar) request inbox, at least 1
+     */
+    @SuppressWarnings("unchecked")
+    public LoopbackNetwork(int replicas, int pillars, int frameCapacity, int requestCapacity) {
+        if (replicas < 1 || pillars < 1) {
+            throw new IllegalArgumentException("need at least 1 replica and 1 pillar, got " + replicas + " and " + pillars);
+        }
+        this.replicas = replicas;
+        this.pillars = pillars;
+        this.frames = new BoundedQueue[replicas][pillars];
+        this.requests = new BoundedQueue[replicas][pillars];
+        for (int r = 0; r < replicas; r++) {
+            for (int p = 0; p < pillars; p++) {
+                frames[r][p] = new BoundedQueue<>("replica-" + r + "/pillar-" + p + " frames", frameCapacity);
+                requests[r][p] = new BoundedQueue<>("replica-" + r + "/pillar-" + p + " requests", requestCapacity);
+            }
+        }
+        this.dropped = new AtomicLongArray(replicas);
+    }
+
+    /** The number of replicas. */
+    public int replicas() {
+        return replicas;
+    }
+
+    /** The number of pillars per replica. */
+    public int pillars() {
+        return pillars;
+    }
+
+    /**
+     * Sends {@code envelope} to its {@link PbftEnvelope#to() replica} and {@link PbftEnvelope#pillar() pillar}.
+     *
+     * @return false if it was dropped (the inbox was full, or the address does not exist)
+     */
+    public boolean send(PbftEnvelope envelope) {
+        int to = envelope.to();
+        int pillar = envelope.pillar();
+        if (to < 0 || to >= replicas || pillar < 0 || pillar >= pillars) {
+            dropped.incrementAndGet(Math.floorMod(to, replicas));
+            return false;
+        }
+        if (!frames[to][pillar].offer(EnvelopeCodec.encode(envelope))) {
+            dropped.incrementAndGet(to);
+            return false;
+        }
+        return true;
+    }
+
+    /**
+     * Hands a client request to {@code pillar} of {@code replica}, encoded.
+     *
+     * @return false if that request inbox is full (nothing was queued)
+     */
+    public boolean submit(int replica, int pillar, Request request) {
+        return requests[replica][pillar].offer(PbftCodec.encode(request));
+    }
+
+    /** The inbox of frames for {@code pillar} of {@code replica} (its agent consumes it). */
+    public BoundedQueue<byte[]> frames(int replica, int pillar) {
+        return frames[replica][pillar];
+    }
+
+    /** The inbox of encoded requests for {@code pillar} of {@code replica} (its agent consumes it). */
+    public BoundedQueue<byte[]> requests(int replica, int pillar) {
+        return requests[replica][pillar];
+    }
+
+    /** Frames to {@code replica} dropped so far because its inbox was full or the address was bad. */
+    public long dropped(int replica) {
+        return dropped.get(replica);
+    }
+}
