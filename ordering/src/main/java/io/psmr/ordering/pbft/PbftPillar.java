@@ -58,6 +58,7 @@ public final class PbftPillar {
     private final int pillar;
     private final Authenticator auth;
     private final int n;
+    private int commitQuorum;
 
     private long now;
     private long view;
@@ -108,6 +109,16 @@ public final class PbftPillar {
         this.auth = auth;
         this.n = config.replicaCount();
         this.viewChangeTimeout = config.requestTimeoutTicks();
+        this.commitQuorum = config.quorum();
+    }
+
+    /**
+     * MUTATION TESTING ONLY: makes this pillar commit with {@code quorum} matching COMMITs instead of
+     * 2f+1, which is unsafe. It exists so that the Byzantine simulation can show that its checks
+     * catch a broken quorum; package-private and not part of {@link PbftConfig}, so no user can set it.
+     */
+    void commitQuorumForMutationTesting(int quorum) {
+        this.commitQuorum = quorum;
     }
 
     // ------------------------------------------------------------------ inputs
@@ -233,6 +244,17 @@ public final class PbftPillar {
             installStable(checkpoint.seq(), checkpoint.stateDigest(), checkpoint.proof(), false);
             tryPropose();
         }
+    }
+
+    /**
+     * The execution stage learned, by state transfer, that client {@code client}'s requests up to
+     * {@code number} are executed (a transferred state carries each client's last executed number,
+     * as in PBFT). The pillar forgets them and refuses them from now on; without this, requests ordered
+     * in a stretch the replica skipped stay pending, time out, and send it into a view change alone.
+     */
+    public void clientExecuted(long client, long number) {
+        lastOrdered.merge(client, number, Math::max);
+        pending.values().removeIf(p -> p.request.client() == client && p.request.number() <= number);
     }
 
     /** Returns and clears what was produced since the last call. */
@@ -552,7 +574,7 @@ public final class PbftPillar {
                 matching++;
             }
         }
-        if (matching < config.quorum()) {
+        if (matching < commitQuorum) {
             return;
         }
         slot.committed = true;
