@@ -21,6 +21,14 @@ enum ByzantineBehaviour {
      * replicas must change views away from it.
      */
     EQUIVOCATING_LEADER(List.of(Refusal.CONFLICTING_PRE_PREPARE, Refusal.WRONG_VIEW)),
+    /**
+     * As a leader, with a colluding network: pre-prepares each instance at two correct replicas only
+     * (X, Y), has the network hold back X's PREPARE and COMMIT to Y past the view change, sends its own
+     * COMMIT to X only, and hides its certificates in its VIEW-CHANGEs. With 2f+1 COMMITs X cannot commit
+     * alone with it; with 2f it can, and a NEW-VIEW without X's certificate decides otherwise — this is
+     * the behaviour that catches the commit-quorum mutation.
+     */
+    SPLITTING_LEADER(List.of(Refusal.WRONG_VIEW)),
     /** Corrupted, missing or impersonated envelope MACs, and client requests with forged client MACs. */
     FORGED_MACS(List.of(Refusal.BAD_MAC, Refusal.BAD_REQUEST_AUTH)),
     /** PRE-PREPARE digests that do not match the request, PREPARE/COMMIT digests of nothing agreed. */
@@ -47,6 +55,6 @@ enum ByzantineBehaviour {
 
     /** Whether the behaviour attacks as a leader, so the Byzantine replica is replica 0 (the primary of view 0). */
     boolean leadsFirst() {
-        return this == SILENT || this == EQUIVOCATING_LEADER || this == WRONG_DIGESTS || this == FORGED_MACS;
+        return this == SILENT || this == EQUIVOCATING_LEADER || this == SPLITTING_LEADER || this == WRONG_DIGESTS || this == FORGED_MACS;
     }
 }

@@ -38,6 +38,15 @@ class ByzantineNetwork extends PbftNetwork {
     }
 
     private static final int RING = 256;
+    /** How long the colluding network holds back a PREPARE/COMMIT of a split instance: well past a view change. */
+    private static final int HOLD_TICKS = 200;
+
+    /** An instance a {@link ByzantineBehaviour#SPLITTING_LEADER} pre-prepared at two correct replicas only. */
+    private record Split(int pillar, long view, long seq) {
+    }
+
+    private record Held(long at, PbftEnvelope envelope) {
+    }
 
     final int byzantine;
     final ByzantineBehaviour behaviour;
@@ -49,6 +58,9 @@ class ByzantineNetwork extends PbftNetwork {
     private final List<PbftEnvelope> sentByMe = new ArrayList<>();
     private final List<PbftEnvelope> receivedByMe = new ArrayList<>();
     private long now;
+    private boolean healed;
+    private final java.util.Set<Split> splits = new java.util.HashSet<>();
+    private final List<Held> held = new ArrayList<>();
 
     ByzantineNetwork(Random random, int byzantine, ByzantineBehaviour behaviour, PbftConfig config, Authenticator auth) {
         super(random);
@@ -72,6 +84,10 @@ class ByzantineNetwork extends PbftNetwork {
                 remember(receivedByMe, e);
                 learnRequests(e);
             }
+            if (holdBack(e)) {
+                held.add(new Held(now + HOLD_TICKS, e));
+                return;
+            }
             super.transmit(e, now);
             return;
         }
@@ -83,8 +99,50 @@ class ByzantineNetwork extends PbftNetwork {
     }
 
     @Override
+    void heal() {
+        super.heal();
+        healed = true;
+    }
+
+    /**
+     * The colluding network of a split instance: the PREPARE and COMMIT of the correct replica that
+     * gets the Byzantine COMMIT ("X") to the other pre-prepared one ("Y") are held back, so Y does not
+     * prepare before the view change. Only while the network is faulty.
+     */
+    private boolean holdBack(PbftEnvelope e) {
+        if (behaviour != ByzantineBehaviour.SPLITTING_LEADER || healed) {
+            return false;
+        }
+        long v;
+        long s;
+        if (e.message() instanceof Prepare p) {
+            v = p.view();
+            s = p.seq();
+        } else if (e.message() instanceof Commit c) {
+            v = c.view();
+            s = c.seq();
+        } else {
+            return false;
+        }
+        return splits.contains(new Split(e.pillar(), v, s)) && e.from() == role(1, v, s) && e.to() == role(2, v, s);
+    }
+
+    /** For a split instance: role 0 gets no pre-prepare, role 1 ("X") gets the Byzantine COMMIT, role 2 ("Y") neither. */
+    private int role(int role, long view, long seq) {
+        int k = (int) Math.floorMod(seq + view + role, 3L);
+        return k < byzantine ? k : k + 1;
+    }
+
+    @Override
     void tick(long now) {
         this.now = now;
+        for (java.util.Iterator<Held> it = held.iterator(); it.hasNext(); ) {
+            Held h = it.next();
+            if (h.at() <= now) {
+                it.remove();
+                super.transmit(h.envelope(), now);
+            }
+        }
         if (pillars == null) {
             return;
         }
@@ -166,6 +224,22 @@ class ByzantineNetwork extends PbftNetwork {
                     PrePrepare alt = other == null ? PrePrepare.empty(pp.view(), pp.seq())
                             : new PrePrepare(pp.view(), pp.seq(), other.digest(), other);
                     return List.of(seal(e, alt));
+                }
+                return List.of(e);
+            case SPLITTING_LEADER:
+                if (m instanceof PrePrepare pp) {
+                    if (e.to() == role(0, pp.view(), pp.seq())) {
+                        return List.of();
+                    }
+                    splits.add(new Split(e.pillar(), pp.view(), pp.seq()));
+                    return List.of(e);
+                }
+                if (m instanceof Commit c && splits.contains(new Split(e.pillar(), c.view(), c.seq()))) {
+                    return e.to() == role(1, c.view(), c.seq()) ? List.of(e) : List.of();
+                }
+                if (m instanceof ViewChange vc) {
+                    // Hides its prepared certificates: a lie by omission, undetectable and harmless with 2f+1 quorums.
+                    return List.of(seal(e, new ViewChange(vc.newView(), vc.stableSeq(), vc.stableProof(), List.of(), vc.replica())));
                 }
                 return List.of(e);
             case FORGED_MACS: {

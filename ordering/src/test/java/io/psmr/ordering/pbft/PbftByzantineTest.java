@@ -105,7 +105,8 @@ class PbftByzantineTest {
             }
         }
         boolean mustLeave = rotation == LeaderRotation.FIXED
-                && (behaviour == ByzantineBehaviour.SILENT || behaviour == ByzantineBehaviour.EQUIVOCATING_LEADER);
+                && (behaviour == ByzantineBehaviour.SILENT || behaviour == ByzantineBehaviour.EQUIVOCATING_LEADER
+                || behaviour == ByzantineBehaviour.SPLITTING_LEADER);
         if (mustLeave) {
             for (int p = 0; p < pillars; p++) {
                 int moved = 0;
@@ -225,6 +226,26 @@ class PbftByzantineTest {
         if (!failures.isEmpty()) {
             fail(failures.size() + " failing runs:\n" + String.join("\n", failures));
         }
+    }
+
+    /**
+     * Mutation test: with a COMMIT quorum of 2f instead of 2f+1 at every replica, the campaign must
+     * find a seed that violates agreement, or its checks could not fail.
+     */
+    @Test
+    void campaignCatchesACommitQuorumOf2f() {
+        int seeds = Integer.getInteger("psmr.pbft.mutationSeeds", 200);
+        List<String> caught = new ArrayList<>();
+        for (long seed = 1; seed <= seeds && caught.isEmpty(); seed++) {
+            for (ByzantineBehaviour b : ByzantineBehaviour.values()) {
+                Outcome o = runSeed(seed, b, 2);
+                if (o.violations().stream().anyMatch(v -> v.startsWith("agreement") || v.startsWith("total order"))) {
+                    caught.add(rerun(seed, b) + ": " + o.violations());
+                }
+            }
+        }
+        System.out.println("pbft mutation (commit quorum 2f): " + caught);
+        assertFalse(caught.isEmpty(), "no seed of " + seeds + " violated agreement with a commit quorum of 2f");
     }
 
     private static String rerun(long seed, ByzantineBehaviour b) {
