@@ -248,6 +248,33 @@ class PbftByzantineTest {
         assertFalse(caught.isEmpty(), "no seed of " + seeds + " violated agreement with a commit quorum of 2f");
     }
 
+    /**
+     * Every lie of the campaign's VIEW-CHANGEs is refused on its own; the forged certificate (well
+     * formed, for an instance that never prepared) is accepted — the documented gap that needs
+     * signatures or VIEW-CHANGE-ACK.
+     */
+    @Test
+    void detectableViewChangeLiesAreRefusedAndTheForgedCertificateIsNot() {
+        for (int pillars = 1; pillars <= 2; pillars++) {
+            PbftConfig config = PbftSimulationTest.smallConfig(pillars, LeaderRotation.ROTATING);
+            ChecksumAuthenticator auth = new ChecksumAuthenticator();
+            Request request = Request.sign(0, 1, new byte[] {1, 2, 3}, auth, 4);
+            for (Lie lie : Lie.values()) {
+                for (Request body : java.util.Arrays.asList(request, null)) {
+                    PbftPillar target = new PbftPillar(config, 1, pillars - 1, auth);
+                    ViewChange vc = ByzantineNetwork.lie(lie, config, 3, pillars - 1, 1, body, new byte[32]);
+                    target.step(PbftEnvelope.seal(3, 1, pillars - 1, vc, auth));
+                    String what = lie + " with " + (body == null ? "EMPTY" : "a request") + ", " + pillars + " pillars";
+                    if (lie == Lie.FORGED_CERTIFICATE) {
+                        assertEquals(Map.of(), target.refusals(), what + " is accepted: pairwise MACs cannot expose it");
+                    } else {
+                        assertEquals(Map.of(Refusal.BAD_VIEW_CHANGE, 1L), target.refusals(), what);
+                    }
+                }
+            }
+        }
+    }
+
     private static String rerun(long seed, ByzantineBehaviour b) {
         return "seed " + seed + " behaviour " + b + " (rerun with -Dpsmr.seed=" + seed + " -Dpsmr.pbft.behaviour=" + b + ")";
     }
