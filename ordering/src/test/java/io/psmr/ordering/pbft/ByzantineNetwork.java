@@ -29,7 +29,9 @@ class ByzantineNetwork extends PbftNetwork {
         VIEW_NOT_BELOW_NEW_VIEW, PREPARE_FROM_PROPOSER, WRONG_PROPOSER, BAD_STABLE_PROOF, OUTSIDE_WINDOW,
         OTHER_PILLAR, TWO_CERTIFICATES_ONE_SEQ,
         /** Undetectable without signatures or VIEW-CHANGE-ACK: never used in the campaign. */
-        FORGED_CERTIFICATE;
+        FORGED_CERTIFICATE,
+        /** A stable checkpoint "proved" by 2f+1 CHECKPOINTs it made up: undetectable too, never used. */
+        FORGED_STABLE_PROOF;
 
         /** The lies the core can detect. */
         static List<Lie> detectable() {
@@ -359,11 +361,11 @@ class ByzantineNetwork extends PbftNetwork {
             List<Prepare> emptyVotes = prepares.stream().map(p -> new Prepare(certView, seq, empty.digest(), p.replica())).toList();
             certs.add(new PreparedCertificate(empty, proposer, emptyVotes));
         }
-        if (lie == Lie.BAD_STABLE_PROOF) {
-            // A stable checkpoint "proved" by only 2f CHECKPOINTs.
+        if (lie == Lie.BAD_STABLE_PROOF || lie == Lie.FORGED_STABLE_PROOF) {
+            // A stable checkpoint "proved" by only 2f CHECKPOINTs, or by 2f+1 made-up ones.
             long k = config.checkpointInterval();
             List<Checkpoint> proof = new ArrayList<>();
-            for (int r = 0; r < 2 * f; r++) {
+            for (int r = 0; r < (lie == Lie.BAD_STABLE_PROOF ? 2 * f : 2 * f + 1); r++) {
                 proof.add(new Checkpoint(k, junk, r));
             }
             return new ViewChange(newView, k, proof, List.of(), liar);
