@@ -58,6 +58,7 @@ public final class PbftPillar {
     private final int pillar;
     private final Authenticator auth;
     private final int n;
+    private int commitQuorum;
 
     private long now;
     private long view;
@@ -78,6 +79,8 @@ public final class PbftPillar {
     private final Map<Long, Long> lastOrdered = new HashMap<>();
     private final Map<Integer, ViewChange> latestViewChange = new HashMap<>();
     private final Map<Integer, Long> highestViewSeen = new HashMap<>();
+    /** COMMITs of views this pillar is not in: per instance of the window, each replica's highest-view one. */
+    private final TreeMap<Long, Map<Integer, Commit>> otherViewCommits = new TreeMap<>();
     private long neededUpTo;
     private long neededSince;
     private long lastProgress;
@@ -108,6 +111,16 @@ public final class PbftPillar {
         this.auth = auth;
         this.n = config.replicaCount();
         this.viewChangeTimeout = config.requestTimeoutTicks();
+        this.commitQuorum = config.quorum();
+    }
+
+    /**
+     * MUTATION TESTING ONLY: makes this pillar commit with {@code quorum} matching COMMITs instead of
+     * 2f+1, which is unsafe. It exists so that the Byzantine simulation can show that its checks
+     * catch a broken quorum; package-private and not part of {@link PbftConfig}, so no user can set it.
+     */
+    void commitQuorumForMutationTesting(int quorum) {
+        this.commitQuorum = quorum;
     }
 
     // ------------------------------------------------------------------ inputs
@@ -233,6 +246,17 @@ public final class PbftPillar {
             installStable(checkpoint.seq(), checkpoint.stateDigest(), checkpoint.proof(), false);
             tryPropose();
         }
+    }
+
+    /**
+     * The execution stage learned, by state transfer, that client {@code client}'s requests up to
+     * {@code number} are executed (a transferred state carries each client's last executed number,
+     * as in PBFT). The pillar forgets them and refuses them from now on; without this, requests ordered
+     * in a stretch the replica skipped stay pending, time out, and send it into a view change alone.
+     */
+    public void clientExecuted(long client, long number) {
+        lastOrdered.merge(client, number, Math::max);
+        pending.values().removeIf(p -> p.request.client() == client && p.request.number() <= number);
     }
 
     /** Returns and clears what was produced since the last call. */
@@ -502,6 +526,9 @@ public final class PbftPillar {
             refuse(Refusal.FORGED_SENDER);
             return;
         }
+        if (changing || c.view() != view) {
+            learnCommitted(c, from);
+        }
         if (!inView(c.view(), from) || !inWindow(c.seq())) {
             return;
         }
@@ -512,6 +539,57 @@ public final class PbftPillar {
             return;
         }
         checkCommitted(c.seq(), slot);
+    }
+
+    /**
+     * Learns a decision from 2f+1 matching COMMITs of a view this pillar is not in (a replica that
+     * timed out alone waits in its view change while the others go on). 2f+1 COMMITs mean f+1 correct
+     * replicas prepared it, so it is committed; this replica sends nothing and prepares nothing, so its
+     * VIEW-CHANGE stays true. It needs the request's body: a pre-prepare or pending request with that
+     * digest, or none for EMPTY.
+     */
+    private void learnCommitted(Commit c, int from) {
+        long s = c.seq();
+        if (s < 1 || config.pillarOf(s) != pillar || s <= low || s > low + config.watermarkWindow()) {
+            return;
+        }
+        Slot slot = slots.get(s);
+        if (slot != null && slot.committed) {
+            return;
+        }
+        Map<Integer, Commit> votes = otherViewCommits.computeIfAbsent(s, k -> new HashMap<>());
+        Commit earlier = votes.get(from);
+        if (earlier == null || earlier.view() < c.view()) {
+            votes.put(from, c);
+        }
+        int matching = 0;
+        for (Commit v : votes.values()) {
+            matching += v.view() == c.view() && Arrays.equals(v.digest(), c.digest()) ? 1 : 0;
+        }
+        if (matching < commitQuorum) {
+            return;
+        }
+        Request body = null;
+        if (!PbftDigests.isEmpty(c.digest())) {
+            if (slot != null && slot.prePrepare != null && slot.prePrepare.request() != null
+                    && Arrays.equals(slot.prePrepare.digest(), c.digest())) {
+                body = slot.prePrepare.request();
+            } else {
+                for (Pending p : pending.values()) {
+                    if (Arrays.equals(p.request.digest(), c.digest())) {
+                        body = p.request;
+                        break;
+                    }
+                }
+            }
+            if (body == null) {
+                return; // the request has not reached this replica yet; its retransmission will
+            }
+        }
+        Slot learned = slot(s);
+        learned.committed = true;
+        otherViewCommits.remove(s);
+        committed(s, c.view(), body, c.digest());
     }
 
     /** Prepared: the pre-prepare plus 2f matching prepares from replicas other than its proposer. */
@@ -552,20 +630,24 @@ public final class PbftPillar {
                 matching++;
             }
         }
-        if (matching < config.quorum()) {
+        if (matching < commitQuorum) {
             return;
         }
         slot.committed = true;
         PrePrepare pp = slot.prePrepare;
-        outCommitted.add(new Committed(seq, view, pp.request(), pp.digest()));
-        if (pp.request() != null) {
-            Request r = pp.request();
+        committed(seq, view, pp.request(), pp.digest());
+        viewChangeTimeout = config.requestTimeoutTicks(); // the view works: the next view change starts short again
+    }
+
+    private void committed(long seq, long inView, Request request, byte[] digest) {
+        outCommitted.add(new Committed(seq, inView, request, digest));
+        if (request != null) {
+            Request r = request;
             lastOrdered.merge(r.client(), r.number(), Math::max);
             // Everything of this client up to this number is ordered: a request number is never ordered again.
             pending.values().removeIf(p -> p.request.client() == r.client() && p.request.number() <= r.number());
         }
         lastProgress = now;
-        viewChangeTimeout = config.requestTimeoutTicks(); // the view works: the next view change starts short again
     }
 
     private Slot slot(long seq) {
@@ -669,6 +751,7 @@ public final class PbftPillar {
         lowProof = List.copyOf(proof);
         slots.headMap(seq, true).clear();
         checkpointVotes.headMap(seq, true).clear();
+        otherViewCommits.headMap(seq, true).clear();
         ownCheckpoints.headMap(seq, true).clear();
         if (announce) {
             outStable.add(new StableCheckpoint(seq, digest, proof));

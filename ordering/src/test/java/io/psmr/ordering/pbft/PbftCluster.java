@@ -32,6 +32,10 @@ class PbftCluster {
         final PbftPillar[] pillars;
         final TreeMap<Long, Committed> committed = new TreeMap<>();
         final Set<RequestId> executedRequests = new HashSet<>();
+        /** The requests this replica executed, in execution order (duplicates skipped). */
+        final List<RequestId> executionLog = new ArrayList<>();
+        /** Requests ordered again (by a Byzantine leader or two pillars) and skipped at execution. */
+        long duplicatesSkipped;
         long executedUpTo;
         byte[] state = new byte[32];
         int stateTransfers;
@@ -52,6 +56,9 @@ class PbftCluster {
                 return;
             }
             committed.put(c.seq(), c);
+            if (byzantine.contains(id)) {
+                return; // a Byzantine replica's commits prove nothing
+            }
             byte[] agreed = decided.putIfAbsent(c.seq(), c.digest());
             if (agreed != null && !Arrays.equals(agreed, c.digest())) {
                 violations.add("agreement: seq " + c.seq() + " committed as " + hex(agreed) + " and as " + hex(c.digest())
@@ -67,7 +74,15 @@ class PbftCluster {
                 Committed c = committed.remove(executedUpTo + 1);
                 executedUpTo++;
                 if (c.request() != null) {
-                    executedRequests.add(c.request().id());
+                    // The execution stage skips a request ordered twice; deterministic, as the order is total.
+                    if (executedRequests.add(c.request().id())) {
+                        executionLog.add(c.request().id());
+                        if (!byzantine.contains(id)) {
+                            checkValidity(id, c.request());
+                        }
+                    } else {
+                        duplicatesSkipped++;
+                    }
                 }
                 // The state chains every executed instance, so it depends on the order only.
                 state = PbftDigests.sha256(ByteBuffer.allocate(8 + 32 + 32).putLong(executedUpTo).put(state).put(c.digest()).array());
@@ -94,6 +109,15 @@ class PbftCluster {
             if (cp.seq() > executedUpTo) {
                 // State transfer is out of scope: adopt the agreed state, as a transfer would.
                 stateTransfers++;
+                // The transferred state carries each client's last executed request (PBFT's reply table);
+                // the stand-in takes it from where the correct replicas ordered each request.
+                for (Map.Entry<RequestId, Long> o : orderedAt.entrySet()) {
+                    if (o.getValue() > executedUpTo && o.getValue() <= cp.seq() && executedRequests.add(o.getKey())) {
+                        for (PbftPillar p : pillars) {
+                            p.clientExecuted(o.getKey().client(), o.getKey().number());
+                        }
+                    }
+                }
                 executedUpTo = cp.seq();
                 state = cp.stateDigest();
                 committed.headMap(cp.seq(), true).clear();
@@ -106,6 +130,8 @@ class PbftCluster {
     final PbftNetwork network;
     final Replica[] replicas;
     final List<String> violations = new ArrayList<>();
+    /** Replicas that are Byzantine: neither their commits nor their progress are checked. */
+    final Set<Integer> byzantine = new HashSet<>();
     /** The digest committed at each seq by the first correct replica. */
     final Map<Long, byte[]> decided = new HashMap<>();
     /** Where each request was (first) ordered. */
@@ -143,6 +169,7 @@ class PbftCluster {
     /** Delivers the envelopes due, then ticks every live pillar and runs the execution stages. */
     void tick() {
         now++;
+        network.tick(now);
         for (PbftEnvelope e : network.due(now)) {
             Replica r = replicas[e.to()];
             if (e.pillar() >= 0 && e.pillar() < config.pillars()) {
@@ -187,9 +214,17 @@ class PbftCluster {
         }
     }
 
-    /** Live replicas. */
+    /** Live correct replicas (neither crashed nor Byzantine). */
     List<Replica> live() {
-        return Arrays.stream(replicas).filter(r -> !network.crashed.contains(r.id)).toList();
+        return Arrays.stream(replicas).filter(r -> !network.crashed.contains(r.id) && !byzantine.contains(r.id)).toList();
+    }
+
+    /** Validity: a correct replica executes only requests a client submitted, exactly as submitted. */
+    private void checkValidity(int replica, Request r) {
+        Request sent = submitted.get(r.id());
+        if (sent == null || !sent.equals(r)) {
+            violations.add("validity: replica " + replica + " executed " + r + (sent == null ? ", never submitted" : ", not as submitted"));
+        }
     }
 
     /** Whether every submitted request is ordered and every live replica executed through it. */

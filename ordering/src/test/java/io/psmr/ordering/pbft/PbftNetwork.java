@@ -55,6 +55,10 @@ class PbftNetwork {
         return out;
     }
 
+    /** Called at the start of every cluster tick; Byzantine networks act on their own here. */
+    void tick(long now) {
+    }
+
     /** Stops losing and duplicating. */
     void heal() {
         lossRate = 0;

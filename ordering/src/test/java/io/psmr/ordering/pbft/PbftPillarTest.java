@@ -230,4 +230,53 @@ class PbftPillarTest {
         assertEquals(1, d.leader(3, 0));
         assertEquals(2, d.leader(3, 1));
     }
+
+    @Test
+    void stateTransferredRequestsNoLongerTimeOut() {
+        Request r = request(1, 5);
+        PbftPillar forgetful = new PbftPillar(ONE_PILLAR, 1, 0, HMAC);
+        PbftPillar told = new PbftPillar(ONE_PILLAR, 1, 0, HMAC);
+        assertTrue(forgetful.propose(r));
+        assertTrue(told.propose(r));
+        // The execution stage learned by state transfer that client 1 executed up to number 5.
+        told.clientExecuted(1, 5);
+        assertEquals(0, told.pendingRequests());
+        for (int t = 0; t < ONE_PILLAR.requestTimeoutTicks(); t++) {
+            forgetful.tick();
+            told.tick();
+        }
+        assertTrue(forgetful.isChangingView(), "a request nobody will order again times out");
+        assertFalse(told.isChangingView());
+        assertFalse(told.propose(r));
+        assertEquals(1, told.refusals(Refusal.DUPLICATE_REQUEST));
+    }
+
+    @Test
+    void aReplicaAloneInAViewChangeLearnsDecisionsFromCommits() {
+        boolean[] isolated = {true};
+        PbftNetwork net = new PbftNetwork(new Random(1)) {
+            @Override
+            void transmit(PbftEnvelope e, long now) {
+                if (!(isolated[0] && e.from() == 3)) {
+                    super.transmit(e, now);
+                }
+            }
+        };
+        PbftCluster c = new PbftCluster(ONE_PILLAR, HMAC, net);
+        // Replica 3 gets a request the others never hear of (its messages are lost): it times out alone.
+        c.submit(request(0, 1), 3);
+        runUntil(c, 100, () -> c.replicas[3].pillars[0].isChangingView());
+        isolated[0] = false;
+        // The client retransmits to replica 0; the other three order it and more in view 0.
+        c.submit(request(0, 1), 0);
+        c.submit(request(1, 1), 0);
+        runUntil(c, 200, () -> c.replicas[0].executedUpTo == 2 && c.replicas[1].executedUpTo == 2 && c.replicas[2].executedUpTo == 2);
+        runUntil(c, 200, () -> c.replicas[3].executedUpTo == 2);
+        PbftPillar alone = c.replicas[3].pillars[0];
+        assertTrue(alone.isChangingView(), "still waiting for view 1, which nobody else wants");
+        assertEquals(0, c.replicas[0].pillars[0].view());
+        assertEquals(List.of(new RequestId(0, 1), new RequestId(1, 1)), c.replicas[3].executionLog);
+        assertEquals(c.replicas[0].executionLog, c.replicas[3].executionLog);
+        assertTrue(c.violations.isEmpty(), c.violations.toString());
+    }
 }

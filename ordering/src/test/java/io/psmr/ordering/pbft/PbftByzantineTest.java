@@ -1,0 +1,307 @@
+package io.psmr.ordering.pbft;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import io.psmr.ordering.pbft.ByzantineNetwork.Lie;
+import io.psmr.ordering.pbft.PbftMessage.Request;
+import io.psmr.ordering.pbft.PbftMessage.ViewChange;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The Byzantine campaign (issue 12): 4 replicas (f=1) × 1–2 pillars, FIXED or ROTATING leaders, a
+ * lossy, duplicating, reordering network, and one replica following a {@link ByzantineBehaviour}.
+ * After every run: agreement, total order, validity, and — once the network healed — liveness (every
+ * request of the correct clients delivered by every correct replica, no correct pillar left in a view
+ * change, and a view change away from a silent or equivocating primary).
+ *
+ * <p>{@code -Dpsmr.pbft.seeds=N} seeds per behaviour (default 40); {@code -Dpsmr.seed=S} only seed S;
+ * {@code -Dpsmr.pbft.behaviour=NAME} only that behaviour. A failure names its seed and behaviour.
+ */
+class PbftByzantineTest {
+
+    private static final int FAULT_TICKS = 400;
+    private static final int HEAL_LIMIT_TICKS = 20_000;
+
+    record Outcome(long seed, ByzantineBehaviour behaviour, List<String> violations, Map<Refusal, Long> refusals,
+                   int requests, long views, int stuckInViewChange) {
+    }
+
+    /** One run of {@code behaviour} under {@code seed}; {@code commitQuorum} 0 means the real one. */
+    static Outcome runSeed(long seed, ByzantineBehaviour behaviour, int commitQuorum) {
+        Random random = new Random(seed * 31 + behaviour.ordinal());
+        int pillars = 1 + random.nextInt(2);
+        LeaderRotation rotation = random.nextBoolean() ? LeaderRotation.ROTATING : LeaderRotation.FIXED;
+        PbftConfig config = PbftSimulationTest.smallConfig(pillars, rotation);
+        int n = config.replicaCount();
+        int byzantine = behaviour.leadsFirst() ? 0 : random.nextInt(n);
+        ChecksumAuthenticator auth = new ChecksumAuthenticator();
+        ByzantineNetwork net = new ByzantineNetwork(random, byzantine, behaviour, config, auth);
+        PbftCluster c = new PbftCluster(config, auth, net);
+        net.attach(c);
+        if (commitQuorum > 0) {
+            for (PbftCluster.Replica r : c.replicas) {
+                for (PbftPillar p : r.pillars) {
+                    p.commitQuorumForMutationTesting(commitQuorum);
+                }
+            }
+        }
+        net.lossRate = random.nextDouble() * 0.15;
+        net.duplicateRate = random.nextDouble() * 0.1;
+        net.maxDelay = 1 + random.nextInt(5);
+        int clients = 2 + random.nextInt(3);
+        long[] numbers = new long[clients];
+        long[] sentAt = new long[clients];
+        for (int t = 0; t < FAULT_TICKS + HEAL_LIMIT_TICKS; t++) {
+            boolean faultPhase = t < FAULT_TICKS;
+            if (t == FAULT_TICKS) {
+                net.heal();
+            }
+            for (int cl = 0; cl < clients; cl++) {
+                RequestId outstanding = numbers[cl] == 0 ? null : new RequestId(cl, numbers[cl]);
+                boolean done = outstanding == null || c.orderedAt.containsKey(outstanding);
+                if (done && faultPhase && random.nextDouble() < 0.2) {
+                    numbers[cl]++;
+                    byte[] payload = new byte[1 + random.nextInt(16)];
+                    random.nextBytes(payload);
+                    c.submit(Request.sign(cl, numbers[cl], payload, auth, n), random.nextInt(n));
+                    sentAt[cl] = t;
+                } else if (!done && t - sentAt[cl] > 60) {
+                    // The client retransmits to another replica (perhaps the Byzantine one).
+                    c.submit(c.submitted.get(outstanding), random.nextInt(n));
+                    sentAt[cl] = t;
+                }
+            }
+            c.tick();
+            if (!faultPhase && done(c)) {
+                break;
+            }
+        }
+        List<String> violations = new ArrayList<>(c.violations);
+        checkTotalOrder(c, violations);
+        if (!done(c)) {
+            long ordered = c.submitted.keySet().stream().filter(c.orderedAt::containsKey).count();
+            StringBuilder s = new StringBuilder("liveness: " + ordered + "/" + c.submitted.size() + " ordered;");
+            for (PbftCluster.Replica r : c.live()) {
+                s.append(" r").append(r.id).append(" executed ").append(r.executedUpTo).append(" transfers ").append(r.stateTransfers);
+                for (PbftPillar p : r.pillars) {
+                    s.append(" [p").append(p.pillar()).append(" v").append(p.view()).append(p.isChangingView() ? "*" : "")
+                            .append(" h").append(p.lowWatermark()).append(" pend").append(p.pendingRequests()).append("]");
+                }
+            }
+            violations.add(s.toString());
+        }
+        long views = Long.MAX_VALUE;
+        for (PbftCluster.Replica r : c.live()) {
+            for (PbftPillar p : r.pillars) {
+                views = Math.min(views, p.view());
+            }
+        }
+        boolean mustLeave = rotation == LeaderRotation.FIXED
+                && (behaviour == ByzantineBehaviour.SILENT || behaviour == ByzantineBehaviour.EQUIVOCATING_LEADER
+                || behaviour == ByzantineBehaviour.SPLITTING_LEADER);
+        if (mustLeave) {
+            for (int p = 0; p < pillars; p++) {
+                int moved = 0;
+                for (PbftCluster.Replica r : c.live()) {
+                    moved += r.pillars[p].view() >= 1 && !r.pillars[p].isChangingView() ? 1 : 0;
+                }
+                if (moved < config.f() + 1) {
+                    violations.add("pillar " + p + ": the view change away from the Byzantine primary 0 did not complete");
+                }
+            }
+        }
+        Map<Refusal, Long> refusals = new EnumMap<>(Refusal.class);
+        for (PbftCluster.Replica r : c.live()) {
+            for (PbftPillar p : r.pillars) {
+                p.refusals().forEach((k, v) -> refusals.merge(k, v, Long::sum));
+            }
+        }
+        if (!violations.isEmpty()) {
+            violations.add(0, "(" + pillars + " pillars, " + rotation + ", Byzantine replica " + byzantine + ")");
+        }
+        return new Outcome(seed, behaviour, violations, refusals, c.submitted.size(), views, stuckInViewChange(c));
+    }
+
+    /**
+     * Every request ordered, and executed by every correct replica — except, unless
+     * {@code -Dpsmr.pbft.strictLiveness=true}, one left alone in a view change (the known gap, counted).
+     */
+    private static boolean done(PbftCluster c) {
+        if (c.allDone() || !Boolean.getBoolean("psmr.pbft.strictLiveness") && c.submitted.keySet().stream().allMatch(c.orderedAt::containsKey)) {
+            long top = c.submitted.keySet().stream().mapToLong(c.orderedAt::get).max().orElse(0);
+            for (PbftCluster.Replica r : c.live()) {
+                boolean alone = false;
+                for (PbftPillar p : r.pillars) {
+                    alone |= p.isChangingView();
+                }
+                if (r.executedUpTo < top && (Boolean.getBoolean("psmr.pbft.strictLiveness") || !alone)) {
+                    return false;
+                }
+            }
+            return true;
+        }
+        return false;
+    }
+
+    /**
+     * Correct pillars still in a view change when the run ends: a replica that timed out alone stays
+     * there until the others change views (it follows only through checkpoints). Reported, not a
+     * violation: see docs/wip-wip-pbft-byz.md.
+     */
+    private static int stuckInViewChange(PbftCluster c) {
+        int stuck = 0;
+        for (PbftCluster.Replica r : c.live()) {
+            for (PbftPillar p : r.pillars) {
+                stuck += p.isChangingView() ? 1 : 0;
+            }
+        }
+        return stuck;
+    }
+
+    /**
+     * Total order: the executed request sequences of correct replicas are prefixes of one another
+     * (replicas that skipped a stretch by state transfer are compared by digest per seq, which
+     * agreement already covers).
+     */
+    private static void checkTotalOrder(PbftCluster c, List<String> violations) {
+        List<PbftCluster.Replica> full = c.live().stream().filter(r -> r.stateTransfers == 0).toList();
+        for (PbftCluster.Replica a : full) {
+            for (PbftCluster.Replica b : full) {
+                int common = Math.min(a.executionLog.size(), b.executionLog.size());
+                if (!a.executionLog.subList(0, common).equals(b.executionLog.subList(0, common))) {
+                    violations.add("total order: replicas " + a.id + " and " + b.id + " executed different sequences");
+                    return;
+                }
+            }
+        }
+    }
+
+    private static List<ByzantineBehaviour> behaviours() {
+        String only = System.getProperty("psmr.pbft.behaviour");
+        return only != null ? List.of(ByzantineBehaviour.valueOf(only)) : List.of(ByzantineBehaviour.values());
+    }
+
+    @Test
+    void everyBehaviourOverManySeeds() {
+        String only = System.getProperty("psmr.seed");
+        long first = only != null ? Long.parseLong(only) : 1;
+        int count = only != null ? 1 : Integer.getInteger("psmr.pbft.seeds", 40);
+        List<String> failures = new ArrayList<>();
+        for (ByzantineBehaviour b : behaviours()) {
+            long requests = 0;
+            long views = 0;
+            long stuck = 0;
+            Map<Refusal, Long> refusals = new EnumMap<>(Refusal.class);
+            for (long seed = first; seed < first + count; seed++) {
+                Outcome o;
+                try {
+                    o = runSeed(seed, b, 0);
+                } catch (RuntimeException | AssertionError e) {
+                    throw new AssertionError(rerun(seed, b) + " threw", e);
+                }
+                if (!o.violations().isEmpty()) {
+                    failures.add(rerun(seed, b) + ": " + o.violations());
+                }
+                requests += o.requests();
+                views += o.views();
+                stuck += o.stuckInViewChange();
+                o.refusals().forEach((k, v) -> refusals.merge(k, v, Long::sum));
+            }
+            System.out.printf("pbft byzantine %s: %d seeds from %d, %d requests, %d views, %d pillars left alone in a view"
+                    + " change, refusals %s%n", b, count, first, requests, views, stuck, refusals);
+            assertTrue(requests > count * 10L, b + ": the runs ordered almost nothing: " + requests);
+            if (only == null && !b.refusedAs().isEmpty()) {
+                assertTrue(b.refusedAs().stream().anyMatch(r -> refusals.getOrDefault(r, 0L) > 0),
+                        b + ": the attack never reached a correct replica; expected one of " + b.refusedAs() + ", got " + refusals);
+            }
+        }
+        if (!failures.isEmpty()) {
+            fail(failures.size() + " failing runs:\n" + String.join("\n", failures));
+        }
+    }
+
+    /**
+     * Mutation test: with a COMMIT quorum of 2f instead of 2f+1 at every replica, the campaign must
+     * find a seed that violates agreement, or its checks could not fail.
+     */
+    @Test
+    void campaignCatchesACommitQuorumOf2f() {
+        int seeds = Integer.getInteger("psmr.pbft.mutationSeeds", 200);
+        List<String> caught = new ArrayList<>();
+        for (long seed = 1; seed <= seeds && caught.isEmpty(); seed++) {
+            for (ByzantineBehaviour b : ByzantineBehaviour.values()) {
+                Outcome o = runSeed(seed, b, 2);
+                if (o.violations().stream().anyMatch(v -> v.startsWith("agreement") || v.startsWith("total order"))) {
+                    caught.add(rerun(seed, b) + ": " + o.violations());
+                }
+            }
+        }
+        System.out.println("pbft mutation (commit quorum 2f): " + caught);
+        assertFalse(caught.isEmpty(), "no seed of " + seeds + " violated agreement with a commit quorum of 2f");
+    }
+
+    /**
+     * Every lie of the campaign's VIEW-CHANGEs is refused on its own; the forged certificate (well
+     * formed, for an instance that never prepared) is accepted — the documented gap that needs
+     * signatures or VIEW-CHANGE-ACK.
+     */
+    @Test
+    void detectableViewChangeLiesAreRefusedAndTheForgedCertificateIsNot() {
+        for (int pillars = 1; pillars <= 2; pillars++) {
+            PbftConfig config = PbftSimulationTest.smallConfig(pillars, LeaderRotation.ROTATING);
+            ChecksumAuthenticator auth = new ChecksumAuthenticator();
+            Request request = Request.sign(0, 1, new byte[] {1, 2, 3}, auth, 4);
+            for (Lie lie : Lie.values()) {
+                for (Request body : java.util.Arrays.asList(request, null)) {
+                    PbftPillar target = new PbftPillar(config, 1, pillars - 1, auth);
+                    ViewChange vc = ByzantineNetwork.lie(lie, config, 3, pillars - 1, 1, body, new byte[32]);
+                    target.step(PbftEnvelope.seal(3, 1, pillars - 1, vc, auth));
+                    String what = lie + " with " + (body == null ? "EMPTY" : "a request") + ", " + pillars + " pillars";
+                    if (lie == Lie.FORGED_CERTIFICATE || lie == Lie.FORGED_STABLE_PROOF) {
+                        assertEquals(Map.of(), target.refusals(), what + " is accepted: pairwise MACs cannot expose it");
+                    } else {
+                        assertEquals(Map.of(Refusal.BAD_VIEW_CHANGE, 1L), target.refusals(), what);
+                    }
+                }
+            }
+        }
+    }
+
+    /**
+     * Documents a gap (see docs/wip-wip-pbft-byz.md): the VIEW-CHANGEs inside a NEW-VIEW carry no
+     * authenticator of their senders, so a Byzantine primary can make up all 2f+1 of them — here
+     * without any certificate, which would drop every prepared instance — and a backup that never
+     * received one installs the view.
+     */
+    @Test
+    void aNewViewOfMadeUpViewChangesIsAcceptedGap() {
+        PbftConfig config = PbftSimulationTest.smallConfig(1, LeaderRotation.FIXED);
+        ChecksumAuthenticator auth = new ChecksumAuthenticator();
+        PbftPillar backup = new PbftPillar(config, 2, 0, auth);
+        List<ViewChange> madeUp = List.of(new ViewChange(1, 0, List.of(), List.of(), 0),
+                new ViewChange(1, 0, List.of(), List.of(), 1), new ViewChange(1, 0, List.of(), List.of(), 3));
+        backup.step(PbftEnvelope.seal(1, 2, 0, new PbftMessage.NewView(1, madeUp, List.of(), 1), auth));
+        assertEquals(1, backup.view());
+        assertFalse(backup.isChangingView());
+        assertEquals(Map.of(), backup.refusals());
+    }
+
+    private static String rerun(long seed, ByzantineBehaviour b) {
+        return "seed " + seed + " behaviour " + b + " (rerun with -Dpsmr.seed=" + seed + " -Dpsmr.pbft.behaviour=" + b + ")";
+    }
+
+    @Test
+    void sameSeedSameRun() {
+        for (ByzantineBehaviour b : ByzantineBehaviour.values()) {
+            assertEquals(runSeed(7, b, 0), runSeed(7, b, 0), b.name());
+        }
+    }
+}
