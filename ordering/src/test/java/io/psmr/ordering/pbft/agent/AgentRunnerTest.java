@@ -167,8 +167,12 @@ class AgentRunnerTest {
                 + "java.lang.IllegalStateException: boom at call 100", f.getMessage());
         assertEquals(f, runner.failure().orElseThrow());
         assertFalse(runner.isRunning());
+        // Every agent that started is closed, on its own thread; one on a thread that saw the failure
+        // before starting it never started (the contract closes started agents only). Agent 0 shares
+        // the bomb's thread and starts before it, so it is always closed.
+        assertTrue(agents.get(0).closeThread != null, agents.get(0).role + " was not closed");
         for (RingAgent a : agents) {
-            assertTrue(a.closeThread != null, a.role + " was not closed");
+            assertEquals(a.startThread, a.closeThread, a.role + " must be closed on the thread that started it, and only if started");
         }
         runner.close(); // idempotent after a failure
     }
