@@ -6,6 +6,7 @@ import static io.psmr.proxy.ClientProxyTest.b;
 import static io.psmr.proxy.ClientProxyTest.get;
 import static io.psmr.proxy.ClientProxyTest.proxy;
 import static io.psmr.proxy.ClientProxyTest.replicas;
+import static io.psmr.proxy.net.Conditions.await;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -78,10 +79,10 @@ class BatchDecoratorTest {
 
         @Override
         public void onResult(KvCommand command, KvResult result) {
-            assertNull(results.put(command, result), "one outcome per added command: " + command);
             if (command.op() == KvOp.OPEN_SESSION) {
-                session = result.sessionId();
+                session = result.sessionId(); // before the outcome is visible: a test waiting on it sees the session
             }
+            assertNull(results.put(command, result), "one outcome per added command: " + command);
         }
 
         @Override
@@ -106,6 +107,12 @@ class BatchDecoratorTest {
                 for (int i = 1; i <= 11; i++) {
                     KvResult r = get(client.read(b("absent" + i)));
                     assertEquals(KvStatus.NOT_FOUND, r.status(), "the client's own answer, batch " + i);
+                    if (i % 3 == 2) {
+                        // The added command's reply may trail the client's; batch i+3 must find the session known.
+                        int expected = i / 3 + 1;
+                        await(() -> decorator.results.size() == expected, 30,
+                                () -> expected + " decorator outcomes, got " + decorator.results);
+                    }
                 }
                 ProxyStats s = p.stats();
                 assertEquals(12, s.batches(), s.toString());

@@ -8,13 +8,13 @@ import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
 /** Waiting on conditions with a deadline, for tests of asynchronous network code. */
-final class Conditions {
+public final class Conditions {
 
     private Conditions() {
     }
 
     /** Polls {@code condition} every millisecond until it holds; fails with {@code what} after {@code seconds}. */
-    static void await(BooleanSupplier condition, long seconds, Supplier<String> what) {
+    public static void await(BooleanSupplier condition, long seconds, Supplier<String> what) {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
         while (!condition.getAsBoolean()) {
             if (System.nanoTime() > deadline) {
