@@ -27,7 +27,7 @@ import org.slf4j.Logger;
  * <p>Each refusal may also name a reason (an enum constant or a string constant of the caller, such as
  * {@link FrameServer#CONNECTION_LIMIT}), counted apart ({@link #refusals(Object)}, {@link #refusalsByReason()}) for a
  * status page; refusals without one count under {@link #UNCLASSIFIED}. At most {@value #MAX_REASONS} reasons are
- * told apart (more count as unclassified): reasons are meant to be a fixed set, not per-message text.
+ * kept, unclassified included (later new ones count as unclassified): reasons are meant to be a fixed set, not per-message text.
  *
  * <p>Thread-safe: its methods may be called from any thread (normally the owner's event loop); they never block
  * on anything but a short internal lock. The clock is passed in, so tests can drive the interval.
@@ -131,11 +131,7 @@ public final class RefusalLog {
         Objects.requireNonNull(reason, "reason");
         refusals.increment();
         LongAdder count = byReason.get(reason);
-        if (count == null) {
-            count = byReason.size() < MAX_REASONS ? byReason.computeIfAbsent(reason, r -> new LongAdder())
-                    : byReason.computeIfAbsent(UNCLASSIFIED, r -> new LongAdder());
-        }
-        count.increment();
+        (count != null ? count : counterOf(reason)).increment();
         long now = nanoClock.getAsLong();
         long unloggedBefore;
         synchronized (this) {
@@ -159,6 +155,17 @@ public final class RefusalLog {
                     unloggedBefore);
         }
         return true;
+    }
+
+    /** The counter of a reason not counted yet, or unclassified's when the bound is reached (one slot is kept for it). */
+    private synchronized LongAdder counterOf(Object reason) {
+        LongAdder count = byReason.get(reason);
+        if (count != null) {
+            return count;
+        }
+        int named = byReason.size() - (byReason.containsKey(UNCLASSIFIED) ? 1 : 0);
+        Object key = reason.equals(UNCLASSIFIED) || named < MAX_REASONS - 1 ? reason : UNCLASSIFIED;
+        return byReason.computeIfAbsent(key, r -> new LongAdder());
     }
 
     /** Every refusal counted so far, logged or not. */
