@@ -88,7 +88,7 @@ public final class LoadRun {
      * that names the embedded replicas that stopped serving), and returns the report.
      *
      * @param started called with the embedded cluster once it runs, before the clients start (tests
-     *                stop replicas from it); may be null; not called over Ratis
+     *                stop replicas from it); may be null; not called over Ratis or PBFT
      * @throws LoadStalledException if the run stalled; it carries the report of what completed (no digests)
      */
     public static LoadReport run(LoadOptions o, LoadTarget ordering, HistorySink history, RunControls controls,
@@ -96,6 +96,9 @@ public final class LoadRun {
             throws InterruptedException {
         if (ordering.ordering() == OrderingProtocol.RATIS) {
             return RatisLoadRun.run(o, history, controls);
+        }
+        if (ordering.ordering() == OrderingProtocol.PBFT) {
+            return PbftLoadRun.run(o, ordering.pbft(), history, controls);
         }
         ReplicaConfig rc = replicaConfig(o);
         ProxyConfig pc = proxyConfig(o, rc);
