@@ -6,15 +6,19 @@ import io.psmr.bench.stats.RunStatistics;
 import io.psmr.kvstore.EmbeddedCluster;
 import io.psmr.kvstore.KvStatus;
 import io.psmr.kvstore.LocalReplyRouter;
+import io.psmr.kvstore.PbftCluster;
 import io.psmr.kvstore.Replica;
 import io.psmr.kvstore.ReplicaConfig;
 import io.psmr.kvstore.ReplicaStats;
 import io.psmr.ordering.AtomicBroadcast;
+import io.psmr.ordering.pbft.LeaderRotation;
+import io.psmr.ordering.pbft.PbftConfig;
 import io.psmr.ordering.ringpaxos.net.LoopbackRingPaxos;
 import io.psmr.ordering.ringpaxos.net.TransportConfig;
 import io.psmr.proxy.ClientProxy;
 import io.psmr.proxy.ProxyConfig;
 import io.psmr.proxy.ProxyStats;
+import io.psmr.proxy.ReplyTrust;
 import io.psmr.bench.load.HistorySink;
 import io.psmr.bench.load.LoadGenerator;
 import io.psmr.scheduler.SchedulerMode;
@@ -37,10 +41,11 @@ import org.HdrHistogram.Histogram;
  * The end-to-end benchmark: closed-loop clients → {@link ClientProxy} → ordering → one replica, per
  * {@link OrderingProtocol} and {@link SchedulerMode}. Each run starts a fresh replica (its own scheduler and
  * in-memory Chronicle Map) over a fresh ordering layer — an {@link EmbeddedCluster} with its local
- * sequencer, or a {@link LoopbackRingPaxos} of 3 acceptors whose one adapter is both the replica's
- * learner and the proxy's proposer — and a fresh proxy, and drives them with {@link LoadGenerator}
+ * sequencer, a {@link LoopbackRingPaxos} of 3 acceptors whose one adapter is both the replica's
+ * learner and the proxy's proposer, or a {@link PbftCluster} of 4 PBFT replicas with a store replica on each
+ * (Byzantine faults need every replica executing: the proxy accepts f+1 = 2 matching replies) — and a fresh proxy, and drives them with {@link LoadGenerator}
  * (the clients of {@code ./psmr load}) for the run's duration. Replies go through the in-process
- * {@link LocalReplyRouter} in both cases.
+ * {@link LocalReplyRouter} in every case.
  *
  * <p>The replica and proxy settings are {@code ./psmr load}'s ({@link LoadRun#replicaConfig},
  * {@link LoadRun#proxyConfig}); only the detection and the graph are replaced by the mode's, so
@@ -59,6 +64,12 @@ public final class E2eBench {
 
     /** Ring Paxos transport of the runs: the defaults with a 5 ms tick. */
     static final TransportConfig RING_PAXOS_TRANSPORT = TransportConfig.defaults().withTickInterval(Duration.ofMillis(5));
+
+    /**
+     * PBFT of the runs: f=1 (4 PBFT replicas, each with a store replica, all executing), {@link PbftCluster#config}'s
+     * defaults with 2 pillars and rotating leaders, as {@code ./psmr load --ordering pbft}.
+     */
+    static final PbftConfig PBFT = PbftCluster.config(1, 2, LeaderRotation.ROTATING);
 
     /** How long the replica may take to apply what was ordered once the clients have stopped. */
     static final long QUIESCE_SECONDS = 120;
@@ -164,13 +175,20 @@ public final class E2eBench {
         return rc.build();
     }
 
-    /** One replica over one ordering layer, and the router its replies go through. */
+    /** The replicas over one ordering layer, the router their replies go through, and the trust the proxy needs. */
     private interface Setup extends AutoCloseable {
         AtomicBroadcast broadcast();
 
         LocalReplyRouter router();
 
-        Replica replica();
+        /** Every executing replica: one, or 3f+1 under PBFT. */
+        List<Replica> replicas();
+
+        /** The highest instance ordered (under PBFT: delivered by any PBFT replica). */
+        long lastInstance();
+
+        /** How many matching replies the proxy needs. */
+        ReplyTrust replyTrust();
 
         @Override
         void close();
@@ -188,8 +206,44 @@ public final class E2eBench {
                     return cluster.router();
                 }
 
-                public Replica replica() {
-                    return cluster.replicas().get(0);
+                public List<Replica> replicas() {
+                    return cluster.replicas();
+                }
+
+                public long lastInstance() {
+                    return cluster.broadcast().lastInstance();
+                }
+
+                public ReplyTrust replyTrust() {
+                    return ReplyTrust.FIRST_REPLY;
+                }
+
+                public void close() {
+                    cluster.close();
+                }
+            };
+        }
+        if (ordering == OrderingProtocol.PBFT) {
+            PbftCluster cluster = PbftCluster.start(PBFT, rc);
+            return new Setup() {
+                public AtomicBroadcast broadcast() {
+                    return cluster.broadcast();
+                }
+
+                public LocalReplyRouter router() {
+                    return cluster.router();
+                }
+
+                public List<Replica> replicas() {
+                    return cluster.replicas();
+                }
+
+                public long lastInstance() {
+                    return cluster.lastInstance();
+                }
+
+                public ReplyTrust replyTrust() {
+                    return ReplyTrust.matching(cluster.f(), cluster.replicaIds());
                 }
 
                 public void close() {
@@ -219,8 +273,16 @@ public final class E2eBench {
                 return router;
             }
 
-            public Replica replica() {
-                return replica;
+            public List<Replica> replicas() {
+                return List.of(replica);
+            }
+
+            public long lastInstance() {
+                return rp.proposing().lastInstance();
+            }
+
+            public ReplyTrust replyTrust() {
+                return ReplyTrust.FIRST_REPLY;
             }
 
             public void close() {
@@ -233,19 +295,22 @@ public final class E2eBench {
     private Sample runOnce(OrderingProtocol ordering, SchedulerMode mode, Duration duration) throws InterruptedException {
         LoadOptions o = options(mode, duration);
         ReplicaConfig rc = replicaConfig(mode, o);
-        ProxyConfig pc = LoadRun.proxyConfig(o, rc);
-        try (Setup setup = setup(ordering, rc);
-             ClientProxy proxy = ClientProxy.start(pc, setup.broadcast(), setup.router(), LoadRun.hotKeys(o, pc))) {
-            LoadResult r = LoadGenerator.run(proxy, o.workload(), HistorySink.NONE);
-            ProxyStats ps = proxy.stats();
-            Replica replica = setup.replica();
-            if (!replica.awaitApplied(setup.broadcast().lastInstance(), QUIESCE_SECONDS, TimeUnit.SECONDS)) {
-                throw new IllegalStateException(ordering.cliName() + "/" + mode.cliName()
-                        + ": the replica did not apply every ordered batch within " + QUIESCE_SECONDS
-                        + " s of the clients stopping");
+        try (Setup setup = setup(ordering, rc)) {
+            ProxyConfig pc = LoadRun.proxyConfig(o, rc).toBuilder().replyTrust(setup.replyTrust()).build();
+            try (ClientProxy proxy = ClientProxy.start(pc, setup.broadcast(), setup.router(), LoadRun.hotKeys(o, pc))) {
+                LoadResult r = LoadGenerator.run(proxy, o.workload(), HistorySink.NONE);
+                ProxyStats ps = proxy.stats();
+                long last = setup.lastInstance();
+                for (Replica replica : setup.replicas()) {
+                    if (!replica.awaitApplied(last, QUIESCE_SECONDS, TimeUnit.SECONDS)) {
+                        throw new IllegalStateException(ordering.cliName() + "/" + mode.cliName() + ": replica "
+                                + replica.id() + " did not apply every ordered batch within " + QUIESCE_SECONDS
+                                + " s of the clients stopping");
+                    }
+                    checkRun(ordering.cliName() + "/" + mode.cliName(), r, ps, replica);
+                }
+                return new Sample(r.throughput(), ps.meanBatchSize(), r.latencyMicros(), ps.retries());
             }
-            checkRun(mode.cliName(), r, ps, replica);
-            return new Sample(r.throughput(), ps.meanBatchSize(), r.latencyMicros(), ps.retries());
         }
     }
 
