@@ -35,6 +35,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import java.util.function.LongSupplier;
 import org.HdrHistogram.Histogram;
 
 /**
@@ -175,81 +176,28 @@ public final class E2eBench {
         return rc.build();
     }
 
-    /** The replicas over one ordering layer, the router their replies go through, and the trust the proxy needs. */
-    private interface Setup extends AutoCloseable {
-        AtomicBroadcast broadcast();
-
-        LocalReplyRouter router();
-
-        /** Every executing replica: one, or 3f+1 under PBFT. */
-        List<Replica> replicas();
-
-        /** The highest instance ordered (under PBFT: delivered by any PBFT replica). */
-        long lastInstance();
-
-        /** How many matching replies the proxy needs. */
-        ReplyTrust replyTrust();
-
+    /**
+     * The replicas over one ordering layer (one, or 3f+1 under PBFT, every one executing), where the proxy proposes,
+     * the router their replies go through, the highest instance ordered (under PBFT: by any PBFT replica), the trust
+     * the proxy needs, and how to close it all.
+     */
+    private record Setup(AtomicBroadcast broadcast, LocalReplyRouter router, List<Replica> replicas, LongSupplier lastInstance,
+                         ReplyTrust replyTrust, Runnable closer) implements AutoCloseable {
         @Override
-        void close();
+        public void close() {
+            closer.run();
+        }
     }
 
     private static Setup setup(OrderingProtocol ordering, ReplicaConfig rc) throws InterruptedException {
         if (ordering == OrderingProtocol.LOCAL) {
-            EmbeddedCluster cluster = EmbeddedCluster.start(1, rc);
-            return new Setup() {
-                public AtomicBroadcast broadcast() {
-                    return cluster.broadcast();
-                }
-
-                public LocalReplyRouter router() {
-                    return cluster.router();
-                }
-
-                public List<Replica> replicas() {
-                    return cluster.replicas();
-                }
-
-                public long lastInstance() {
-                    return cluster.broadcast().lastInstance();
-                }
-
-                public ReplyTrust replyTrust() {
-                    return ReplyTrust.FIRST_REPLY;
-                }
-
-                public void close() {
-                    cluster.close();
-                }
-            };
+            EmbeddedCluster c = EmbeddedCluster.start(1, rc);
+            return new Setup(c.broadcast(), c.router(), c.replicas(), c.broadcast()::lastInstance, ReplyTrust.FIRST_REPLY, c::close);
         }
         if (ordering == OrderingProtocol.PBFT) {
-            PbftCluster cluster = PbftCluster.start(PBFT, rc);
-            return new Setup() {
-                public AtomicBroadcast broadcast() {
-                    return cluster.broadcast();
-                }
-
-                public LocalReplyRouter router() {
-                    return cluster.router();
-                }
-
-                public List<Replica> replicas() {
-                    return cluster.replicas();
-                }
-
-                public long lastInstance() {
-                    return cluster.lastInstance();
-                }
-
-                public ReplyTrust replyTrust() {
-                    return ReplyTrust.matching(cluster.f(), cluster.replicaIds());
-                }
-
-                public void close() {
-                    cluster.close();
-                }
-            };
+            PbftCluster c = PbftCluster.start(PBFT, rc);
+            return new Setup(c.broadcast(), c.router(), c.replicas(), c::lastInstance,
+                    ReplyTrust.matching(c.f(), c.replicaIds()), c::close);
         }
         LoopbackRingPaxos rp = LoopbackRingPaxos.start(3, 1, RING_PAXOS_TRANSPORT);
         LocalReplyRouter router = new LocalReplyRouter();
@@ -264,32 +212,10 @@ public final class E2eBench {
             rp.close();
             throw e;
         }
-        return new Setup() {
-            public AtomicBroadcast broadcast() {
-                return rp.proposing();
-            }
-
-            public LocalReplyRouter router() {
-                return router;
-            }
-
-            public List<Replica> replicas() {
-                return List.of(replica);
-            }
-
-            public long lastInstance() {
-                return rp.proposing().lastInstance();
-            }
-
-            public ReplyTrust replyTrust() {
-                return ReplyTrust.FIRST_REPLY;
-            }
-
-            public void close() {
-                replica.close();
-                rp.close();
-            }
-        };
+        return new Setup(rp.proposing(), router, List.of(replica), rp.proposing()::lastInstance, ReplyTrust.FIRST_REPLY, () -> {
+            replica.close();
+            rp.close();
+        });
     }
 
     private Sample runOnce(OrderingProtocol ordering, SchedulerMode mode, Duration duration) throws InterruptedException {
@@ -300,7 +226,7 @@ public final class E2eBench {
             try (ClientProxy proxy = ClientProxy.start(pc, setup.broadcast(), setup.router(), LoadRun.hotKeys(o, pc))) {
                 LoadResult r = LoadGenerator.run(proxy, o.workload(), HistorySink.NONE);
                 ProxyStats ps = proxy.stats();
-                long last = setup.lastInstance();
+                long last = setup.lastInstance().getAsLong();
                 for (Replica replica : setup.replicas()) {
                     if (!replica.awaitApplied(last, QUIESCE_SECONDS, TimeUnit.SECONDS)) {
                         throw new IllegalStateException(ordering.cliName() + "/" + mode.cliName() + ": replica "

@@ -129,8 +129,13 @@ public final class LoadRun {
 
     /** The embedded replicas that stopped serving, with what stopped them; empty if every one serves. */
     static String silentReplicas(EmbeddedCluster cluster) {
+        return silentReplicas(cluster.replicas());
+    }
+
+    /** Those of {@code replicas} that stopped serving, with what stopped them; empty if every one serves. */
+    static String silentReplicas(List<Replica> replicas) {
         StringBuilder b = new StringBuilder();
-        for (Replica r : cluster.replicas()) {
+        for (Replica r : replicas) {
             if (!r.isServing()) {
                 b.append(b.length() == 0 ? "" : ", ").append("replica ").append(r.id()).append(" (stopped serving")
                         .append(r.failure().map(f -> ": " + f).orElse("")).append(')');

@@ -1,7 +1,6 @@
 package io.psmr.bench.load;
 
 import io.psmr.kvstore.PbftCluster;
-import io.psmr.kvstore.Replica;
 import io.psmr.kvstore.ReplicaConfig;
 import io.psmr.ordering.pbft.PbftConfig;
 import io.psmr.proxy.ClientProxy;
@@ -56,13 +55,7 @@ final class PbftLoadRun {
 
     /** The store replicas that stopped serving and the PBFT replicas that fail-stopped; empty if none. */
     static String silent(PbftCluster cluster) {
-        StringBuilder b = new StringBuilder();
-        for (Replica r : cluster.replicas()) {
-            if (!r.isServing()) {
-                b.append(b.length() == 0 ? "" : ", ").append("replica ").append(r.id()).append(" (stopped serving")
-                        .append(r.failure().map(f -> ": " + f).orElse("")).append(')');
-            }
-        }
+        StringBuilder b = new StringBuilder(LoadRun.silentReplicas(cluster.replicas()));
         for (int i = 0; i < cluster.replicas().size(); i++) {
             int id = i;
             cluster.pbft().node(i).failure().ifPresent(f -> b.append(b.length() == 0 ? "" : ", ").append("PBFT replica ")
