@@ -16,6 +16,10 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.psmr.kvstore.EmbeddedCluster;
+import io.psmr.ordering.pbft.LeaderRotation;
+import io.psmr.ordering.AtomicBroadcast;
+import io.psmr.kvstore.LocalReplyRouter;
+import io.psmr.kvstore.PbftCluster;
 import io.psmr.kvstore.KvBatch;
 import io.psmr.kvstore.KvCodec;
 import io.psmr.kvstore.KvCommand;
@@ -284,14 +288,33 @@ class ReplyTrustTest {
 
     @Test
     void withMatchingTheClientNeverAcceptsTheLyingReplicasAnswers() throws Exception {
-        try (EmbeddedCluster c = EmbeddedCluster.start(4, replicas());
-             ClientProxy p = ClientProxy.start(proxy().replyTrust(F1).window(2).build(), c.broadcast());
-             AutoCloseable reg = c.router().register(1, new Liar(p))) {
+        try (EmbeddedCluster c = EmbeddedCluster.start(4, replicas())) {
+            neverBelievesTheLiar(c.broadcast(), c.router(), 6);
+            assertTrue(c.awaitQuiescent(30, TimeUnit.SECONDS));
+            assertEquals(1, new HashSet<>(c.digests()).size(), "the replicas themselves agree: " + c.digests());
+        }
+    }
+
+    @Test
+    void overPbftTheClientNeverAcceptsTheLyingReplicasAnswersEither() throws Exception {
+        // The same lie under the ordering MATCHING is for: 4 PBFT replicas with 2 pillars, a store replica on each.
+        try (PbftCluster c = PbftCluster.start(PbftCluster.config(1, 2, LeaderRotation.ROTATING), replicas())) {
+            assertEquals(List.of(1, 2, 3, 4), c.replicaIds());
+            neverBelievesTheLiar(c.broadcast(), c.router(), 2);
+            assertTrue(c.awaitQuiescent(30, TimeUnit.SECONDS));
+            assertEquals(1, new HashSet<>(c.digests()).size(), "the replicas themselves agree: " + c.digests());
+        }
+    }
+
+    /** {@code rounds} of creates and reads by 4 clients of a MATCHING(f=1) proxy while replica 4 lies first. */
+    private static void neverBelievesTheLiar(AtomicBroadcast broadcast, LocalReplyRouter router, int rounds) throws Exception {
+        try (ClientProxy p = ClientProxy.start(proxy().replyTrust(F1).window(2).build(), broadcast);
+             AutoCloseable reg = router.register(1, new Liar(p))) {
             List<KvClient> clients = new ArrayList<>();
             for (int i = 0; i < 4; i++) {
                 clients.add(p.newClient());
             }
-            for (int round = 0; round < 6; round++) {
+            for (int round = 0; round < rounds; round++) {
                 List<CompletableFuture<KvResult>> creates = new ArrayList<>();
                 List<CompletableFuture<KvResult>> reads = new ArrayList<>();
                 List<CompletableFuture<KvResult>> missing = new ArrayList<>();
@@ -317,11 +340,9 @@ class ReplyTrustTest {
                 }
             }
             ProxyStats s = p.stats();
-            assertEquals(4 + 4 * 6 * 3, s.commands(), "4 OPEN_SESSIONs and the requests: " + s);
+            assertEquals(4 + 4 * rounds * 3, s.commands(), "4 OPEN_SESSIONs and the requests: " + s);
             assertEquals(s.commands(), s.mismatchingReplies(), "replica 4's forged reply to every command: " + s);
             assertEquals(0, s.duplicateReplies() + s.unknownReplicaReplies() + s.retries(), s.toString());
-            assertTrue(c.awaitQuiescent(30, TimeUnit.SECONDS));
-            assertEquals(1, new HashSet<>(c.digests()).size(), "the replicas themselves agree: " + c.digests());
         }
     }
 

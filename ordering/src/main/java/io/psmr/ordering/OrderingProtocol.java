@@ -17,7 +17,12 @@ public enum OrderingProtocol {
     /** Ring Paxos (crash faults): acceptors in a ring, learners and proposers beside them. */
     RING_PAXOS("ringpaxos", "Ring Paxos"),
     /** Apache Ratis (Raft, crash faults), psmr executing each committed entry. */
-    RATIS("ratis", "Apache Ratis");
+    RATIS("ratis", "Apache Ratis"),
+    /**
+     * PBFT with COP pillars (Byzantine faults, {@code 3f + 1} replicas), in one JVM over an in-process network
+     * ({@link io.psmr.ordering.pbft.LoopbackPbft}); clients accept a result only from {@code f + 1} matching replies.
+     */
+    PBFT("pbft", "PBFT (COP pillars)");
 
     private final String cliName;
     private final String description;

@@ -130,7 +130,8 @@ public final class ClusterCommand implements Callable<Integer> {
             }
             boolean ratis = ordering == OrderingProtocol.RATIS;
             require(cl, ratis || ordering == OrderingProtocol.RING_PAXOS, "--ordering must be ringpaxos or ratis, got '" + ordering.cliName()
-                    + "' (a cluster of processes needs a replicated ordering)");
+                    + (ordering == OrderingProtocol.PBFT ? "' (pbft runs in one process only: ./psmr load --ordering pbft)"
+                            : "' (a cluster of processes needs a replicated ordering)"));
             for (String flag : new String[] {"--acceptors", "--tick"}) {
                 require(cl, !ratis || !cl.getParseResult().hasMatchedOption(flag), flag + " is a Ring Paxos setting; a ratis cluster has none");
             }

@@ -6,15 +6,19 @@ import io.psmr.bench.stats.RunStatistics;
 import io.psmr.kvstore.EmbeddedCluster;
 import io.psmr.kvstore.KvStatus;
 import io.psmr.kvstore.LocalReplyRouter;
+import io.psmr.kvstore.PbftCluster;
 import io.psmr.kvstore.Replica;
 import io.psmr.kvstore.ReplicaConfig;
 import io.psmr.kvstore.ReplicaStats;
 import io.psmr.ordering.AtomicBroadcast;
+import io.psmr.ordering.pbft.LeaderRotation;
+import io.psmr.ordering.pbft.PbftConfig;
 import io.psmr.ordering.ringpaxos.net.LoopbackRingPaxos;
 import io.psmr.ordering.ringpaxos.net.TransportConfig;
 import io.psmr.proxy.ClientProxy;
 import io.psmr.proxy.ProxyConfig;
 import io.psmr.proxy.ProxyStats;
+import io.psmr.proxy.ReplyTrust;
 import io.psmr.bench.load.HistorySink;
 import io.psmr.bench.load.LoadGenerator;
 import io.psmr.scheduler.SchedulerMode;
@@ -31,16 +35,18 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import java.util.function.LongSupplier;
 import org.HdrHistogram.Histogram;
 
 /**
  * The end-to-end benchmark: closed-loop clients → {@link ClientProxy} → ordering → one replica, per
  * {@link OrderingProtocol} and {@link SchedulerMode}. Each run starts a fresh replica (its own scheduler and
  * in-memory Chronicle Map) over a fresh ordering layer — an {@link EmbeddedCluster} with its local
- * sequencer, or a {@link LoopbackRingPaxos} of 3 acceptors whose one adapter is both the replica's
- * learner and the proxy's proposer — and a fresh proxy, and drives them with {@link LoadGenerator}
+ * sequencer, a {@link LoopbackRingPaxos} of 3 acceptors whose one adapter is both the replica's
+ * learner and the proxy's proposer, or a {@link PbftCluster} of 4 PBFT replicas with a store replica on each
+ * (Byzantine faults need every replica executing: the proxy accepts f+1 = 2 matching replies) — and a fresh proxy, and drives them with {@link LoadGenerator}
  * (the clients of {@code ./psmr load}) for the run's duration. Replies go through the in-process
- * {@link LocalReplyRouter} in both cases.
+ * {@link LocalReplyRouter} in every case.
  *
  * <p>The replica and proxy settings are {@code ./psmr load}'s ({@link LoadRun#replicaConfig},
  * {@link LoadRun#proxyConfig}); only the detection and the graph are replaced by the mode's, so
@@ -59,6 +65,12 @@ public final class E2eBench {
 
     /** Ring Paxos transport of the runs: the defaults with a 5 ms tick. */
     static final TransportConfig RING_PAXOS_TRANSPORT = TransportConfig.defaults().withTickInterval(Duration.ofMillis(5));
+
+    /**
+     * PBFT of the runs: f=1 (4 PBFT replicas, each with a store replica, all executing), {@link PbftCluster#config}'s
+     * defaults with 2 pillars and rotating leaders, as {@code ./psmr load --ordering pbft}.
+     */
+    static final PbftConfig PBFT = PbftCluster.config(1, 2, LeaderRotation.ROTATING);
 
     /** How long the replica may take to apply what was ordered once the clients have stopped. */
     static final long QUIESCE_SECONDS = 120;
@@ -164,38 +176,28 @@ public final class E2eBench {
         return rc.build();
     }
 
-    /** One replica over one ordering layer, and the router its replies go through. */
-    private interface Setup extends AutoCloseable {
-        AtomicBroadcast broadcast();
-
-        LocalReplyRouter router();
-
-        Replica replica();
-
+    /**
+     * The replicas over one ordering layer (one, or 3f+1 under PBFT, every one executing), where the proxy proposes,
+     * the router their replies go through, the highest instance ordered (under PBFT: by any PBFT replica), the trust
+     * the proxy needs, and how to close it all.
+     */
+    private record Setup(AtomicBroadcast broadcast, LocalReplyRouter router, List<Replica> replicas, LongSupplier lastInstance,
+                         ReplyTrust replyTrust, Runnable closer) implements AutoCloseable {
         @Override
-        void close();
+        public void close() {
+            closer.run();
+        }
     }
 
     private static Setup setup(OrderingProtocol ordering, ReplicaConfig rc) throws InterruptedException {
         if (ordering == OrderingProtocol.LOCAL) {
-            EmbeddedCluster cluster = EmbeddedCluster.start(1, rc);
-            return new Setup() {
-                public AtomicBroadcast broadcast() {
-                    return cluster.broadcast();
-                }
-
-                public LocalReplyRouter router() {
-                    return cluster.router();
-                }
-
-                public Replica replica() {
-                    return cluster.replicas().get(0);
-                }
-
-                public void close() {
-                    cluster.close();
-                }
-            };
+            EmbeddedCluster c = EmbeddedCluster.start(1, rc);
+            return new Setup(c.broadcast(), c.router(), c.replicas(), c.broadcast()::lastInstance, ReplyTrust.FIRST_REPLY, c::close);
+        }
+        if (ordering == OrderingProtocol.PBFT) {
+            PbftCluster c = PbftCluster.start(PBFT, rc);
+            return new Setup(c.broadcast(), c.router(), c.replicas(), c::lastInstance,
+                    ReplyTrust.matching(c.f(), c.replicaIds()), c::close);
         }
         LoopbackRingPaxos rp = LoopbackRingPaxos.start(3, 1, RING_PAXOS_TRANSPORT);
         LocalReplyRouter router = new LocalReplyRouter();
@@ -210,42 +212,31 @@ public final class E2eBench {
             rp.close();
             throw e;
         }
-        return new Setup() {
-            public AtomicBroadcast broadcast() {
-                return rp.proposing();
-            }
-
-            public LocalReplyRouter router() {
-                return router;
-            }
-
-            public Replica replica() {
-                return replica;
-            }
-
-            public void close() {
-                replica.close();
-                rp.close();
-            }
-        };
+        return new Setup(rp.proposing(), router, List.of(replica), rp.proposing()::lastInstance, ReplyTrust.FIRST_REPLY, () -> {
+            replica.close();
+            rp.close();
+        });
     }
 
     private Sample runOnce(OrderingProtocol ordering, SchedulerMode mode, Duration duration) throws InterruptedException {
         LoadOptions o = options(mode, duration);
         ReplicaConfig rc = replicaConfig(mode, o);
-        ProxyConfig pc = LoadRun.proxyConfig(o, rc);
-        try (Setup setup = setup(ordering, rc);
-             ClientProxy proxy = ClientProxy.start(pc, setup.broadcast(), setup.router(), LoadRun.hotKeys(o, pc))) {
-            LoadResult r = LoadGenerator.run(proxy, o.workload(), HistorySink.NONE);
-            ProxyStats ps = proxy.stats();
-            Replica replica = setup.replica();
-            if (!replica.awaitApplied(setup.broadcast().lastInstance(), QUIESCE_SECONDS, TimeUnit.SECONDS)) {
-                throw new IllegalStateException(ordering.cliName() + "/" + mode.cliName()
-                        + ": the replica did not apply every ordered batch within " + QUIESCE_SECONDS
-                        + " s of the clients stopping");
+        try (Setup setup = setup(ordering, rc)) {
+            ProxyConfig pc = LoadRun.proxyConfig(o, rc).toBuilder().replyTrust(setup.replyTrust()).build();
+            try (ClientProxy proxy = ClientProxy.start(pc, setup.broadcast(), setup.router(), LoadRun.hotKeys(o, pc))) {
+                LoadResult r = LoadGenerator.run(proxy, o.workload(), HistorySink.NONE);
+                ProxyStats ps = proxy.stats();
+                long last = setup.lastInstance().getAsLong();
+                for (Replica replica : setup.replicas()) {
+                    if (!replica.awaitApplied(last, QUIESCE_SECONDS, TimeUnit.SECONDS)) {
+                        throw new IllegalStateException(ordering.cliName() + "/" + mode.cliName() + ": replica "
+                                + replica.id() + " did not apply every ordered batch within " + QUIESCE_SECONDS
+                                + " s of the clients stopping");
+                    }
+                    checkRun(ordering.cliName() + "/" + mode.cliName(), r, ps, replica);
+                }
+                return new Sample(r.throughput(), ps.meanBatchSize(), r.latencyMicros(), ps.retries());
             }
-            checkRun(mode.cliName(), r, ps, replica);
-            return new Sample(r.throughput(), ps.meanBatchSize(), r.latencyMicros(), ps.retries());
         }
     }
 

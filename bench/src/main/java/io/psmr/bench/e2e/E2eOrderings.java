@@ -6,12 +6,13 @@ import java.util.List;
 /**
  * Which ordering layers {@code psmr bench e2e --ordering NAME} runs: one {@link OrderingProtocol}
  * by its name, {@code both} (local, then ringpaxos: the ratio ringpaxos/local from one invocation)
- * or {@code all} (every ordering e2e can embed). Stateless.
+ * or {@code all} (every ordering e2e can embed: local, ringpaxos and pbft). Stateless.
  */
 public final class E2eOrderings {
 
     /** The orderings e2e embeds, in report order. Ratis runs as processes: ./psmr load or cluster. */
-    public static final List<OrderingProtocol> SUPPORTED = List.of(OrderingProtocol.LOCAL, OrderingProtocol.RING_PAXOS);
+    public static final List<OrderingProtocol> SUPPORTED = List.of(OrderingProtocol.LOCAL, OrderingProtocol.RING_PAXOS,
+            OrderingProtocol.PBFT);
 
     private E2eOrderings() {
     }
@@ -29,7 +30,7 @@ public final class E2eOrderings {
                 OrderingProtocol o = OrderingProtocol.fromCliName(name);
                 if (!SUPPORTED.contains(o)) {
                     throw new IllegalArgumentException("bench e2e does not embed " + o.cliName() + "; expected local, ringpaxos, "
-                            + "both or all (measure ratis with ./psmr load --ordering ratis)");
+                            + "pbft, both or all (measure ratis with ./psmr load --ordering ratis)");
                 }
                 yield List.of(o);
             }

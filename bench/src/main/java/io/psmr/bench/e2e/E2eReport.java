@@ -122,11 +122,17 @@ public final class E2eReport {
     static String orderings(E2eSettings s) {
         List<String> words = new ArrayList<>();
         for (OrderingProtocol o : s.orderings()) {
-            words.add(o == OrderingProtocol.LOCAL ? "the local sequencer"
-                    : "Ring Paxos on loopback (3 acceptors, tick " + E2eBench.RING_PAXOS_TRANSPORT.tickInterval().toMillis()
-                            + " ms)");
+            words.add(switch (o) {
+                case LOCAL -> "the local sequencer";
+                case RING_PAXOS -> "Ring Paxos on loopback (3 acceptors, tick "
+                        + E2eBench.RING_PAXOS_TRANSPORT.tickInterval().toMillis() + " ms)";
+                case PBFT -> "PBFT in-process (f=" + E2eBench.PBFT.f() + ", " + E2eBench.PBFT.replicaCount()
+                        + " replicas each executing, " + E2eBench.PBFT.pillars() + " pillars, f+1 matching replies)";
+                default -> o.description();
+            });
         }
-        return String.join(" and ", words);
+        return words.size() <= 2 ? String.join(" and ", words)
+                : String.join(", ", words.subList(0, words.size() - 1)) + " and " + words.get(words.size() - 1);
     }
 
     /** summary.md: settings, the table with min and max, and how to read it; then the failover trials, if any. */
@@ -138,7 +144,7 @@ public final class E2eReport {
         o.println();
         o.println("Machine and settings: " + machine(s) + ".");
         o.println();
-        o.println("Closed-loop clients -> client proxy -> ordering -> one replica. Throughput is acknowledged "
+        o.println("Closed-loop clients -> client proxy -> ordering -> one replica (pbft: 4, each executing). Throughput is acknowledged "
                 + "operations per second (median of the measured runs, with min and max); `x CBASE` and `x seq` are "
                 + "ratios to the CBASE and sequential medians of this invocation over the same ordering; `x local` is the "
                 + "ratio to the same mode over the local sequencer in this invocation; `mean batch` is the proxy's mean client "

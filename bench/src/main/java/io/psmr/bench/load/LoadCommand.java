@@ -15,6 +15,8 @@ import io.psmr.scheduler.SchedulerMode;
 import io.psmr.bench.load.LoadOptions;
 import io.psmr.bench.load.LoadTarget;
 import io.psmr.ordering.OrderingProtocol;
+import io.psmr.ordering.pbft.LeaderRotation;
+import io.psmr.kvstore.PbftCluster;
 import io.psmr.bench.load.LoadReport;
 import io.psmr.bench.load.LoadRun;
 import io.psmr.bench.load.LoadStalledException;
@@ -59,6 +61,7 @@ public final class LoadCommand implements Callable<Integer> {
     static final int MAX_WINDOW = 1024;
     static final int MAX_WORKERS = 1024;
     static final long MAX_CAPACITY_KEYS = 1_000_000_000L;
+    static final int MAX_PILLARS = 32;
 
     /** How long the cluster's replicas may take to settle at one instance once the clients stop. */
     private static final Duration SETTLE = Duration.ofSeconds(120);
@@ -73,7 +76,8 @@ public final class LoadCommand implements Callable<Integer> {
     Path cluster;
 
     @Option(names = "--replicas", paramLabel = "N", defaultValue = "3",
-            description = "Replicas, 1 to " + MAX_REPLICAS + " (default: ${DEFAULT-VALUE}).")
+            description = "Replicas, 1 to " + MAX_REPLICAS + "; with --ordering pbft 3f+1 of them (4, 7, 10, ...; "
+                    + "default 4 there) (default: ${DEFAULT-VALUE}).")
     int replicas;
 
     @Option(names = "--duration", paramLabel = "TIME", defaultValue = "10s", converter = DurationConverter.class,
@@ -81,9 +85,21 @@ public final class LoadCommand implements Callable<Integer> {
     Duration duration;
 
     @Option(names = "--ordering", paramLabel = "ORDERING", defaultValue = "local", converter = OrderingConverter.class,
-            description = "local (psmr's in-process sequencer) or ratis (Apache Ratis peers on loopback, psmr executing "
-                    + "their log; docs/integration.md); ringpaxos runs as processes: use --cluster (default: ${DEFAULT-VALUE}).")
+            description = "local (psmr's in-process sequencer), ratis (Apache Ratis peers on loopback, psmr executing "
+                    + "their log; docs/integration.md) or pbft (PBFT with COP pillars in this process, Byzantine faults: "
+                    + "clients accept f+1 matching replies; docs/pbft.md); ringpaxos runs as processes: use --cluster "
+                    + "(default: ${DEFAULT-VALUE}).")
     OrderingProtocol ordering;
+
+    @Option(names = "--pillars", paramLabel = "N", defaultValue = "2",
+            description = "With --ordering pbft: COP pillars per PBFT replica, 1 to " + MAX_PILLARS + ", each agreeing on "
+                    + "its own share of the instances in parallel (default: ${DEFAULT-VALUE}).")
+    int pillars;
+
+    @Option(names = "--leader-rotation", paramLabel = "ROTATION", defaultValue = "rotating",
+            description = "With --ordering pbft: rotating (the leader of instance c in view v is (c / pillars + v) mod n, "
+                    + "COP's) or fixed (classic PBFT: one primary per view) (default: ${DEFAULT-VALUE}).")
+    String leaderRotation;
 
     @Option(names = "--mode", paramLabel = "MODE", defaultValue = "bitmap-indexed", converter = SchedulerModeConverter.class,
             description = "Scheduler: sequential, cbase, keys-pairwise, keys-hashed, bitmap-monitor, bitmap-indexed or rw-bitmap "
@@ -153,6 +169,9 @@ public final class LoadCommand implements Callable<Integer> {
     /** The stall timeout, once {@link #validate} has checked it. */
     private Duration stall;
 
+    /** The embedded replicas' ordering (with PBFT's configuration), once {@link #validate} has checked it. */
+    private LoadTarget target;
+
     @Override
     public Integer call() throws Exception {
         LoadOptions options = validate();
@@ -210,7 +229,7 @@ public final class LoadCommand implements Callable<Integer> {
     private LoadReport run(LoadOptions options, HistorySink h, RunControls controls) throws Exception {
         return cluster != null
                 ? ClusterLoad.run(new ClusterDirectory(cluster), options, h, null, SETTLE, controls)
-                : LoadRun.run(options, LoadTarget.embedded(ordering), h, controls, null, null);
+                : LoadRun.run(options, target, h, controls, null, null);
     }
 
     /** Checks every flag; a bad one is a usage error naming it. */
@@ -231,6 +250,7 @@ public final class LoadCommand implements Callable<Integer> {
             workers = c.settings().workers();
         }
         require(replicas >= 1 && replicas <= MAX_REPLICAS, "--replicas must be from 1 to " + MAX_REPLICAS + ", got " + replicas);
+        target = target();
         require(ordering != OrderingProtocol.RING_PAXOS || cluster != null,
                 "--ordering ringpaxos runs as separate processes: start them with ./psmr cluster start, then use --cluster DIR");
         output.format(OutputFormat.TEXT, OutputFormat.JSON);
@@ -255,6 +275,31 @@ public final class LoadCommand implements Callable<Integer> {
                 + DurationConverter.format(stall));
         WorkloadSpec spec = workload.spec(d, seed);
         return new LoadOptions(replicas, m, w, b, window, l, conflict, rt, spec, capacity(b, spec));
+    }
+
+    /** The embedded target: --ordering, and for pbft --replicas (3f+1), --pillars and --leader-rotation; refuses PBFT flags elsewhere. */
+    private LoadTarget target() {
+        if (ordering != OrderingProtocol.PBFT) {
+            for (String flag : new String[] {"--pillars", "--leader-rotation"}) {
+                require(!spec.commandLine().getParseResult().hasMatchedOption(flag), flag + " is a PBFT setting; "
+                        + (cluster != null ? "a --cluster load has none" : "--ordering " + ordering.cliName() + " has none")
+                        + " (use --ordering pbft)");
+            }
+            return LoadTarget.embedded(ordering);
+        }
+        if (!spec.commandLine().getParseResult().hasMatchedOption("--replicas")) {
+            replicas = 4;
+        }
+        require(replicas >= 4 && (replicas - 1) % 3 == 0, "--ordering pbft needs 3f+1 replicas with f >= 1 (4, 7, 10, ...) "
+                + "to tolerate f Byzantine ones, got --replicas " + replicas);
+        require(pillars >= 1 && pillars <= MAX_PILLARS, "--pillars must be from 1 to " + MAX_PILLARS + ", got " + pillars);
+        LeaderRotation rotation = switch (leaderRotation) {
+            case "rotating" -> LeaderRotation.ROTATING;
+            case "fixed" -> LeaderRotation.FIXED;
+            default -> throw new CommandLine.ParameterException(spec.commandLine(),
+                    "--leader-rotation must be rotating or fixed, got '" + leaderRotation + "'");
+        };
+        return LoadTarget.embeddedPbft(PbftCluster.config((replicas - 1) / 3, pillars, rotation));
     }
 
     /** The store capacity of --max-keys and --max-bytes, each defaulting as their descriptions say. */

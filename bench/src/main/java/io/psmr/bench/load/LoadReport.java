@@ -138,6 +138,12 @@ public record LoadReport(LoadOptions options, ReplicaConfig replica, LoadResult 
         b.put("replicas", o.replicas());
         b.put("ordering", ordering.ordering().cliName());
         b.put("embedded", ordering.embedded());
+        if (ordering.pbft() != null) {
+            b.put("f", ordering.pbft().f());
+            b.put("pillars", ordering.pbft().pillars());
+            b.put("leader_rotation", ordering.pbft().leaderRotation().name().toLowerCase(java.util.Locale.ROOT));
+            b.put("reply_trust", "matching");
+        }
         b.put("mode", o.mode().cliName());
         b.put("workers", replica.workers());
         b.put("clients", w.clients());

@@ -88,7 +88,7 @@ public final class LoadRun {
      * that names the embedded replicas that stopped serving), and returns the report.
      *
      * @param started called with the embedded cluster once it runs, before the clients start (tests
-     *                stop replicas from it); may be null; not called over Ratis
+     *                stop replicas from it); may be null; not called over Ratis or PBFT
      * @throws LoadStalledException if the run stalled; it carries the report of what completed (no digests)
      */
     public static LoadReport run(LoadOptions o, LoadTarget ordering, HistorySink history, RunControls controls,
@@ -96,6 +96,9 @@ public final class LoadRun {
             throws InterruptedException {
         if (ordering.ordering() == OrderingProtocol.RATIS) {
             return RatisLoadRun.run(o, history, controls);
+        }
+        if (ordering.ordering() == OrderingProtocol.PBFT) {
+            return PbftLoadRun.run(o, ordering.pbft(), history, controls);
         }
         ReplicaConfig rc = replicaConfig(o);
         ProxyConfig pc = proxyConfig(o, rc);
@@ -126,8 +129,13 @@ public final class LoadRun {
 
     /** The embedded replicas that stopped serving, with what stopped them; empty if every one serves. */
     static String silentReplicas(EmbeddedCluster cluster) {
+        return silentReplicas(cluster.replicas());
+    }
+
+    /** Those of {@code replicas} that stopped serving, with what stopped them; empty if every one serves. */
+    static String silentReplicas(List<Replica> replicas) {
         StringBuilder b = new StringBuilder();
-        for (Replica r : cluster.replicas()) {
+        for (Replica r : replicas) {
             if (!r.isServing()) {
                 b.append(b.length() == 0 ? "" : ", ").append("replica ").append(r.id()).append(" (stopped serving")
                         .append(r.failure().map(f -> ": " + f).orElse("")).append(')');

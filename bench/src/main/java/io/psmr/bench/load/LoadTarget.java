@@ -1,19 +1,43 @@
 package io.psmr.bench.load;
 
 import io.psmr.ordering.OrderingProtocol;
+import io.psmr.ordering.pbft.PbftConfig;
+import java.util.Locale;
+import java.util.Objects;
 
 /**
  * Where a load run's replicas are: under which ordering, and whether they are embedded in the load
- * process or run as separate processes (a cluster started with {@code ./psmr cluster start}).
+ * process or run as separate processes (a cluster started with {@code ./psmr cluster start}); for
+ * PBFT also the protocol's configuration.
  *
  * @param ordering the ordering layer
  * @param embedded whether the replicas run inside the load process
+ * @param pbft     the PBFT configuration when {@code ordering} is {@link OrderingProtocol#PBFT}, else null
  */
-public record LoadTarget(OrderingProtocol ordering, boolean embedded) {
+public record LoadTarget(OrderingProtocol ordering, boolean embedded, PbftConfig pbft) {
 
-    /** Replicas inside the load process, under {@code ordering}. */
+    /** Checks that a PBFT target, and only one, carries its configuration. */
+    public LoadTarget {
+        Objects.requireNonNull(ordering, "ordering");
+        if ((ordering == OrderingProtocol.PBFT) != (pbft != null)) {
+            throw new IllegalArgumentException(ordering == OrderingProtocol.PBFT ? "a pbft target needs its PbftConfig"
+                    : ordering.cliName() + " takes no PbftConfig");
+        }
+    }
+
+    /** A target without PBFT configuration (any ordering but PBFT). */
+    public LoadTarget(OrderingProtocol ordering, boolean embedded) {
+        this(ordering, embedded, null);
+    }
+
+    /** Replicas inside the load process, under {@code ordering} (not PBFT: see {@link #embeddedPbft}). */
     public static LoadTarget embedded(OrderingProtocol ordering) {
         return new LoadTarget(ordering, true);
+    }
+
+    /** Replicas inside the load process, each on its own replica of an in-process PBFT cluster of {@code config}. */
+    public static LoadTarget embeddedPbft(PbftConfig config) {
+        return new LoadTarget(OrderingProtocol.PBFT, true, Objects.requireNonNull(config, "config"));
     }
 
     /** A cluster of processes under {@code ordering}. */
@@ -23,6 +47,11 @@ public record LoadTarget(OrderingProtocol ordering, boolean embedded) {
 
     /** What the report says, e.g. {@code embedded, local sequencer}. */
     public String description() {
-        return (embedded ? "embedded, " : "separate processes, ") + ordering.description();
+        String where = (embedded ? "embedded, " : "separate processes, ") + ordering.description();
+        if (pbft == null) {
+            return where;
+        }
+        return where + String.format(Locale.ROOT, ": f=%d, %d pillars, %s leaders; clients accept f+1 matching replies",
+                pbft.f(), pbft.pillars(), pbft.leaderRotation().name().toLowerCase(Locale.ROOT));
     }
 }

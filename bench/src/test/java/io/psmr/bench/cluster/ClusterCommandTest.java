@@ -48,7 +48,8 @@ class ClusterCommandTest {
         assertUsage(CliRun.of("cluster"), "missing command");
         assertUsage(CliRun.of("cluster", "start"), "--dir");
         assertUsage(CliRun.of("cluster", "start", "--dir", dir.toString(), "--acceptors", "0"), "--acceptors must be from 1 to 15, got 0");
-        assertUsage(CliRun.of("cluster", "start", "--dir", dir.toString(), "--ordering", "pbft"), "Invalid value for option '--ordering': unknown ordering 'pbft'; orderings: local, ringpaxos, ratis");
+        assertUsage(CliRun.of("cluster", "start", "--dir", dir.toString(), "--ordering", "bft"), "Invalid value for option '--ordering': unknown ordering 'bft'; orderings: local, ringpaxos, ratis, pbft");
+        assertUsage(CliRun.of("cluster", "start", "--dir", dir.toString(), "--ordering", "pbft"), "--ordering must be ringpaxos or ratis, got 'pbft'");
         assertUsage(CliRun.of("cluster", "start", "--dir", dir.toString(), "--ordering", "local"), "--ordering must be ringpaxos or ratis, got 'local'");
         assertUsage(CliRun.of("cluster", "start", "--dir", dir.toString(), "--ordering", "ratis", "--acceptors", "3"),
                 "--acceptors is a Ring Paxos setting; a ratis cluster has none");

@@ -129,9 +129,12 @@ class ClusterDescriptorTest {
         Files.writeString(dir.resolve("cluster.json"), c.toJson().replace(group, "not-a-uuid"));
         IllegalArgumentException bad = assertThrows(IllegalArgumentException.class, cd::read);
         assertTrue(bad.getMessage().contains("ratisGroup must be a UUID"), bad.getMessage());
-        Files.writeString(dir.resolve("cluster.json"), c.toJson().replace("\"ratis\"", "\"pbft\""));
+        Files.writeString(dir.resolve("cluster.json"), c.toJson().replace("\"ratis\"", "\"bft\""));
         IllegalArgumentException ordering = assertThrows(IllegalArgumentException.class, cd::read);
-        assertTrue(ordering.getMessage().contains("unknown ordering 'pbft'; orderings: local, ringpaxos, ratis"), ordering.getMessage());
+        assertTrue(ordering.getMessage().contains("unknown ordering 'bft'; orderings: local, ringpaxos, ratis, pbft"), ordering.getMessage());
+        Files.writeString(dir.resolve("cluster.json"), c.toJson().replace("\"ratis\"", "\"pbft\""));
+        IllegalArgumentException embedded = assertThrows(IllegalArgumentException.class, cd::read);
+        assertTrue(embedded.getMessage().contains("ordering must be ringpaxos or ratis, got 'pbft'"), embedded.getMessage());
     }
 
     @Test

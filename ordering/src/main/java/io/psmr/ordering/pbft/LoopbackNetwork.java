@@ -3,6 +3,7 @@ package io.psmr.ordering.pbft;
 import io.psmr.ordering.pbft.PbftMessage.Request;
 import io.psmr.ordering.pbft.agent.BoundedQueue;
 import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
  * The in-JVM network between the replicas of a {@link LoopbackPbft} cluster: one bounded inbox of frames per
@@ -15,7 +16,8 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * Replica-to-replica links are lossy like a network: a frame offered to a full inbox is dropped and counted
  * ({@link #dropped(int)}); PBFT's retransmission recovers it. A sender never waits, so replicas cannot deadlock on
  * each other's inboxes. A request to a full request inbox is refused ({@link #submit} returns false) so the proposer
- * can fail the proposal with an overload.
+ * can fail the proposal with an overload; a request its pillar refuses is reported back the same way
+ * ({@link #onRefused}), so the proposer fails it at once.
  *
  * <p>Thread safety: all methods from any thread; each inbox has one consumer, its pillar's agent.
  */
@@ -26,6 +28,17 @@ public final class LoopbackNetwork implements PillarNetwork {
     private final BoundedQueue<byte[]>[][] frames;
     private final BoundedQueue<byte[]>[][] requests;
     private final AtomicLongArray dropped;
+    private final AtomicReferenceArray<RefusedRequests> refusals;
+
+    /** Told when a pillar refuses a request {@link #submit submitted} to it. */
+    @FunctionalInterface
+    public interface RefusedRequests {
+        /**
+         * {@code pillar} refused {@code request} for {@code reason} (null if its core does not say). Called on that
+         * pillar's agent thread: must not block.
+         */
+        void refused(Request request, int pillar, Refusal reason);
+    }
 
     /**
      * @param replicas          n, at least 1
@@ -49,6 +62,23 @@ public final class LoopbackNetwork implements PillarNetwork {
             }
         }
         this.dropped = new AtomicLongArray(replicas);
+        this.refusals = new AtomicReferenceArray<>(replicas);
+    }
+
+    /** Where refusals of requests submitted to {@code replica} go (its proposer); replaces any earlier listener. */
+    public void onRefused(int replica, RefusedRequests listener) {
+        refusals.set(replica, listener);
+    }
+
+    /**
+     * A pillar of {@code replica} refused a request submitted to it: tells the replica's listener, if any. Called by
+     * the pillar's agent.
+     */
+    public void refused(int replica, int pillar, Request request, Refusal reason) {
+        RefusedRequests l = refusals.get(replica);
+        if (l != null) {
+            l.refused(request, pillar, reason);
+        }
     }
 
     /** The number of replicas. */

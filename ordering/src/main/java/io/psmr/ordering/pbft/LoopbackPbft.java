@@ -40,6 +40,7 @@ public final class LoopbackPbft implements AutoCloseable {
                 PbftBroadcast broadcast = new PbftBroadcast(r, config, network, auth, b.retainedInstances,
                         b.maxPendingProposals, b.maxLearners);
                 broadcasts.add(broadcast);
+                network.onRefused(r, broadcast::refused);
                 List<PillarCore> cores = new ArrayList<>();
                 for (int p = 0; p < np; p++) {
                     cores.add(b.pillars.create(config, r, p, auth));

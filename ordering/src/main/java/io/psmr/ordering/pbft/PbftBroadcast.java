@@ -5,14 +5,13 @@ import io.psmr.ordering.BroadcastClosedException;
 import io.psmr.ordering.DeliveryListener;
 import io.psmr.ordering.LocalSequencer;
 import io.psmr.ordering.OverloadedException;
+import io.psmr.ordering.RelayLog;
 import io.psmr.ordering.Subscription;
 import io.psmr.ordering.pbft.PbftMessage.Request;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
 
@@ -35,10 +34,16 @@ import java.util.concurrent.Semaphore;
  * {@link LoopbackPbft.Builder#maxPendingProposals(int) maxPendingProposals} proposals are in flight per broadcast;
  * beyond that {@code propose} fails at once with {@link OverloadedException} and the value is not ordered. A
  * proposal's future completes with its instance when this replica delivers it (on its execution agent's thread:
- * dependent stages must not block).
+ * dependent stages must not block). If this replica's pillar refuses the request when it is handed over, the future
+ * fails at once (on the pillar's thread), naming the pillar's {@link Refusal}: {@link OverloadedException} when its
+ * pending-request table is full ({@link PbftConfig#maxPendingRequests()}: a proposer may retry, as for any overload),
+ * {@link IllegalArgumentException} for a request over {@link PbftConfig#maxRequestBytes()} (checked before handing
+ * over too, so {@code propose} throws it first), {@link IllegalStateException} otherwise (a bad MAC or a number
+ * already ordered: a bug in the keys or the numbering). A refused request is neither remembered nor forwarded, so it
+ * is not ordered.
  *
  * <h2>Delivery and retention</h2>
- * Delivered values enter an internal {@link LocalSequencer}, which retains the last
+ * Delivered values enter a {@link RelayLog} (an internal {@link LocalSequencer}, shared with Ring Paxos), which retains the last
  * {@link LoopbackPbft.Builder#retainedInstances(int) retainedInstances} values and serves subscriptions, each on its
  * own delivery thread. When the slowest subscription is a whole window behind, the replica's execution stage stops
  * releasing (its sink refuses), its pillars stop taking protocol input, and frames to them are dropped (PBFT
@@ -53,15 +58,13 @@ import java.util.concurrent.Semaphore;
  */
 public final class PbftBroadcast implements AtomicBroadcast {
 
-    private enum State { NEW, RUNNING, CLOSED }
-
     private final int replica;
     private final int pillars;
     private final int replicas;
     private final LoopbackNetwork network;
     private final Authenticator auth;
     private final int maxValueBytes;
-    private final LocalSequencer log;
+    private final RelayLog log;
     private final Semaphore permits;
     private final int maxPending;
     private final Map<RequestId, CompletableFuture<Long>> inFlight = new ConcurrentHashMap<>();
@@ -69,9 +72,6 @@ public final class PbftBroadcast implements AtomicBroadcast {
     private final long[] laneNumbers; // guarded by laneLocks[lane]
     private final Object rrLock = new Object();
     private long proposals; // guarded by rrLock
-
-    private final Object stateLock = new Object();
-    private State state = State.NEW; // guarded by stateLock
 
     PbftBroadcast(int replica, PbftConfig config, LoopbackNetwork network, Authenticator auth, int retainedInstances,
                   int maxPendingProposals, int maxLearners) {
@@ -81,10 +81,8 @@ public final class PbftBroadcast implements AtomicBroadcast {
         this.network = network;
         this.auth = auth;
         this.maxValueBytes = config.maxRequestBytes();
-        this.log = LocalSequencer.builder().retainedInstances(retainedInstances).maxValueBytes(Math.max(1, maxValueBytes))
-                .proposeTimeout(Duration.ZERO).maxLearners(maxLearners).threadNamePrefix("psmr-pbft-" + replica + "-")
-                .build();
-        log.start();
+        this.log = new RelayLog(LocalSequencer.builder().retainedInstances(retainedInstances)
+                .maxValueBytes(Math.max(1, maxValueBytes)).maxLearners(maxLearners).threadNamePrefix("psmr-pbft-" + replica + "-"));
         this.maxPending = maxPendingProposals;
         this.permits = new Semaphore(maxPendingProposals);
         this.laneLocks = new Object[pillars];
@@ -106,12 +104,7 @@ public final class PbftBroadcast implements AtomicBroadcast {
 
     @Override
     public void start() {
-        synchronized (stateLock) {
-            if (state == State.CLOSED) {
-                throw new IllegalStateException("broadcast is closed and cannot be started again");
-            }
-            state = State.RUNNING;
-        }
+        log.start();
     }
 
     @Override
@@ -123,13 +116,9 @@ public final class PbftBroadcast implements AtomicBroadcast {
             throw new IllegalArgumentException("value of " + value.length + " bytes exceeds the maximum request size of "
                     + maxValueBytes + " bytes");
         }
-        synchronized (stateLock) {
-            if (state == State.NEW) {
-                return CompletableFuture.failedFuture(new IllegalStateException("broadcast is not started: call start() before propose()"));
-            }
-            if (state == State.CLOSED) {
-                return CompletableFuture.failedFuture(new BroadcastClosedException("broadcast is closed; the value was not ordered"));
-            }
+        CompletableFuture<Long> refused = log.refusal();
+        if (refused != null) {
+            return refused;
         }
         if (!permits.tryAcquire()) {
             return CompletableFuture.failedFuture(new OverloadedException("replica " + replica + " already has "
@@ -152,29 +141,23 @@ public final class PbftBroadcast implements AtomicBroadcast {
                         + " pillar " + lane + " is full; the value was not ordered"));
             }
         }
-        synchronized (stateLock) {
-            if (state == State.CLOSED && inFlight.values().remove(future)) {
-                permits.release();
-                future.completeExceptionally(new BroadcastClosedException("broadcast closed while proposing; the value"
-                        + " may still be ordered by the other replicas"));
-            }
+        // close() fails what is in flight once it has marked the log closed; this catches a proposal it missed.
+        if (log.isClosed() && inFlight.values().remove(future)) {
+            permits.release();
+            future.completeExceptionally(new BroadcastClosedException("broadcast closed while proposing; the value"
+                    + " may still be ordered by the other replicas"));
         }
         return future;
     }
 
     /** The replica's total order arrives here, on its execution agent's thread. */
     boolean deliver(long instance, Request request) {
-        long got;
-        try {
-            got = log.propose(request.payload()).join();
-        } catch (CompletionException e) {
-            if (e.getCause() instanceof OverloadedException) {
-                return false; // the slowest subscription is a window behind: offered again later
-            }
-            if (e.getCause() instanceof BroadcastClosedException) {
-                return true; // closing: nobody delivers any more
-            }
-            throw e;
+        long got = log.append(request.payload());
+        if (got == RelayLog.FULL) {
+            return false; // the slowest subscription is a window behind: offered again later
+        }
+        if (got == RelayLog.CLOSED) {
+            return true; // closing: nobody delivers any more
         }
         if (got != instance) {
             throw new IllegalStateException("replica " + replica + ": the execution stage released instance " + instance
@@ -186,6 +169,25 @@ public final class PbftBroadcast implements AtomicBroadcast {
             f.complete(instance);
         }
         return true;
+    }
+
+    /**
+     * This replica's pillar {@code pillar} refused {@code request}, one of this broadcast's, when it was handed over
+     * (on that pillar's agent thread): the pillar neither remembers nor forwards it, so it is not ordered; its
+     * proposal fails at once, naming {@code reason} ({@code null}: a core that does not say why).
+     */
+    void refused(Request request, int pillar, Refusal reason) {
+        CompletableFuture<Long> f = inFlight.remove(request.id());
+        if (f == null) {
+            return;
+        }
+        permits.release();
+        String what = "replica " + replica + " pillar " + pillar + " refused request " + request.number() + " of client "
+                + request.client() + " (" + (reason == null ? "reason not given" : reason) + "); the value was not ordered";
+        f.completeExceptionally(reason == Refusal.OVERLOADED
+                ? new OverloadedException(what + ": its pending-request table is full (maxPendingRequests)")
+                : reason == Refusal.REQUEST_TOO_LARGE ? new IllegalArgumentException(what + ": larger than maxRequestBytes")
+                : new IllegalStateException(what));
     }
 
     @Override
@@ -210,13 +212,9 @@ public final class PbftBroadcast implements AtomicBroadcast {
 
     @Override
     public void close() {
-        synchronized (stateLock) {
-            if (state == State.CLOSED) {
-                return;
-            }
-            state = State.CLOSED;
+        if (!log.close(() -> { })) {
+            return;
         }
-        log.close();
         List<CompletableFuture<Long>> open = new ArrayList<>();
         inFlight.values().removeIf(f -> {
             open.add(f);

@@ -10,7 +10,13 @@ import java.util.Objects;
  */
 public final class PbftPillarCore implements PillarCore {
 
+    /** The refusals {@link PbftPillar#propose} can make, in the order it checks them. */
+    private static final Refusal[] REQUEST_REFUSALS = {Refusal.REQUEST_TOO_LARGE, Refusal.BAD_REQUEST_AUTH,
+            Refusal.DUPLICATE_REQUEST, Refusal.OVERLOADED};
+
     private final PbftPillar pillar;
+    private final long[] counted = new long[REQUEST_REFUSALS.length];
+    private Refusal lastRefusal;
 
     /** Drives {@code pillar}. */
     public PbftPillarCore(PbftPillar pillar) {
@@ -44,7 +50,28 @@ public final class PbftPillarCore implements PillarCore {
 
     @Override
     public boolean propose(Request request) {
-        return pillar.propose(request);
+        // The pillar says only true or false; which counter it raised says why (read from its own counters, so that
+        // the pillar itself needs no change).
+        for (int i = 0; i < REQUEST_REFUSALS.length; i++) {
+            counted[i] = pillar.refusals(REQUEST_REFUSALS[i]);
+        }
+        if (pillar.propose(request)) {
+            lastRefusal = null;
+            return true;
+        }
+        lastRefusal = null;
+        for (int i = 0; i < REQUEST_REFUSALS.length; i++) {
+            if (pillar.refusals(REQUEST_REFUSALS[i]) != counted[i]) {
+                lastRefusal = REQUEST_REFUSALS[i];
+                break;
+            }
+        }
+        return false;
+    }
+
+    @Override
+    public Refusal lastRefusal() {
+        return lastRefusal;
     }
 
     @Override

@@ -130,7 +130,8 @@ public final class PillarAgent implements Agent {
         }
         if (m instanceof Request r) {
             if (!core.propose(r)) {
-                refusedRequests++; // the core counts why; the proposer's future stays open until close
+                refusedRequests++;
+                network.refused(replica, core.pillar(), r, core.lastRefusal()); // its proposer fails it at once
             }
         } else {
             refuseMalformed("request", new IllegalArgumentException("not a request: " + m.getClass().getSimpleName()));

@@ -28,6 +28,14 @@ public interface PillarCore {
      */
     boolean propose(Request request);
 
+    /**
+     * Why the last {@link #propose} returned false, or null if this core does not say (the default). Read right
+     * after that call, on the same thread.
+     */
+    default Refusal lastRefusal() {
+        return null;
+    }
+
     /** The execution stage's state digest after checkpoint {@code seq}, for the pillar in charge of it. */
     void checkpointDigest(long seq, byte[] digest);
 

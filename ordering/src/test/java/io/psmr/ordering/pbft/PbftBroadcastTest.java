@@ -145,7 +145,7 @@ class PbftBroadcastTest {
     }
 
     /** A core that takes every request and never orders anything. */
-    private static final class BlackHole implements PillarCore {
+    private static class BlackHole implements PillarCore {
         private final int pillar;
 
         BlackHole(int pillar) {
@@ -213,6 +213,69 @@ class PbftBroadcastTest {
         assertEquals("broadcast is closed; the value was not ordered", after.getCause().getMessage());
         assertEquals("value of 65537 bytes exceeds the maximum request size of 65536 bytes",
                 assertThrows(IllegalArgumentException.class, () -> b.propose(new byte[65537])).getMessage());
+    }
+
+    /** A core that refuses every request for one reason (or none given), as a full pending table would. */
+    static final class Refusing extends BlackHole {
+        private final Refusal reason;
+
+        Refusing(int pillar, Refusal reason) {
+            super(pillar);
+            this.reason = reason;
+        }
+
+        @Override
+        public boolean propose(Request request) {
+            return false;
+        }
+
+        @Override
+        public Refusal lastRefusal() {
+            return reason;
+        }
+    }
+
+    @Test
+    void aRequestThePillarRefusesFailsAtOnceNamingWhyAndGivesItsPermitBack() throws Exception {
+        LoopbackPbft cluster = LoopbackPbft.builder(CONFIG).settings(SETTINGS).maxPendingProposals(2)
+                .pillars((config, replica, pillar, auth) -> new Refusing(pillar, pillar == 0 ? Refusal.OVERLOADED : null))
+                .build();
+        try {
+            PbftBroadcast b = cluster.broadcast(1);
+            for (int round = 0; round < 3; round++) { // more proposals than permits: each refusal returns its permit
+                ExecutionException over = assertThrows(ExecutionException.class, () -> b.propose(new byte[] {1}).get(5, TimeUnit.SECONDS));
+                assertInstanceOf(OverloadedException.class, over.getCause());
+                assertEquals("replica 1 pillar 0 refused request " + (round + 1) + " of client 2 (OVERLOADED); the value"
+                        + " was not ordered: its pending-request table is full (maxPendingRequests)", over.getCause().getMessage());
+                ExecutionException unknown = assertThrows(ExecutionException.class, () -> b.propose(new byte[] {2}).get(5, TimeUnit.SECONDS));
+                assertInstanceOf(IllegalStateException.class, unknown.getCause());
+                assertEquals("replica 1 pillar 1 refused request " + (round + 1) + " of client 3 (reason not given); the"
+                        + " value was not ordered", unknown.getCause().getMessage());
+            }
+            assertEquals(0, b.inFlight());
+        } finally {
+            cluster.close();
+        }
+    }
+
+    @Test
+    void aRealPillarRefusingABadlySignedRequestFailsItAtOnceNamingTheRefusal() throws Exception {
+        // Replica 2's pillars hold other keys than the cluster's: they refuse its own broadcast's requests (bad MAC).
+        Authenticator stranger = new HmacAuthenticator(PbftKeys.forTesting(99, 4, 8));
+        LoopbackPbft cluster = LoopbackPbft.builder(CONFIG).settings(SETTINGS)
+                .pillars((config, replica, pillar, auth) -> PbftPillarCore.create(config, replica, pillar,
+                        replica == 2 ? stranger : auth))
+                .build();
+        try {
+            ExecutionException bad = assertThrows(ExecutionException.class,
+                    () -> cluster.broadcast(2).propose(new byte[] {7}).get(5, TimeUnit.SECONDS));
+            assertInstanceOf(IllegalStateException.class, bad.getCause());
+            assertEquals("replica 2 pillar 0 refused request 1 of client 4 (BAD_REQUEST_AUTH); the value was not ordered",
+                    bad.getCause().getMessage());
+            assertEquals(0, cluster.broadcast(2).inFlight());
+        } finally {
+            cluster.close();
+        }
     }
 
     @Test

@@ -1,10 +1,11 @@
 package io.psmr.ordering.ringpaxos.net;
 
 import io.psmr.ordering.AtomicBroadcast;
-import io.psmr.ordering.BroadcastClosedException;
 import io.psmr.ordering.DeliveryListener;
 import io.psmr.ordering.LocalSequencer;
+import io.psmr.ordering.BroadcastClosedException;
 import io.psmr.ordering.OverloadedException;
+import io.psmr.ordering.RelayLog;
 import io.psmr.ordering.Subscription;
 import io.psmr.ordering.ringpaxos.CheckpointTracker;
 import io.psmr.ordering.ringpaxos.Learner;
@@ -13,14 +14,12 @@ import io.psmr.ordering.ringpaxos.Proposer;
 import io.psmr.ordering.ringpaxos.Ready;
 import io.psmr.ordering.ringpaxos.RingPaxosConfig;
 import java.net.InetSocketAddress;
-import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -36,7 +35,7 @@ import org.slf4j.LoggerFactory;
  * each value the same instance.
  *
  * <h2>Delivery and retention</h2>
- * Delivered values enter an internal {@link LocalSequencer} (the reference implementation of the SPI), which
+ * Delivered values enter a {@link RelayLog} (an internal {@link LocalSequencer}, the reference implementation of the SPI), which
  * holds the last {@link Builder#retainedInstances(int) retainedInstances} values and serves subscriptions:
  * each has its own delivery thread, exactly as in {@code LocalSequencer}. When the slowest subscription is a
  * whole window behind, the adapter stops reading from the network (Netty auto-read off on the learner's
@@ -82,16 +81,11 @@ public final class RingPaxosBroadcast implements AtomicBroadcast {
     /** How many learner checkpoints {@link #learnerCheckpointAt(long)} keeps (the latest ones). */
     public static final int KEPT_CHECKPOINTS = 4;
 
-    private enum State { NEW, RUNNING, CLOSED }
-
-    private final LocalSequencer log;
+    private final RelayLog log;
     private final RingPaxosNode learnerNode;
     private final ProposerEndpoint proposer;
     private final int proposerId;
     private final int maxValueBytes;
-
-    private final Object stateLock = new Object();
-    private State state = State.NEW; // guarded by stateLock
 
     // Learner event-loop thread only.
     private final ArrayDeque<Ready.Delivery> overflow = new ArrayDeque<>();
@@ -106,10 +100,9 @@ public final class RingPaxosBroadcast implements AtomicBroadcast {
 
     private RingPaxosBroadcast(Builder b) {
         this.maxValueBytes = b.transport.maxValueBytes();
-        this.log = LocalSequencer.builder().retainedInstances(b.retainedInstances).maxValueBytes(Math.max(1, maxValueBytes))
-                .proposeTimeout(Duration.ZERO).maxLearners(b.maxLearners).firstInstance(b.resumeInstance + 1)
-                .threadNamePrefix("psmr-ringpaxos-" + b.learnerId + "-").build();
-        log.start();
+        this.log = new RelayLog(LocalSequencer.builder().retainedInstances(b.retainedInstances)
+                .maxValueBytes(Math.max(1, maxValueBytes)).maxLearners(b.maxLearners).firstInstance(b.resumeInstance + 1)
+                .threadNamePrefix("psmr-ringpaxos-" + b.learnerId + "-"));
         this.proposerId = b.proposerId;
         this.checkpointEvery = b.checkpointEvery;
         this.tracker = checkpointEvery > 0 ? new CheckpointTracker(b.config, b.resumeState) : null;
@@ -142,8 +135,7 @@ public final class RingPaxosBroadcast implements AtomicBroadcast {
                 this.proposer = new ProposerEndpoint(b.config, proposerId, b.firstSeq, b.transport, b.proposerBind,
                         b.peers, b.maxPendingProposals, false);
             } catch (RuntimeException e) {
-                learnerNode.close();
-                log.close();
+                log.close(learnerNode::close);
                 throw e;
             }
         } else {
@@ -181,24 +173,15 @@ public final class RingPaxosBroadcast implements AtomicBroadcast {
 
     @Override
     public void start() {
-        synchronized (stateLock) {
-            if (state == State.CLOSED) {
-                throw new IllegalStateException("broadcast is closed and cannot be started again");
-            }
-            state = State.RUNNING;
-        }
+        log.start();
     }
 
     @Override
     public CompletableFuture<Long> propose(byte[] value) {
         ProposerEndpoint.validate(value, maxValueBytes);
-        synchronized (stateLock) {
-            if (state == State.NEW) {
-                return CompletableFuture.failedFuture(new IllegalStateException("broadcast is not started: call start() before propose()"));
-            }
-            if (state == State.CLOSED) {
-                return CompletableFuture.failedFuture(new BroadcastClosedException("broadcast is closed; the value was not ordered"));
-            }
+        CompletableFuture<Long> refused = log.refusal();
+        if (refused != null) {
+            return refused;
         }
         if (proposer == null) {
             return CompletableFuture.failedFuture(new IllegalStateException("this broadcast has no proposer node"));
@@ -220,20 +203,15 @@ public final class RingPaxosBroadcast implements AtomicBroadcast {
                 }
                 headTracked = true;
             }
-            long instance;
-            try {
-                instance = log.propose(d.value().data()).join();
-            } catch (CompletionException e) {
-                if (e.getCause() instanceof OverloadedException) {
-                    learnerNode.setInboundPaused(true);
-                    return;
-                }
-                if (e.getCause() instanceof BroadcastClosedException) {
-                    overflow.clear();
-                    headTracked = false;
-                    return;
-                }
-                throw e;
+            long instance = log.append(d.value().data());
+            if (instance == RelayLog.FULL) {
+                learnerNode.setInboundPaused(true);
+                return;
+            }
+            if (instance == RelayLog.CLOSED) {
+                overflow.clear();
+                headTracked = false;
+                return;
             }
             overflow.poll();
             headTracked = false;
@@ -339,17 +317,15 @@ public final class RingPaxosBroadcast implements AtomicBroadcast {
 
     @Override
     public void close() {
-        synchronized (stateLock) {
-            if (state == State.CLOSED) {
-                return;
+        boolean first = log.close(() -> {
+            if (proposer != null) {
+                proposer.close();
             }
-            state = State.CLOSED;
+            learnerNode.close();
+        });
+        if (!first) {
+            return;
         }
-        if (proposer != null) {
-            proposer.close();
-        }
-        learnerNode.close();
-        log.close();
         LOG.debug("Ring Paxos broadcast of learner {} closed", learnerNode.id());
     }
 

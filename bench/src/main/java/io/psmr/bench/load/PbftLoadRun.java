@@ -1,0 +1,66 @@
+package io.psmr.bench.load;
+
+import io.psmr.kvstore.PbftCluster;
+import io.psmr.kvstore.ReplicaConfig;
+import io.psmr.ordering.pbft.PbftConfig;
+import io.psmr.proxy.ClientProxy;
+import io.psmr.proxy.ProxyConfig;
+import io.psmr.proxy.ProxyStats;
+import io.psmr.proxy.ReplyTrust;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * {@link LoadRun} over PBFT with COP pillars: a {@link PbftCluster} of {@code 3f + 1} PBFT replicas in this JVM,
+ * a store replica on each, the proxy proposing through PBFT replica 0 and accepting a result only from {@code f + 1}
+ * matching replies ({@link ReplyTrust#matching}); at the end every replica's digest is compared as for the others.
+ */
+final class PbftLoadRun {
+
+    private PbftLoadRun() {
+    }
+
+    /** {@code ./psmr load}'s proxy settings with the reply trust a Byzantine ordering needs. */
+    static ProxyConfig proxyConfig(LoadOptions o, ReplicaConfig rc, PbftCluster cluster) {
+        return LoadRun.proxyConfig(o, rc).toBuilder().replyTrust(ReplyTrust.matching(cluster.f(), cluster.replicaIds())).build();
+    }
+
+    static LoadReport run(LoadOptions o, PbftConfig config, HistorySink history, RunControls controls) throws InterruptedException {
+        if (o.replicas() != config.replicaCount()) {
+            throw new IllegalArgumentException("PBFT with f=" + config.f() + " runs " + config.replicaCount()
+                    + " replicas, not " + o.replicas());
+        }
+        ReplicaConfig rc = LoadRun.replicaConfig(o);
+        LoadTarget target = LoadTarget.embeddedPbft(config);
+        try (PbftCluster cluster = PbftCluster.start(config, rc)) {
+            ProxyConfig pc = proxyConfig(o, rc, cluster);
+            LoadResult result;
+            ProxyStats stats;
+            try (ClientProxy proxy = ClientProxy.start(pc, cluster.broadcast(), cluster.router(), LoadRun.hotKeys(o, pc))) {
+                try {
+                    result = LoadGenerator.run(proxy, o.workload(), history, controls.withProbe(() -> silent(cluster)));
+                } catch (LoadStalledException e) {
+                    throw e.withReport(new LoadReport(o, rc, e.result(), proxy.stats(), List.of(),
+                            Runtime.getRuntime().availableProcessors(), target));
+                }
+                stats = proxy.stats();
+            }
+            if (!cluster.awaitQuiescent(LoadRun.QUIESCE_SECONDS, TimeUnit.SECONDS)) {
+                throw new IllegalStateException("the replicas did not apply every ordered batch within "
+                        + LoadRun.QUIESCE_SECONDS + " s of the clients stopping");
+            }
+            return new LoadReport(o, rc, result, stats, cluster.digests(), Runtime.getRuntime().availableProcessors(), target);
+        }
+    }
+
+    /** The store replicas that stopped serving and the PBFT replicas that fail-stopped; empty if none. */
+    static String silent(PbftCluster cluster) {
+        StringBuilder b = new StringBuilder(LoadRun.silentReplicas(cluster.replicas()));
+        for (int i = 0; i < cluster.replicas().size(); i++) {
+            int id = i;
+            cluster.pbft().node(i).failure().ifPresent(f -> b.append(b.length() == 0 ? "" : ", ").append("PBFT replica ")
+                    .append(id).append(" (fail-stopped: ").append(f).append(')'));
+        }
+        return b.toString();
+    }
+}
