@@ -30,16 +30,6 @@ public final class LoopbackNetwork implements PillarNetwork {
     private final AtomicLongArray dropped;
     private final AtomicReferenceArray<RefusedRequests> refusals;
 
-    /** Told when a pillar refuses a request {@link #submit submitted} to it. */
-    @FunctionalInterface
-    public interface RefusedRequests {
-        /**
-         * {@code pillar} refused {@code request} for {@code reason} (null if its core does not say). Called on that
-         * pillar's agent thread: must not block.
-         */
-        void refused(Request request, int pillar, Refusal reason);
-    }
-
     /**
      * @param replicas          n, at least 1
      * @param pillars           Np, at least 1
@@ -70,10 +60,8 @@ public final class LoopbackNetwork implements PillarNetwork {
         refusals.set(replica, listener);
     }
 
-    /**
-     * A pillar of {@code replica} refused a request submitted to it: tells the replica's listener, if any. Called by
-     * the pillar's agent.
-     */
+    /** Tells the listener of {@code replica}, if any ({@link #onRefused}). */
+    @Override
     public void refused(int replica, int pillar, Request request, Refusal reason) {
         RefusedRequests l = refusals.get(replica);
         if (l != null) {

@@ -31,4 +31,11 @@ public interface PillarNetwork {
 
     /** The inbox of encoded client requests for {@code pillar} of {@code replica}; its agent consumes it. */
     BoundedQueue<byte[]> requests(int replica, int pillar);
+
+    /**
+     * {@code pillar} of {@code replica} refused a request submitted to it through {@link #requests}, for
+     * {@code reason} (null if its core does not say): tells whoever submitted it, so that its proposer fails it at
+     * once. Called on that pillar's agent thread; never blocks.
+     */
+    void refused(int replica, int pillar, PbftMessage.Request request, Refusal reason);
 }

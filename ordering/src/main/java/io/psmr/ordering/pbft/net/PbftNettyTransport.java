@@ -6,6 +6,8 @@ import io.psmr.ordering.pbft.PbftConfig;
 import io.psmr.ordering.pbft.PbftEnvelope;
 import io.psmr.ordering.pbft.PbftMessage.Request;
 import io.psmr.ordering.pbft.PillarNetwork;
+import io.psmr.ordering.pbft.Refusal;
+import io.psmr.ordering.pbft.RefusedRequests;
 import io.psmr.ordering.pbft.agent.BoundedQueue;
 import io.psmr.ordering.transport.FrameServer;
 import io.psmr.ordering.transport.RefusalLog;
@@ -61,6 +63,7 @@ public final class PbftNettyTransport implements PillarNetwork, AutoCloseable {
     private final Map<DropReason, LongAdder> drops = new EnumMap<>(DropReason.class);
     private final List<PillarConnections> connections = new ArrayList<>();
     private volatile boolean closed;
+    private volatile RefusedRequests refusedRequests;
 
     private PbftNettyTransport(int replica, PbftConfig pbft, List<InetSocketAddress> bind, PeerAddresses peers,
                                PbftTransportConfig config) {
@@ -162,6 +165,20 @@ public final class PbftNettyTransport implements PillarNetwork, AutoCloseable {
      */
     public boolean submit(int pillar, Request request) {
         return pillar(replica, pillar).requests().offer(PbftCodec.encode(request));
+    }
+
+    /** Where refusals of requests {@link #submit submitted} here go (the replica's proposer); replaces any earlier one. */
+    public void onRefused(RefusedRequests listener) {
+        this.refusedRequests = listener;
+    }
+
+    /** Tells the listener set by {@link #onRefused}, if any. */
+    @Override
+    public void refused(int r, int pillar, Request request, Refusal reason) {
+        RefusedRequests l = refusedRequests;
+        if (l != null && r == replica) {
+            l.refused(request, pillar, reason);
+        }
     }
 
     private PillarConnections pillar(int r, int pillar) {
