@@ -1,28 +1,63 @@
 package io.psmr.ordering.pbft;
 
 import java.nio.ByteBuffer;
+import java.security.GeneralSecurityException;
+import java.security.KeyPair;
+import java.security.KeyPairGenerator;
+import java.security.PrivateKey;
+import java.security.PublicKey;
+import java.security.SecureRandom;
+import java.security.spec.NamedParameterSpec;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.TreeMap;
+import java.util.TreeSet;
 
 /**
- * The shared secret keys: one per unordered pair of replicas, and one per (client, replica).
+ * The keys of a PBFT cluster as one holder sees them: the shared secret keys (one per unordered pair
+ * of replicas, one per (client, replica)), every replica's Ed25519 public key, and the private key(s)
+ * this holder may sign with (a replica process holds only its own; see {@link #restrictedTo}).
  * Loaded from configuration; {@link #forTesting} derives them from a seed.
  */
 public final class PbftKeys {
 
     /** The shortest key accepted, in bytes. */
     public static final int MIN_KEY_BYTES = 16;
+    /** The JDK name of the replica signature scheme. */
+    public static final String SIGNATURE_ALGORITHM = "Ed25519";
 
     private final int replicas;
     private final byte[][][] pairKeys;
     private final Map<Long, byte[][]> clientKeys;
+    private final PublicKey[] publicKeys;
+    private final Map<Integer, PrivateKey> privateKeys;
 
     /**
-     * @param pairKeys   {@code pairKeys[i][j]} for {@code i != j}, symmetric, each at least {@value #MIN_KEY_BYTES} bytes
-     * @param clientKeys per client, one key per replica
+     * @param pairKeys    {@code pairKeys[i][j]} for {@code i != j}, symmetric, each at least {@value #MIN_KEY_BYTES} bytes
+     * @param clientKeys  per client, one key per replica
+     * @param publicKeys  {@code publicKeys[r]}: replica r's Ed25519 public key, one per replica
+     * @param privateKeys the Ed25519 private keys this holder may sign with, by replica (usually just its own)
      */
-    public PbftKeys(byte[][][] pairKeys, Map<Long, byte[][]> clientKeys) {
+    public PbftKeys(byte[][][] pairKeys, Map<Long, byte[][]> clientKeys, PublicKey[] publicKeys,
+                    Map<Integer, PrivateKey> privateKeys) {
         this.replicas = pairKeys.length;
+        if (publicKeys.length != replicas) {
+            throw new IllegalArgumentException(publicKeys.length + " public keys for " + replicas + " replicas");
+        }
+        for (int r = 0; r < replicas; r++) {
+            if (publicKeys[r] == null || !SIGNATURE_ALGORITHM.equals(publicKeys[r].getAlgorithm())
+                    && !"EdDSA".equals(publicKeys[r].getAlgorithm())) {
+                throw new IllegalArgumentException("public key of replica " + r + " is missing or not " + SIGNATURE_ALGORITHM);
+            }
+        }
+        this.publicKeys = publicKeys.clone();
+        this.privateKeys = new TreeMap<>();
+        privateKeys.forEach((r, k) -> {
+            if (r < 0 || r >= replicas || k == null) {
+                throw new IllegalArgumentException("private key for replica " + r + " is missing or outside [0, " + replicas + ")");
+            }
+            this.privateKeys.put(r, k);
+        });
         this.pairKeys = new byte[replicas][replicas][];
         for (int i = 0; i < replicas; i++) {
             if (pairKeys[i].length != replicas) {
@@ -60,7 +95,11 @@ public final class PbftKeys {
         });
     }
 
-    /** Deterministic keys for {@code replicas} replicas and clients {@code 0..clients-1}, derived from {@code seed}. */
+    /**
+     * Deterministic keys for {@code replicas} replicas and clients {@code 0..clients-1}, derived from
+     * {@code seed}, holding every replica's private key (an in-JVM test cluster); use
+     * {@link #restrictedTo} for what one replica would hold.
+     */
     public static PbftKeys forTesting(long seed, int replicas, int clients) {
         byte[][][] pairs = new byte[replicas][replicas][];
         for (int i = 0; i < replicas; i++) {
@@ -78,7 +117,40 @@ public final class PbftKeys {
             }
             clientKeys.put(c, keys);
         }
-        return new PbftKeys(pairs, clientKeys);
+        PublicKey[] publicKeys = new PublicKey[replicas];
+        Map<Integer, PrivateKey> privateKeys = new HashMap<>();
+        for (int r = 0; r < replicas; r++) {
+            KeyPair pair = signingKeyPair(derive(seed, 'S', r, 0));
+            publicKeys[r] = pair.getPublic();
+            privateKeys.put(r, pair.getPrivate());
+        }
+        return new PbftKeys(pairs, clientKeys, publicKeys, privateKeys);
+    }
+
+    /** The same keys with only {@code replica}'s private key: what replica {@code replica}'s process holds. */
+    public PbftKeys restrictedTo(int replica) {
+        PrivateKey own = privateKeys.get(replica);
+        if (own == null) {
+            throw new IllegalStateException("no private key for replica " + replica + " to restrict to (holding "
+                    + signers() + ")");
+        }
+        return new PbftKeys(pairKeys, clientKeys, publicKeys, Map.of(replica, own));
+    }
+
+    /**
+     * An Ed25519 key pair determined by {@code seed}: the JDK's generator draws its 32 private-key
+     * bytes from the given random, here a SHA1PRNG seeded before first use, which is deterministic.
+     */
+    private static KeyPair signingKeyPair(byte[] seed) {
+        try {
+            SecureRandom random = SecureRandom.getInstance("SHA1PRNG");
+            random.setSeed(seed);
+            KeyPairGenerator generator = KeyPairGenerator.getInstance(SIGNATURE_ALGORITHM);
+            generator.initialize(NamedParameterSpec.ED25519, random);
+            return generator.generateKeyPair();
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException("the JDK cannot generate Ed25519 keys", e);
+        }
     }
 
     private static byte[] derive(long seed, char kind, long a, long b) {
@@ -88,6 +160,20 @@ public final class PbftKeys {
     /** The number of replicas. */
     public int replicas() {
         return replicas;
+    }
+
+    /** Replica {@code replica}'s public key, or null for an unknown replica. */
+    public PublicKey publicKey(int replica) {
+        return replica < 0 || replica >= replicas ? null : publicKeys[replica];
+    }
+
+    /** The replicas this holder may sign as, ascending. */
+    public java.util.SortedSet<Integer> signers() {
+        return new TreeSet<>(privateKeys.keySet());
+    }
+
+    PrivateKey privateKey(int replica) {
+        return privateKeys.get(replica);
     }
 
     byte[] pair(int a, int b) {
