@@ -17,7 +17,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * ordered like any other, whose answer carries the session id the log assigned. Every request then
  * travels under that id, and the pair (session, requestSeq) identifies it for the replicas'
  * exactly-once rule; the proxy's retries reuse it. Requests made while the session is being opened
- * wait for it without blocking their caller, and are then submitted on the proxy's session thread.
+ * wait for it without blocking their caller, and are then submitted on the proxy's session thread, in
+ * the order they were made; a request made after them is handed to the proxy after them.
  * A session that the replicas have let expire
  * answers {@link KvStatus#SESSION_EXPIRED}: that request did not execute then, and whether an earlier
  * copy of it executed is unknown; the client opens a new session for its next request.
@@ -46,6 +47,8 @@ public final class KvClient {
     private final Semaphore permits;
     private final AtomicReference<CompletableFuture<Long>> session = new AtomicReference<>();
     private final Blocking blocking = new Blocking();
+    /** Completes when the last request that waited for a session has been handed to the proxy. */
+    private CompletableFuture<Void> waitingTail = CompletableFuture.completedFuture(null); // guarded by this
 
     KvClient(ClientProxy proxy, long clientId) {
         this.proxy = proxy;
@@ -120,15 +123,27 @@ public final class KvClient {
                         + " waited for one of its outstanding requests to complete", e));
             }
         }
-        long seq = lastSeq.incrementAndGet();
         CompletableFuture<KvResult> result;
         try {
             CompletableFuture<Long> open = openSession();
-            if (open.isDone() && !open.isCompletedExceptionally()) {
+            long seq;
+            boolean direct;
+            synchronized (this) {
+                seq = lastSeq.incrementAndGet();
+                direct = open.isDone() && !open.isCompletedExceptionally() && waitingTail.isDone();
+                if (!direct) {
+                    // Not on the thread that completes the session's opening (a replica's): submit may block.
+                    // Each waiting request is submitted after the one before it, so they reach the proxy in order.
+                    CompletableFuture<CompletableFuture<KvResult>> submitted = waitingTail.thenCompose(v -> open)
+                            .thenApplyAsync(id -> submitUnder(open, make.make(id, seq)), proxy.sessionOpenedExecutor());
+                    waitingTail = submitted.handle((f, e) -> null);
+                    result = submitted.thenCompose(f -> f);
+                } else {
+                    result = null;
+                }
+            }
+            if (direct) {
                 result = submitUnder(open, make.make(open.join(), seq));
-            } else {
-                // Not on the thread that completes the session's opening (a replica's): submit may block.
-                result = open.thenComposeAsync(id -> submitUnder(open, make.make(id, seq)), proxy.sessionOpenedExecutor());
             }
         } catch (RuntimeException e) {
             permits.release();

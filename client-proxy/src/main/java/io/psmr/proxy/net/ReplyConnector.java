@@ -21,7 +21,9 @@ import io.psmr.ordering.transport.RefusalLog;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
@@ -34,8 +36,8 @@ import org.slf4j.LoggerFactory;
  *
  * <pre>{@code
  * ClientProxy proxy = ClientProxy.start(config, orderingClient);
- * ReplyConnector replies = ReplyConnector.start(config.proxyId(), replicaAddresses, proxy, ReplyConnectorConfig.defaults());
- * replies.awaitConnected(replicaAddresses.size(), 10, TimeUnit.SECONDS);
+ * ReplyConnector replies = ReplyConnector.start(config.proxyId(), replyAddressById, proxy, ReplyConnectorConfig.defaults());
+ * replies.awaitConnected(replyAddressById.size(), 10, TimeUnit.SECONDS);
  * }</pre>
  *
  * <h2>Connections</h2>
@@ -83,11 +85,13 @@ public final class ReplyConnector implements AutoCloseable {
      * thread only.
      */
     private final class Replica implements ReconnectingLink.Listener<InetSocketAddress> {
+        final int id;
         final InetSocketAddress address;
         final ReconnectingLink<InetSocketAddress> link;
         boolean welcomed;
 
-        Replica(InetSocketAddress address) {
+        Replica(int id, InetSocketAddress address) {
+            this.id = id;
             this.address = address;
             this.link = ReconnectingLink.to(address, loop)
                     .address(address)
@@ -126,11 +130,11 @@ public final class ReplyConnector implements AutoCloseable {
         }
 
         void refuse(Channel ch, String why) {
-            refusals.refuse(ch, address, "replica at " + address, why + "; will reconnect");
+            refusals.refuse(ch, address, "replica " + id + " at " + address, why + "; will reconnect");
         }
     }
 
-    private ReplyConnector(long proxyId, List<InetSocketAddress> replicaAddresses, ReplyChannel channel,
+    private ReplyConnector(long proxyId, Map<Integer, InetSocketAddress> replicaAddresses, ReplyChannel channel,
                            ReplyConnectorConfig config) {
         this.proxyId = proxyId;
         this.channel = channel;
@@ -139,23 +143,23 @@ public final class ReplyConnector implements AutoCloseable {
         this.loop = thread.loop();
         this.bootstrap = ReconnectingLink.clientBootstrap(config.connectTimeout());
         this.refusals = RefusalLog.perMinute(LOG, () -> "proxy " + proxyId);
-        for (InetSocketAddress a : replicaAddresses) {
-            replicas.add(new Replica(Objects.requireNonNull(a, "replica address")));
-        }
+        new TreeMap<>(replicaAddresses).forEach((id, a) -> replicas.add(new Replica(id, Objects.requireNonNull(a, "replica address"))));
     }
 
     /**
      * Starts connecting to every replica in the background and returns at once.
      *
      * @param proxyId  the id this proxy proposes batches under (its replies carry it)
-     * @param replicas every replica's {@link io.psmr.kvstore.net.ReplyServer} address
+     * @param replicas every replica's {@link io.psmr.kvstore.net.ReplyServer} address, by the replica id its replies
+     *                 carry: a reply naming another replica on that connection is refused, so a replica can answer
+     *                 only for itself (what {@link io.psmr.proxy.ReplyTrust#matching f+1 matching replies} rely on)
      * @param channel  where replies go; called on the connector's thread, must not block
      * @param config   frame bound and reconnect delays
      */
-    public static ReplyConnector start(long proxyId, List<InetSocketAddress> replicas, ReplyChannel channel,
+    public static ReplyConnector start(long proxyId, Map<Integer, InetSocketAddress> replicas, ReplyChannel channel,
                                        ReplyConnectorConfig config) {
         Objects.requireNonNull(replicas, "replicas");
-        ReplyConnector c = new ReplyConnector(proxyId, List.copyOf(replicas), Objects.requireNonNull(channel, "channel"),
+        ReplyConnector c = new ReplyConnector(proxyId, Map.copyOf(replicas), Objects.requireNonNull(channel, "channel"),
                 Objects.requireNonNull(config, "config"));
         c.loop.execute(() -> c.replicas.forEach(r -> r.link.connectIfIdle()));
         return c;
@@ -255,6 +259,10 @@ public final class ReplyConnector implements AutoCloseable {
             }
             if (reply.proxyId() != proxyId) {
                 replica.refuse(ch, "a reply for proxy " + reply.proxyId() + " on the connection of proxy " + proxyId);
+                return;
+            }
+            if (reply.replicaId() != replica.id) {
+                replica.refuse(ch, "a reply naming replica " + reply.replicaId() + " on the connection of replica " + replica.id);
                 return;
             }
             received.incrementAndGet();

@@ -27,6 +27,7 @@ import java.net.SocketException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -94,7 +95,7 @@ class ReplyTransportTest {
         Inbox inbox = new Inbox();
         try (ReplyServer s1 = ReplyServer.start(ANY_PORT, ReplyServerConfig.defaults());
              ReplyServer s2 = ReplyServer.start(ANY_PORT, ReplyServerConfig.defaults());
-             ReplyConnector c = ReplyConnector.start(7, List.of(s1.localAddress(), s2.localAddress()), inbox, FAST)) {
+             ReplyConnector c = ReplyConnector.start(7, Map.of(1, s1.localAddress(), 2, s2.localAddress()), inbox, FAST)) {
             assertTrue(c.awaitConnected(2, 10, TimeUnit.SECONDS), c.toString());
             List<List<KvReply>> sent = List.of(new ArrayList<>(), new ArrayList<>());
             for (int i = 0; i < 400; i++) {
@@ -121,8 +122,8 @@ class ReplyTransportTest {
         Inbox a = new Inbox();
         Inbox b = new Inbox();
         try (ReplyServer s = ReplyServer.start(ANY_PORT, ReplyServerConfig.defaults());
-             ReplyConnector ca = ReplyConnector.start(1, List.of(s.localAddress()), a, FAST);
-             ReplyConnector cb = ReplyConnector.start(2, List.of(s.localAddress()), b, FAST)) {
+             ReplyConnector ca = ReplyConnector.start(1, Map.of(1, s.localAddress()), a, FAST);
+             ReplyConnector cb = ReplyConnector.start(2, Map.of(1, s.localAddress()), b, FAST)) {
             assertTrue(ca.awaitConnected(1, 10, TimeUnit.SECONDS));
             assertTrue(cb.awaitConnected(1, 10, TimeUnit.SECONDS));
             assertEquals(2, s.connectedProxies());
@@ -150,7 +151,7 @@ class ReplyTransportTest {
              Socket older = connect(s)) {
             hello(new DataOutputStream(older.getOutputStream()), 3);
             assertEquals(3, readWelcome(older));
-            try (ReplyConnector c = ReplyConnector.start(3, List.of(s.localAddress()), inbox, FAST)) {
+            try (ReplyConnector c = ReplyConnector.start(3, Map.of(1, s.localAddress()), inbox, FAST)) {
                 assertTrue(c.awaitConnected(1, 10, TimeUnit.SECONDS));
                 assertClosedByPeer(older); // a reconnecting proxy: the server closes the connection it replaced
                 s.route(reply(3, 1));
@@ -166,7 +167,7 @@ class ReplyTransportTest {
         Inbox inbox = new Inbox();
         ReplyServer first = ReplyServer.start(ANY_PORT, ReplyServerConfig.defaults());
         InetSocketAddress address = first.localAddress();
-        try (ReplyConnector c = ReplyConnector.start(9, List.of(address), inbox, FAST)) {
+        try (ReplyConnector c = ReplyConnector.start(9, Map.of(1, address), inbox, FAST)) {
             assertTrue(c.awaitConnected(1, 10, TimeUnit.SECONDS));
             first.route(reply(9, 1));
             assertEquals(reply(9, 1), inbox.take());
@@ -200,7 +201,7 @@ class ReplyTransportTest {
         Inbox inbox = new Inbox();
         ReplyServerConfig config = ReplyServerConfig.defaults().withHelloTimeout(Duration.ofMillis(300));
         try (ReplyServer s = ReplyServer.start(ANY_PORT, config);
-             ReplyConnector good = ReplyConnector.start(1, List.of(s.localAddress()), inbox, FAST)) {
+             ReplyConnector good = ReplyConnector.start(1, Map.of(1, s.localAddress()), inbox, FAST)) {
             assertTrue(good.awaitConnected(1, 10, TimeUnit.SECONDS));
             long batch = 0;
 
@@ -273,7 +274,7 @@ class ReplyTransportTest {
         try (ServerSocket fake = new ServerSocket(0, 10, InetAddress.getLoopbackAddress())) {
             fake.setSoTimeout(10_000);
             InetSocketAddress address = new InetSocketAddress(InetAddress.getLoopbackAddress(), fake.getLocalPort());
-            try (ReplyConnector c = ReplyConnector.start(5, List.of(address), inbox, FAST)) {
+            try (ReplyConnector c = ReplyConnector.start(5, Map.of(1, address), inbox, FAST)) {
                 try (Socket s = fake.accept()) {
                     DataInputStream in = new DataInputStream(s.getInputStream());
                     assertEquals(ReplyProtocol.HANDSHAKE_BYTES, in.readInt());
@@ -298,11 +299,32 @@ class ReplyTransportTest {
     }
 
     @Test
+    void aReplicaCannotAnswerForAnotherReplica() throws Exception {
+        Inbox inbox = new Inbox();
+        try (ReplyServer honest = ReplyServer.start(ANY_PORT, ReplyServerConfig.defaults());
+             ReplyServer impostor = ReplyServer.start(ANY_PORT, ReplyServerConfig.defaults());
+             ReplyConnector c = ReplyConnector.start(4, Map.of(1, honest.localAddress(), 2, impostor.localAddress()), inbox,
+                     FAST)) {
+            assertTrue(c.awaitConnected(2, 10, TimeUnit.SECONDS), c.toString());
+            // Replica 2 sends a reply naming replica 1: with f+1 matching replies it would count twice otherwise.
+            impostor.route(new KvReply(1, 4, 1, 0, 1, KvResult.ok()));
+            await(() -> c.refusedConnections() == 1, 10, () -> "refusal of replica 2's reply naming replica 1");
+            assertEquals(0, c.received());
+            honest.route(new KvReply(1, 4, 1, 0, 1, KvResult.ok()));
+            assertEquals(new KvReply(1, 4, 1, 0, 1, KvResult.ok()), inbox.take());
+            assertTrue(c.awaitConnected(2, 10, TimeUnit.SECONDS), "the impostor's connection comes back: " + c);
+            impostor.route(new KvReply(2, 4, 1, 0, 1, KvResult.ok()));
+            assertEquals(new KvReply(2, 4, 1, 0, 1, KvResult.ok()), inbox.take());
+            assertEquals(1, c.refusedConnections());
+        }
+    }
+
+    @Test
     void aProxyThatStopsReadingMakesTheServerDropNotQueue() throws Exception {
         int mark = 64 << 10;
         Inbox inbox = new Inbox();
         try (ReplyServer s = ReplyServer.start(ANY_PORT, ReplyServerConfig.defaults().withWriteHighWaterBytes(mark));
-             ReplyConnector good = ReplyConnector.start(1, List.of(s.localAddress()), inbox, FAST);
+             ReplyConnector good = ReplyConnector.start(1, Map.of(1, s.localAddress()), inbox, FAST);
              Socket stuck = new Socket()) {
             stuck.setReceiveBufferSize(4096);
             stuck.connect(s.localAddress(), 5000);
@@ -347,7 +369,7 @@ class ReplyTransportTest {
             got.incrementAndGet();
         };
         try (ReplyServer s = ReplyServer.start(ANY_PORT, ReplyServerConfig.defaults().withWriteHighWaterBytes(16 << 10));
-             ReplyConnector c = ReplyConnector.start(6, List.of(s.localAddress()), blocked, FAST)) {
+             ReplyConnector c = ReplyConnector.start(6, Map.of(1, s.localAddress()), blocked, FAST)) {
             assertTrue(c.awaitConnected(1, 10, TimeUnit.SECONDS));
             KvReply big = new KvReply(1, 6, 1, 0, 1, KvResult.ok(new byte[512]));
             // Two routing threads at once, as a replica's workers do, until the server has dropped some.

@@ -22,6 +22,7 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -65,7 +66,7 @@ class TcpRepliesEndToEndTest {
             sequencer.start();
             ProxyConfig config = ProxyConfig.builder().proxyId(5).detection(DETECTION).limits(LIMITS).build();
             proxy = ClientProxy.start(config, sequencer); // no local router: replies arrive only over TCP
-            connector = ReplyConnector.start(config.proxyId(), servers.stream().map(ReplyServer::localAddress).toList(),
+            connector = ReplyConnector.start(config.proxyId(), Map.of(1, servers.get(0).localAddress(), 2, servers.get(1).localAddress()),
                     proxy, ReplyConnectorConfig.defaults());
             assertTrue(connector.awaitConnected(2, 10, TimeUnit.SECONDS), connector.toString());
 

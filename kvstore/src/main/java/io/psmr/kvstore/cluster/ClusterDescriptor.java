@@ -187,9 +187,13 @@ public record ClusterDescriptor(int version, OrderingProtocol ordering, String h
         return peers;
     }
 
-    /** Where each replica serves replies, by replica id order. */
-    public List<InetSocketAddress> replyAddresses() {
-        return replicas().stream().map(n -> new InetSocketAddress(host, n.replyPort())).toList();
+    /** Where each replica serves replies, by the replica id its replies carry. */
+    public Map<Integer, InetSocketAddress> replyAddresses() {
+        Map<Integer, InetSocketAddress> byId = new LinkedHashMap<>();
+        for (ClusterNode n : replicas()) {
+            byId.put(n.replicaId(), new InetSocketAddress(host, n.replyPort()));
+        }
+        return byId;
     }
 
     /**

@@ -41,7 +41,7 @@ class ClusterDescriptorTest {
         assertEquals(List.of(0, 1, 2), rp.acceptors());
         assertEquals(List.of(100), rp.learners());
         assertEquals(List.of(200, 201), rp.proposers());
-        assertEquals(41004, c.replyAddresses().get(0).getPort());
+        assertEquals(41004, c.replyAddresses().get(1).getPort());
         assertEquals(41006, c.peers().get(201).getPort());
         assertEquals(6, c.peers().size());
         ClusterDescriptor updated = cd.update(d -> d.withProcess("acceptor-1", ProcessHandle.current()));

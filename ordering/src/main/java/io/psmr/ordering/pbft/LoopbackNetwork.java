@@ -19,7 +19,7 @@ import java.util.concurrent.atomic.AtomicLongArray;
  *
  * <p>Thread safety: all methods from any thread; each inbox has one consumer, its pillar's agent.
  */
-public final class LoopbackNetwork {
+public final class LoopbackNetwork implements PillarNetwork {
 
     private final int replicas;
     private final int pillars;
@@ -66,6 +66,7 @@ public final class LoopbackNetwork {
      *
      * @return false if it was dropped (the inbox was full, or the address does not exist)
      */
+    @Override
     public boolean send(PbftEnvelope envelope) {
         int to = envelope.to();
         int pillar = envelope.pillar();
@@ -90,11 +91,13 @@ public final class LoopbackNetwork {
     }
 
     /** The inbox of frames for {@code pillar} of {@code replica} (its agent consumes it). */
+    @Override
     public BoundedQueue<byte[]> frames(int replica, int pillar) {
         return frames[replica][pillar];
     }
 
     /** The inbox of encoded requests for {@code pillar} of {@code replica} (its agent consumes it). */
+    @Override
     public BoundedQueue<byte[]> requests(int replica, int pillar) {
         return requests[replica][pillar];
     }

@@ -16,7 +16,7 @@ import java.util.function.LongSupplier;
  * one {@link ExecutionAgent}, run by one {@link AgentRunner} on {@link Settings#threads()} threads. The agents share
  * nothing; they talk through bounded queues: pillar → execution (committed instances, stable checkpoints) and
  * execution → pillar (checkpoint digests, EMPTY requests, stable checkpoints), and to other replicas through the
- * {@link LoopbackNetwork}.
+ * {@link PillarNetwork} (in one JVM the {@link LoopbackNetwork}).
  *
  * <p>Failure is fail-stop: if any agent throws, the replica's runner stops all of them and {@link #failure()} says
  * which and why; the replica then takes no further part (the other replicas tolerate it as one of the f faults).
@@ -70,7 +70,7 @@ public final class PbftReplicaNode implements AutoCloseable {
      * @param settings threads, tick, queue bounds
      * @param clock    the replica's clock in nanoseconds, read only by the pillar agents to make ticks
      */
-    public PbftReplicaNode(int replica, PbftConfig config, List<? extends PillarCore> cores, LoopbackNetwork network,
+    public PbftReplicaNode(int replica, PbftConfig config, List<? extends PillarCore> cores, PillarNetwork network,
                            DeliverySink sink, Settings settings, LongSupplier clock) {
         Objects.requireNonNull(config, "config");
         Objects.requireNonNull(settings, "settings");

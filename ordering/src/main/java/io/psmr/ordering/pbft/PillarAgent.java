@@ -19,7 +19,7 @@ import org.slf4j.LoggerFactory;
  *   <li>turns elapsed time of the replica's clock into {@link PillarCore#tick() ticks} (the core has no clock; at most
  *       {@value #MAX_TICKS_PER_CYCLE} per cycle, dropping ticks a stalled thread missed; none while it holds outputs
  *       for a full execution queue, so the replica's own slowness never looks like a slow leader);</li>
- *   <li>drains the core's {@link PbftReady}: sends the envelopes through the {@link LoopbackNetwork}, and queues committed
+ *   <li>drains the core's {@link PbftReady}: sends the envelopes through the {@link PillarNetwork}, and queues committed
  *       instances and stable checkpoints for the execution stage, keeping in order what its queue refused.</li>
  * </ol>
  * Backpressure: while the execution stage's queue is full, the pillar stops taking protocol input (so its core stops
@@ -41,7 +41,7 @@ public final class PillarAgent implements Agent {
     private final String role;
     private final int replica;
     private final PillarCore core;
-    private final LoopbackNetwork network;
+    private final PillarNetwork network;
     private final BoundedQueue<byte[]> frames;
     private final BoundedQueue<byte[]> requests;
     private final BoundedQueue<PillarCommand> commands;
@@ -65,7 +65,7 @@ public final class PillarAgent implements Agent {
      * @param tickNanos   the length of one tick, at least 1
      * @param maxHeld     outputs held for a full execution queue before it is a core bug (the watermark window L)
      */
-    public PillarAgent(int replica, PillarCore core, LoopbackNetwork network, BoundedQueue<PillarCommand> commands,
+    public PillarAgent(int replica, PillarCore core, PillarNetwork network, BoundedQueue<PillarCommand> commands,
                        BoundedQueue<ExecutionEvent> toExecution, LongSupplier clock, long tickNanos, int maxHeld) {
         this.replica = replica;
         this.core = Objects.requireNonNull(core, "core");

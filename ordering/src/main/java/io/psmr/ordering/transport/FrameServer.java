@@ -55,6 +55,9 @@ public final class FrameServer {
         }
     }
 
+    /** The {@link RefusalLog} reason of a connection refused because the server holds {@link Limits#maxConnections()}. */
+    public static final String CONNECTION_LIMIT = "connection limit";
+
     private final Limits limits;
     private final RefusalLog refusals;
     private final Consumer<SocketChannel> initializer;
@@ -112,7 +115,7 @@ public final class FrameServer {
 
     private void accept(SocketChannel ch) {
         if (connections.size() >= limits.maxConnections()) {
-            refusals.refuse(ch, RefusalLog.hostOf(ch), "unidentified peer at " + ch.remoteAddress(),
+            refusals.refuse(ch, RefusalLog.hostOf(ch), "unidentified peer at " + ch.remoteAddress(), CONNECTION_LIMIT,
                     "already " + connections.size() + " connections (the maximum)");
             return;
         }

@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
@@ -23,6 +24,11 @@ import org.slf4j.Logger;
  * log remembers at most {@code maxPeers} keys, dropping the least recently refused one beyond that (whose next
  * refusal is then logged at once), so memory is bounded whatever the peers do.
  *
+ * <p>Each refusal may also name a reason (an enum constant or a string constant of the caller, such as
+ * {@link FrameServer#CONNECTION_LIMIT}), counted apart ({@link #refusals(Object)}, {@link #refusalsByReason()}) for a
+ * status page; refusals without one count under {@link #UNCLASSIFIED}. At most {@value #MAX_REASONS} reasons are
+ * kept, unclassified included (later new ones count as unclassified): reasons are meant to be a fixed set, not per-message text.
+ *
  * <p>Thread-safe: its methods may be called from any thread (normally the owner's event loop); they never block
  * on anything but a short internal lock. The clock is passed in, so tests can drive the interval.
  */
@@ -32,12 +38,17 @@ public final class RefusalLog {
     public static final Duration DEFAULT_INTERVAL = Duration.ofMinutes(1);
     /** The default number of peers remembered. */
     public static final int DEFAULT_MAX_PEERS = 1024;
+    /** The reason of a refusal that named none. */
+    public static final String UNCLASSIFIED = "unclassified";
+    /** The most reasons counted apart. */
+    public static final int MAX_REASONS = 64;
 
     private final Logger logger;
     private final Supplier<String> owner;
     private final long intervalNanos;
     private final LongSupplier nanoClock;
     private final LongAdder refusals = new LongAdder();
+    private final Map<Object, LongAdder> byReason = new ConcurrentHashMap<>();
     private final Map<Object, PeerState> peers; // guarded by this
 
     /** When the peer's last line was logged, and how many refusals of it were not logged since. */
@@ -87,10 +98,19 @@ public final class RefusalLog {
      * @return whether it refused (false when {@code ch} was already closed)
      */
     public boolean refuse(Channel ch, Object peerKey, String peer, String why) {
+        return refuse(ch, peerKey, peer, UNCLASSIFIED, why);
+    }
+
+    /**
+     * Like {@link #refuse(Channel, Object, String, String)}, also counting the refusal under {@code reason}.
+     *
+     * @param reason a constant naming the kind of problem (an enum constant, say); counted apart
+     */
+    public boolean refuse(Channel ch, Object peerKey, String peer, Object reason, String why) {
         if (!ch.isActive()) {
             return false;
         }
-        record(peerKey, "closing connection with " + peer, why);
+        record(peerKey, reason, "closing connection with " + peer, why);
         ch.close();
         return true;
     }
@@ -102,8 +122,16 @@ public final class RefusalLog {
      * @return whether a line was logged
      */
     public boolean record(Object peerKey, String what, String why) {
+        return record(peerKey, UNCLASSIFIED, what, why);
+    }
+
+    /** Like {@link #record(Object, String, String)}, also counting the refusal under {@code reason}. */
+    public boolean record(Object peerKey, Object reason, String what, String why) {
         Objects.requireNonNull(peerKey, "peerKey");
+        Objects.requireNonNull(reason, "reason");
         refusals.increment();
+        LongAdder count = byReason.get(reason);
+        (count != null ? count : counterOf(reason)).increment();
         long now = nanoClock.getAsLong();
         long unloggedBefore;
         synchronized (this) {
@@ -129,9 +157,33 @@ public final class RefusalLog {
         return true;
     }
 
+    /** The counter of a reason not counted yet, or unclassified's when the bound is reached (one slot is kept for it). */
+    private synchronized LongAdder counterOf(Object reason) {
+        LongAdder count = byReason.get(reason);
+        if (count != null) {
+            return count;
+        }
+        int named = byReason.size() - (byReason.containsKey(UNCLASSIFIED) ? 1 : 0);
+        Object key = reason.equals(UNCLASSIFIED) || named < MAX_REASONS - 1 ? reason : UNCLASSIFIED;
+        return byReason.computeIfAbsent(key, r -> new LongAdder());
+    }
+
     /** Every refusal counted so far, logged or not. */
     public long refusals() {
         return refusals.sum();
+    }
+
+    /** Refusals counted so far under {@code reason}. */
+    public long refusals(Object reason) {
+        LongAdder count = byReason.get(reason);
+        return count == null ? 0 : count.sum();
+    }
+
+    /** A snapshot of the refusals counted so far, by reason (reasons never refused are absent). */
+    public Map<Object, Long> refusalsByReason() {
+        Map<Object, Long> snapshot = new LinkedHashMap<>();
+        byReason.forEach((reason, count) -> snapshot.put(reason, count.sum()));
+        return snapshot;
     }
 
     /** The remote host of {@code ch}, the key for a peer that has not identified itself yet. */

@@ -98,6 +98,34 @@ class RefusalLogTest {
     }
 
     @Test
+    void refusalsAreCountedByReasonAsWellAsInTotal() {
+        RefusalLog log = log(16);
+        EmbeddedChannel a = new EmbeddedChannel();
+        EmbeddedChannel b = new EmbeddedChannel();
+        assertTrue(log.refuse(a, 1, "node 1", "oversized", "a frame longer than the limit"));
+        assertFalse(log.refuse(a, 1, "node 1", "oversized", "counted once: the channel is closed"));
+        assertTrue(log.refuse(b, 2, "node 2", "malformed", "bad framing"));
+        log.record(3, "node 3", "no reason given");
+        assertEquals(3, log.refusals());
+        assertEquals(1, log.refusals("oversized"));
+        assertEquals(1, log.refusals("malformed"));
+        assertEquals(1, log.refusals(RefusalLog.UNCLASSIFIED));
+        assertEquals(0, log.refusals("never"));
+        assertEquals(java.util.Map.of("oversized", 1L, "malformed", 1L, RefusalLog.UNCLASSIFIED, 1L), log.refusalsByReason());
+    }
+
+    @Test
+    void reasonsBeyondTheBoundCountAsUnclassified() {
+        RefusalLog log = log(16);
+        for (int i = 0; i < RefusalLog.MAX_REASONS + 5; i++) {
+            log.record(i, "reason-" + i, "peer " + i, "why");
+        }
+        assertEquals(RefusalLog.MAX_REASONS + 5, log.refusals());
+        assertEquals(RefusalLog.MAX_REASONS, log.refusalsByReason().size());
+        assertEquals(6, log.refusals(RefusalLog.UNCLASSIFIED), "63 named reasons; the 64th slot is unclassified's");
+    }
+
+    @Test
     void badSettingsAreRefused() {
         IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
                 () -> new RefusalLog(logger, () -> "x", Duration.ZERO, 1, now::get));
