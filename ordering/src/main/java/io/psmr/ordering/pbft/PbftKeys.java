@@ -26,7 +26,12 @@ public final class PbftKeys {
     /** The JDK name of the replica signature scheme. */
     public static final String SIGNATURE_ALGORITHM = "Ed25519";
 
+    /** No single holder: every pair key and every client key for every replica is present. */
+    private static final int ALL = -1;
+
     private final int replicas;
+    /** The replica whose process these keys are, when they hold only what it needs ({@link #ofReplica}); else ALL. */
+    private final int holder;
     private final byte[][][] pairKeys;
     private final Map<Long, byte[][]> clientKeys;
     private final PublicKey[] publicKeys;
@@ -40,7 +45,42 @@ public final class PbftKeys {
      */
     public PbftKeys(byte[][][] pairKeys, Map<Long, byte[][]> clientKeys, PublicKey[] publicKeys,
                     Map<Integer, PrivateKey> privateKeys) {
+        this(pairKeys, clientKeys, publicKeys, privateKeys, ALL);
+    }
+
+    /**
+     * What replica {@code replica}'s process holds in a real cluster, and no more: the pair keys it
+     * shares with the others (not the other pairs' secrets), the client keys it needs (every replica's
+     * key of the clients it owns, so it can MAC their requests for all; its own key of every other
+     * client, so it can verify them), every public key and only its own private key. MACs for a pair or
+     * a (client, replica) it does not hold are empty and verify never, as for unknown peers.
+     *
+     * @param pairKeys   {@code pairKeys[j]}: the key shared with replica j, for every {@code j != replica}
+     *                   ({@code pairKeys[replica]} is ignored); its length is n
+     * @param clientKeys per client, one entry per replica; entries other than {@code replica}'s may be null
+     * @param publicKeys {@code publicKeys[r]}: replica r's Ed25519 public key, one per replica
+     * @param privateKey {@code replica}'s Ed25519 private key
+     */
+    public static PbftKeys ofReplica(int replica, byte[][] pairKeys, Map<Long, byte[][]> clientKeys,
+                                     PublicKey[] publicKeys, PrivateKey privateKey) {
+        int n = pairKeys.length;
+        if (replica < 0 || replica >= n) {
+            throw new IllegalArgumentException("replica " + replica + " is outside [0, " + n + ")");
+        }
+        byte[][][] pairs = new byte[n][n][];
+        for (int j = 0; j < n; j++) {
+            if (j != replica) {
+                pairs[replica][j] = pairKeys[j];
+                pairs[j][replica] = pairKeys[j];
+            }
+        }
+        return new PbftKeys(pairs, clientKeys, publicKeys, Map.of(replica, privateKey), replica);
+    }
+
+    private PbftKeys(byte[][][] pairKeys, Map<Long, byte[][]> clientKeys, PublicKey[] publicKeys,
+                     Map<Integer, PrivateKey> privateKeys, int holder) {
         this.replicas = pairKeys.length;
+        this.holder = holder;
         if (publicKeys.length != replicas) {
             throw new IllegalArgumentException(publicKeys.length + " public keys for " + replicas + " replicas");
         }
@@ -64,8 +104,8 @@ public final class PbftKeys {
                 throw new IllegalArgumentException("pairKeys[" + i + "] has " + pairKeys[i].length + " keys, expected " + replicas);
             }
             for (int j = 0; j < replicas; j++) {
-                if (i == j) {
-                    continue;
+                if (i == j || holder != ALL && i != holder && j != holder) {
+                    continue; // a replica's process holds no secret of pairs it is not in
                 }
                 byte[] k = pairKeys[i][j];
                 if (k == null || k.length < MIN_KEY_BYTES) {
@@ -85,6 +125,9 @@ public final class PbftKeys {
             }
             byte[][] copy = new byte[replicas][];
             for (int r = 0; r < replicas; r++) {
+                if (holder != ALL && r != holder && keys[r] == null) {
+                    continue; // a client this replica does not own: it only verifies its own entry
+                }
                 if (keys[r] == null || keys[r].length < MIN_KEY_BYTES) {
                     throw new IllegalArgumentException("key of client " + client + " for replica " + r
                             + " is missing or shorter than " + MIN_KEY_BYTES + " bytes");
@@ -134,7 +177,7 @@ public final class PbftKeys {
             throw new IllegalStateException("no private key for replica " + replica + " to restrict to (holding "
                     + signers() + ")");
         }
-        return new PbftKeys(pairKeys, clientKeys, publicKeys, Map.of(replica, own));
+        return new PbftKeys(pairKeys, clientKeys, publicKeys, Map.of(replica, own), holder);
     }
 
     /**
