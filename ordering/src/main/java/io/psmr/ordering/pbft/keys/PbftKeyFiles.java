@@ -42,7 +42,7 @@ public final class PbftKeyFiles {
     public static final int MAX_REPLICAS = ReplicaKeyFile.MAX_REPLICAS;
     /** The largest Np this format accepts. */
     public static final int MAX_PILLARS = ReplicaKeyFile.MAX_PILLARS;
-    /** The largest key file read (a 64 × 64 file is about 0.6 MiB). */
+    /** The largest key file read (a 64 × 64 file is about 0.5 MiB). */
     static final long MAX_FILE_BYTES = 1 << 20;
 
     private static final Pattern FILE_NAME = Pattern.compile("replica-(0|[1-9][0-9]{0,8})\\.keys");

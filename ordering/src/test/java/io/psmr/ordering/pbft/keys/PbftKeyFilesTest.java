@@ -387,4 +387,16 @@ class PbftKeyFilesTest {
         assertEquals("pillars must be in [1, 64]: 0", assertThrows(IllegalArgumentException.class,
                 () -> PbftKeyFiles.generate(dir, 4, 0, seeded(SEED), true)).getMessage());
     }
+
+    @Test
+    void theLargestClusterFitsTheFileLimit() throws IOException {
+        Path dir = tmp.resolve("largest");
+        PbftKeyFiles.generate(dir, PbftKeyFiles.MAX_REPLICAS, PbftKeyFiles.MAX_PILLARS, seeded(SEED), false);
+        long size = Files.size(PbftKeyFiles.file(dir, 63));
+        assertTrue(size < PbftKeyFiles.MAX_FILE_BYTES, size + " bytes");
+        PbftKeys keys = PbftKeyFiles.load(dir, 63, 64, 64);
+        assertEquals(Set.of(63), keys.signers());
+        System.out.println("key file sizes: 64 x 64 " + size + " bytes, 4 x 2 "
+                + Files.size(generated().resolve("replica-0.keys")) + " bytes");
+    }
 }
