@@ -5,7 +5,7 @@ import io.psmr.ordering.pbft.PbftMessage.Commit;
 import io.psmr.ordering.pbft.PbftMessage.NewView;
 import io.psmr.ordering.pbft.PbftMessage.PrePrepare;
 import io.psmr.ordering.pbft.PbftMessage.Prepare;
-import io.psmr.ordering.pbft.PbftMessage.PreparedCertificate;
+import io.psmr.ordering.pbft.PbftMessage.PrePrepared;
 import io.psmr.ordering.pbft.PbftMessage.Request;
 import io.psmr.ordering.pbft.PbftMessage.ViewChange;
 import java.io.ByteArrayOutputStream;
@@ -55,6 +55,32 @@ public final class PbftCodec {
         ByteBuffer b = ByteBuffer.allocate(12 + body.length);
         b.putInt(from).putInt(to).putInt(pillar).put(body);
         return b.array();
+    }
+
+    /**
+     * What a CHECKPOINT's signature covers: a domain byte, seq, state digest and replica (not the
+     * pillar: checkpoints are replica-wide, and a proof agreed on one pillar is shown to all).
+     */
+    public static byte[] signedContent(Checkpoint c) {
+        byte[] digest = c.stateDigest();
+        return ByteBuffer.allocate(17 + digest.length).put((byte) 'C').putLong(c.seq()).putInt(digest.length).put(digest)
+                .putInt(c.replica()).array();
+    }
+
+    /**
+     * What a VIEW-CHANGE's signature covers: a domain byte, the pillar (a VIEW-CHANGE of one pillar
+     * must not pass for one of another), then its encoding without the signature.
+     */
+    public static byte[] signedContent(int pillar, ViewChange v) {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        try (DataOutputStream out = new DataOutputStream(bytes)) {
+            out.writeByte('V');
+            out.writeInt(pillar);
+            writeViewChangeBody(out, v);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return bytes.toByteArray();
     }
 
     /** Encodes a message. */
@@ -118,24 +144,11 @@ public final class PbftCodec {
             out.writeLong(c.seq());
             writeBytes(out, c.stateDigest());
             out.writeInt(c.replica());
+            writeBytes(out, c.signature());
         } else if (message instanceof ViewChange v) {
             out.writeByte(VIEW_CHANGE);
-            out.writeLong(v.newView());
-            out.writeLong(v.stableSeq());
-            out.writeInt(v.stableProof().size());
-            for (Checkpoint c : v.stableProof()) {
-                write(out, c);
-            }
-            out.writeInt(v.prepared().size());
-            for (PreparedCertificate pc : v.prepared()) {
-                write(out, pc.prePrepare());
-                out.writeInt(pc.proposer());
-                out.writeInt(pc.prepares().size());
-                for (Prepare p : pc.prepares()) {
-                    write(out, p);
-                }
-            }
-            out.writeInt(v.replica());
+            writeViewChangeBody(out, v);
+            writeBytes(out, v.signature());
         } else if (message instanceof NewView nv) {
             out.writeByte(NEW_VIEW);
             out.writeLong(nv.view());
@@ -149,6 +162,26 @@ public final class PbftCodec {
             }
             out.writeInt(nv.replica());
         }
+    }
+
+    private static void writeViewChangeBody(DataOutputStream out, ViewChange v) throws IOException {
+        out.writeLong(v.newView());
+        out.writeLong(v.stableSeq());
+        out.writeInt(v.stableProof().size());
+        for (Checkpoint c : v.stableProof()) {
+            write(out, c);
+        }
+        out.writeInt(v.prepared().size());
+        for (PrePrepare p : v.prepared()) {
+            write(out, p);
+        }
+        out.writeInt(v.prePrepared().size());
+        for (PrePrepared q : v.prePrepared()) {
+            out.writeLong(q.seq());
+            out.writeLong(q.view());
+            writeBytes(out, q.digest());
+        }
+        out.writeInt(v.replica());
     }
 
     private static void writeBytes(DataOutputStream out, byte[] b) throws IOException {
@@ -179,7 +212,7 @@ public final class PbftCodec {
             }
             case PREPARE -> new Prepare(in.getLong(), in.getLong(), readBytes(in), in.getInt());
             case COMMIT -> new Commit(in.getLong(), in.getLong(), readBytes(in), in.getInt());
-            case CHECKPOINT -> new Checkpoint(in.getLong(), readBytes(in), in.getInt());
+            case CHECKPOINT -> new Checkpoint(in.getLong(), readBytes(in), in.getInt(), readBytes(in));
             case VIEW_CHANGE -> {
                 long newView = in.getLong();
                 long stableSeq = in.getLong();
@@ -188,19 +221,18 @@ public final class PbftCodec {
                 for (int i = 0; i < proofs; i++) {
                     proof.add(expect(read(in), Checkpoint.class));
                 }
-                int certs = count(in);
-                List<PreparedCertificate> prepared = new ArrayList<>(certs);
-                for (int i = 0; i < certs; i++) {
-                    PrePrepare pp = expect(read(in), PrePrepare.class);
-                    int proposer = in.getInt();
-                    int ps = count(in);
-                    List<Prepare> prepares = new ArrayList<>(ps);
-                    for (int j = 0; j < ps; j++) {
-                        prepares.add(expect(read(in), Prepare.class));
-                    }
-                    prepared.add(new PreparedCertificate(pp, proposer, prepares));
+                int ps = count(in);
+                List<PrePrepare> prepared = new ArrayList<>(ps);
+                for (int i = 0; i < ps; i++) {
+                    prepared.add(expect(read(in), PrePrepare.class));
                 }
-                yield new ViewChange(newView, stableSeq, proof, prepared, in.getInt());
+                int qs = count(in);
+                List<PrePrepared> prePrepared = new ArrayList<>(qs);
+                for (int i = 0; i < qs; i++) {
+                    prePrepared.add(new PrePrepared(in.getLong(), in.getLong(), readBytes(in)));
+                }
+                int replica = in.getInt();
+                yield new ViewChange(newView, stableSeq, proof, prepared, prePrepared, replica, readBytes(in));
             }
             case NEW_VIEW -> {
                 long view = in.getLong();

@@ -169,11 +169,27 @@ public sealed interface PbftMessage {
         }
     }
 
-    /** Replica → all: after executing up to checkpoint {@code seq} my state digest is {@code stateDigest}. */
-    record Checkpoint(long seq, byte[] stateDigest, int replica) implements PbftMessage {
-        /** Copies the digest. */
+    /**
+     * Replica → all: after executing up to checkpoint {@code seq} my state digest is {@code stateDigest}.
+     * Signed by {@code replica} over {@link PbftCodec#signedContent(Checkpoint)}, so 2f+1 of them
+     * prove a stable checkpoint to anyone.
+     */
+    record Checkpoint(long seq, byte[] stateDigest, int replica, byte[] signature) implements PbftMessage {
+        /** Copies the arrays. */
         public Checkpoint {
             stateDigest = stateDigest.clone();
+            signature = signature.clone();
+        }
+
+        /** A checkpoint signed by {@code replica} (whose private key {@code auth} must hold). */
+        public static Checkpoint signed(long seq, byte[] stateDigest, int replica, Authenticator auth) {
+            byte[] content = PbftCodec.signedContent(new Checkpoint(seq, stateDigest, replica, new byte[0]));
+            return new Checkpoint(seq, stateDigest, replica, auth.sign(replica, content));
+        }
+
+        /** Whether the signature is {@code replica}'s over this checkpoint. */
+        public boolean signatureValid(Authenticator auth) {
+            return auth.verifySignature(replica, PbftCodec.signedContent(this), signature);
         }
 
         @Override
@@ -182,48 +198,123 @@ public sealed interface PbftMessage {
         }
 
         @Override
+        public byte[] signature() {
+            return signature.clone();
+        }
+
+        @Override
         public boolean equals(Object o) {
             return o instanceof Checkpoint c && c.seq == seq && c.replica == replica
-                    && Arrays.equals(c.stateDigest, stateDigest);
+                    && Arrays.equals(c.stateDigest, stateDigest) && Arrays.equals(c.signature, signature);
         }
 
         @Override
         public int hashCode() {
             return Long.hashCode(seq) * 31 + replica;
         }
-    }
 
-    /**
-     * Proof that {@code prePrepare} was prepared: the pre-prepare and 2f matching prepares from
-     * distinct replicas other than its {@code proposer} (the instance's leader, or the primary of the
-     * view whose NEW-VIEW re-proposed it).
-     */
-    record PreparedCertificate(PrePrepare prePrepare, int proposer, List<Prepare> prepares) {
-        /** Copies the list. */
-        public PreparedCertificate {
-            prepares = List.copyOf(prepares);
+        @Override
+        public String toString() {
+            return "Checkpoint[seq=" + seq + ", replica=" + replica + "]";
         }
     }
 
     /**
-     * Replica → all: move this pillar to {@code newView}. Carries the last stable checkpoint with its
-     * 2f+1 CHECKPOINT proof (seq 0 and no proof before the first) and a prepared certificate for
-     * every instance above it that prepared at the sender (the highest view each).
+     * An entry of a VIEW-CHANGE's Q set: the sender accepted a pre-prepare of {@code digest} for
+     * {@code seq}, the latest such in view {@code view} (Castro and Liskov, TOCS 2002, §4.5).
      */
-    record ViewChange(long newView, long stableSeq, List<Checkpoint> stableProof, List<PreparedCertificate> prepared,
-                      int replica) implements PbftMessage {
-        /** Copies the lists. */
+    record PrePrepared(long seq, long view, byte[] digest) {
+        /** Copies the digest. */
+        public PrePrepared {
+            digest = digest.clone();
+        }
+
+        @Override
+        public byte[] digest() {
+            return digest.clone();
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof PrePrepared q && q.seq == seq && q.view == view && Arrays.equals(q.digest, digest);
+        }
+
+        @Override
+        public int hashCode() {
+            return Long.hashCode(seq) * 31 + Arrays.hashCode(digest);
+        }
+    }
+
+    /**
+     * Replica → all, signed by {@code replica} over {@link PbftCodec#signedContent(int, ViewChange)}
+     * (which binds the pillar): move this pillar to {@code newView}. It reports only the sender's own
+     * state (Castro's MAC-era view change, TOCS 2002 §4.5, with signatures instead of acks):
+     * <ul>
+     * <li>the last stable checkpoint with its 2f+1 signed CHECKPOINTs (seq 0 and no proof before the first);</li>
+     * <li>{@code prepared} (the P set): for each instance above it that prepared at the sender, the
+     *     pre-prepare (with the request) of the highest view in which it prepared;</li>
+     * <li>{@code prePrepared} (the Q set): for each such instance and digest, the highest view in which
+     *     the sender accepted (or, as leader, sent) a pre-prepare of it.</li>
+     * </ul>
+     */
+    record ViewChange(long newView, long stableSeq, List<Checkpoint> stableProof, List<PrePrepare> prepared,
+                      List<PrePrepared> prePrepared, int replica, byte[] signature) implements PbftMessage {
+        /** Copies the lists and the signature. */
         public ViewChange {
             stableProof = List.copyOf(stableProof);
             prepared = List.copyOf(prepared);
+            prePrepared = List.copyOf(prePrepared);
+            signature = signature.clone();
+        }
+
+        /** A VIEW-CHANGE of {@code pillar} signed by {@code replica} (whose private key {@code auth} must hold). */
+        public static ViewChange signed(int pillar, long newView, long stableSeq, List<Checkpoint> stableProof,
+                                        List<PrePrepare> prepared, List<PrePrepared> prePrepared, int replica,
+                                        Authenticator auth) {
+            ViewChange unsigned = new ViewChange(newView, stableSeq, stableProof, prepared, prePrepared, replica, new byte[0]);
+            return unsigned.withSignature(auth.sign(replica, PbftCodec.signedContent(pillar, unsigned)));
+        }
+
+        /** This VIEW-CHANGE with another signature. */
+        public ViewChange withSignature(byte[] signature) {
+            return new ViewChange(newView, stableSeq, stableProof, prepared, prePrepared, replica, signature);
+        }
+
+        /** Whether the signature is {@code replica}'s over this VIEW-CHANGE of {@code pillar}. */
+        public boolean signatureValid(int pillar, Authenticator auth) {
+            return auth.verifySignature(replica, PbftCodec.signedContent(pillar, this), signature);
+        }
+
+        @Override
+        public byte[] signature() {
+            return signature.clone();
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof ViewChange v && v.newView == newView && v.stableSeq == stableSeq && v.replica == replica
+                    && Arrays.equals(v.signature, signature) && v.stableProof.equals(stableProof)
+                    && v.prepared.equals(prepared) && v.prePrepared.equals(prePrepared);
+        }
+
+        @Override
+        public int hashCode() {
+            return Long.hashCode(newView) * 31 + replica;
+        }
+
+        @Override
+        public String toString() {
+            return "ViewChange[v=" + newView + ", h=" + stableSeq + ", P=" + prepared.size() + ", Q=" + prePrepared.size()
+                    + ", replica=" + replica + "]";
         }
     }
 
     /**
-     * Primary of {@code view} → all: the view starts. {@code viewChanges} are the 2f+1 VIEW-CHANGEs it
-     * was computed from; {@code prePrepares} re-propose, for every instance of the pillar between the
-     * highest stable checkpoint and the highest prepared instance in them, the certificate of the
-     * highest view, or EMPTY for a hole. Backups recompute it before accepting.
+     * Primary of {@code view} → all: the view starts. {@code viewChanges} are the (at least 2f+1)
+     * signed VIEW-CHANGEs it decided from; {@code prePrepares} re-propose, for every instance of the
+     * pillar above the highest stable checkpoint among them up to the highest instance in their P
+     * sets, a value that Castro's rule A or B allows (see {@code docs/pbft.md}). Backups check every
+     * signature and every choice against the VIEW-CHANGEs.
      */
     record NewView(long view, List<ViewChange> viewChanges, List<PrePrepare> prePrepares, int replica)
             implements PbftMessage {

@@ -5,7 +5,7 @@ import io.psmr.ordering.pbft.PbftMessage.Commit;
 import io.psmr.ordering.pbft.PbftMessage.NewView;
 import io.psmr.ordering.pbft.PbftMessage.PrePrepare;
 import io.psmr.ordering.pbft.PbftMessage.Prepare;
-import io.psmr.ordering.pbft.PbftMessage.PreparedCertificate;
+import io.psmr.ordering.pbft.PbftMessage.PrePrepared;
 import io.psmr.ordering.pbft.PbftMessage.Request;
 import io.psmr.ordering.pbft.PbftMessage.ViewChange;
 import io.psmr.ordering.pbft.PbftReady.Committed;
@@ -44,7 +44,8 @@ public final class PbftPillar {
         final Map<Integer, Commit> commits = new HashMap<>();
         boolean prepared;
         boolean committed;
-        PreparedCertificate certificate; // of the highest view this slot prepared in
+        PrePrepare preparedIn; // P: the pre-prepare of the highest view this instance prepared in here
+        final List<PrePrepared> prePrepared = new ArrayList<>(); // Q: per digest, the highest view pre-prepared here
         Prepare ownPrepare;
         Commit ownCommit;
         boolean fromNewView;
@@ -73,8 +74,8 @@ public final class PbftPillar {
     private List<Checkpoint> lowProof = List.of();
 
     private final TreeMap<Long, Slot> slots = new TreeMap<>();
-    private final TreeMap<Long, Map<Integer, byte[]>> checkpointVotes = new TreeMap<>();
-    private final TreeMap<Long, byte[]> ownCheckpoints = new TreeMap<>();
+    private final TreeMap<Long, Map<Integer, Checkpoint>> checkpointVotes = new TreeMap<>();
+    private final TreeMap<Long, Checkpoint> ownCheckpoints = new TreeMap<>();
     private final LinkedHashMap<RequestId, Pending> pending = new LinkedHashMap<>();
     private final Map<Long, Long> lastOrdered = new HashMap<>();
     private final Map<Integer, ViewChange> latestViewChange = new HashMap<>();
@@ -228,9 +229,10 @@ public final class PbftPillar {
         if (seq <= low || ownCheckpoints.containsKey(seq)) {
             return;
         }
-        ownCheckpoints.put(seq, digest.clone());
-        multicast(new Checkpoint(seq, digest, self));
-        recordCheckpointVote(seq, self, digest);
+        Checkpoint own = Checkpoint.signed(seq, digest, self, auth);
+        ownCheckpoints.put(seq, own);
+        multicast(own);
+        recordCheckpointVote(own);
     }
 
     /**
@@ -400,6 +402,7 @@ public final class PbftPillar {
             Slot slot = slot(s);
             slot.prePrepare = pp;
             slot.proposer = self;
+            recordPrePrepared(slot, pp);
             multicast(pp);
             checkPrepared(s, slot);
         }
@@ -495,6 +498,7 @@ public final class PbftPillar {
         }
         slot.prePrepare = pp;
         slot.proposer = proposer;
+        recordPrePrepared(slot, pp);
         if (proposer != self) {
             Prepare own = new Prepare(view, pp.seq(), pp.digest(), self);
             slot.ownPrepare = own;
@@ -608,7 +612,7 @@ public final class PbftPillar {
         }
         matching.sort((a, b) -> Integer.compare(a.replica(), b.replica()));
         slot.prepared = true;
-        slot.certificate = new PreparedCertificate(slot.prePrepare, slot.proposer, matching);
+        slot.preparedIn = slot.prePrepare;
         Commit own = new Commit(view, seq, slot.prePrepare.digest(), self);
         slot.ownCommit = own;
         multicast(own);
@@ -650,6 +654,24 @@ public final class PbftPillar {
         lastProgress = now;
     }
 
+    /**
+     * Adds {@code pp} to the instance's Q set: per digest the highest view it was pre-prepared in here.
+     * At most {@code n} digests are kept per instance (the lowest view goes first): a correct replica
+     * accepts one pre-prepare per view, so only a run of view changes with different values can reach it.
+     */
+    private void recordPrePrepared(Slot slot, PrePrepare pp) {
+        slot.prePrepared.removeIf(q -> Arrays.equals(q.digest(), pp.digest()));
+        slot.prePrepared.add(new PrePrepared(pp.seq(), pp.view(), pp.digest()));
+        if (slot.prePrepared.size() > maxPrePreparedPerSeq()) {
+            slot.prePrepared.sort((a, b) -> Long.compare(a.view(), b.view()));
+            slot.prePrepared.remove(0);
+        }
+    }
+
+    private int maxPrePreparedPerSeq() {
+        return n;
+    }
+
     private Slot slot(long seq) {
         return slots.computeIfAbsent(seq, s -> new Slot());
     }
@@ -665,41 +687,49 @@ public final class PbftPillar {
             refuse(Refusal.BAD_CHECKPOINT);
             return;
         }
-        if (c.seq() <= low) {
-            if (c.seq() == low && !Arrays.equals(c.stateDigest(), lowDigest)) {
-                refuse(Refusal.CHECKPOINT_MISMATCH);
-            }
+        if (c.seq() < low || (c.seq() == low && Arrays.equals(c.stateDigest(), lowDigest))) {
+            return; // nothing to learn; not worth a signature check
+        }
+        Map<Integer, Checkpoint> votes = checkpointVotes.get(c.seq());
+        if (votes != null && c.equals(votes.get(from))) {
+            return; // a retransmission of a vote already verified
+        }
+        if (!c.signatureValid(auth)) {
+            refuse(Refusal.BAD_SIGNATURE);
             return;
         }
-        recordCheckpointVote(c.seq(), from, c.stateDigest());
+        if (c.seq() == low) {
+            refuse(Refusal.CHECKPOINT_MISMATCH);
+            return;
+        }
+        recordCheckpointVote(c);
     }
 
-    private void recordCheckpointVote(long seq, int replica, byte[] digest) {
-        Map<Integer, byte[]> votes = checkpointVotes.computeIfAbsent(seq, s -> new HashMap<>());
-        byte[] earlier = votes.putIfAbsent(replica, digest.clone());
+    /** Records a signed (verified, or our own) checkpoint vote; 2f+1 matching make it stable. */
+    private void recordCheckpointVote(Checkpoint vote) {
+        long seq = vote.seq();
+        byte[] digest = vote.stateDigest();
+        Map<Integer, Checkpoint> votes = checkpointVotes.computeIfAbsent(seq, s -> new HashMap<>());
+        Checkpoint earlier = votes.putIfAbsent(vote.replica(), vote);
         if (earlier != null) {
-            if (!Arrays.equals(earlier, digest)) {
+            if (!Arrays.equals(earlier.stateDigest(), digest)) {
                 refuse(Refusal.EQUIVOCATION);
             }
             return;
         }
-        boundCheckpointVotes(replica);
-        List<Integer> agreeing = new ArrayList<>();
-        for (Map.Entry<Integer, byte[]> v : votes.entrySet()) {
-            if (Arrays.equals(v.getValue(), digest)) {
-                agreeing.add(v.getKey());
+        boundCheckpointVotes(vote.replica());
+        List<Checkpoint> proof = new ArrayList<>();
+        for (Checkpoint v : votes.values()) {
+            if (Arrays.equals(v.stateDigest(), digest)) {
+                proof.add(v);
             }
         }
-        if (agreeing.size() < config.quorum()) {
+        if (proof.size() < config.quorum()) {
             return;
         }
-        agreeing.sort(null);
-        List<Checkpoint> proof = new ArrayList<>();
-        for (int r : agreeing) {
-            proof.add(new Checkpoint(seq, digest, r));
-        }
-        for (byte[] other : votes.values()) {
-            if (!Arrays.equals(other, digest)) {
+        proof.sort((x, y) -> Integer.compare(x.replica(), y.replica()));
+        for (Checkpoint other : votes.values()) {
+            if (!Arrays.equals(other.stateDigest(), digest)) {
                 refuse(Refusal.CHECKPOINT_MISMATCH);
             }
         }
@@ -714,14 +744,14 @@ public final class PbftPillar {
     private void boundCheckpointVotes(int replica) {
         long cap = config.watermarkWindow() / config.checkpointInterval() + 1;
         int count = 0;
-        for (Map<Integer, byte[]> votes : checkpointVotes.values()) {
+        for (Map<Integer, Checkpoint> votes : checkpointVotes.values()) {
             if (votes.containsKey(replica)) {
                 count++;
             }
         }
-        Iterator<Map.Entry<Long, Map<Integer, byte[]>>> it = checkpointVotes.entrySet().iterator();
+        Iterator<Map.Entry<Long, Map<Integer, Checkpoint>>> it = checkpointVotes.entrySet().iterator();
         while (count > cap && it.hasNext()) {
-            Map<Integer, byte[]> votes = it.next().getValue();
+            Map<Integer, Checkpoint> votes = it.next().getValue();
             if (votes.remove(replica) != null) {
                 count--;
             }
@@ -731,6 +761,7 @@ public final class PbftPillar {
         }
     }
 
+    /** A stable-checkpoint proof: 2f+1 CHECKPOINTs of distinct replicas for (seq, digest), each validly signed. */
     private boolean validProof(long seq, byte[] digest, List<Checkpoint> proof) {
         if (!config.isCheckpoint(seq)) {
             return false;
@@ -742,7 +773,15 @@ public final class PbftPillar {
                 return false;
             }
         }
-        return replicas.size() >= config.quorum();
+        if (replicas.size() < config.quorum()) {
+            return false;
+        }
+        for (Checkpoint c : proof) {
+            if (!c.signatureValid(auth)) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private void installStable(long seq, byte[] digest, List<Checkpoint> proof, boolean announce) {
@@ -791,13 +830,21 @@ public final class PbftPillar {
         targetView = target;
         viewChangeStartedAt = now;
         sentNewView = null;
-        List<PreparedCertificate> certs = new ArrayList<>();
+        List<PrePrepare> prepared = new ArrayList<>();
+        List<PrePrepared> prePrepared = new ArrayList<>();
         for (Map.Entry<Long, Slot> e : slots.entrySet()) {
-            if (e.getValue().certificate != null) {
-                certs.add(e.getValue().certificate);
+            if (e.getKey() <= low) {
+                continue;
             }
+            Slot slot = e.getValue();
+            if (slot.preparedIn != null) {
+                prepared.add(slot.preparedIn);
+            }
+            List<PrePrepared> q = new ArrayList<>(slot.prePrepared);
+            q.sort((x, y) -> Long.compare(x.view(), y.view())); // canonical order: the signature covers it
+            prePrepared.addAll(q);
         }
-        ViewChange vc = new ViewChange(target, low, lowProof, certs, self);
+        ViewChange vc = ViewChange.signed(pillar, target, low, lowProof, prepared, prePrepared, self, auth);
         latestViewChange.put(self, vc);
         multicast(vc);
         tryNewView(target);
@@ -808,9 +855,12 @@ public final class PbftPillar {
             refuse(Refusal.FORGED_SENDER);
             return;
         }
-        if (!validViewChange(vc)) {
-            refuse(Refusal.BAD_VIEW_CHANGE);
-            return;
+        if (!vc.equals(latestViewChange.get(from))) { // a retransmission was verified already
+            Refusal bad = checkViewChange(vc);
+            if (bad != null) {
+                refuse(bad);
+                return;
+            }
         }
         if (!changing && vc.newView() == view && sentNewView != null) {
             // The sender missed our NEW-VIEW: send it again.
@@ -829,13 +879,17 @@ public final class PbftPillar {
         tryNewView(vc.newView());
     }
 
-    /** As the primary of {@code v}: with 2f+1 VIEW-CHANGEs for {@code v} (ours among them), send NEW-VIEW. */
+    /**
+     * As the primary of {@code v}: with at least 2f+1 VIEW-CHANGEs for {@code v} (ours among them) from
+     * which every instance can be decided, send NEW-VIEW. If some instance cannot be decided yet (a
+     * VIEW-CHANGE claims what no f+1 back), it waits for more, up to all n.
+     */
     private void tryNewView(long v) {
         if (!changing || targetView != v || config.primary(v) != self) {
             return;
         }
         List<ViewChange> set = new ArrayList<>();
-        for (int r = 0; r < n && set.size() < config.quorum(); r++) {
+        for (int r = 0; r < n; r++) {
             ViewChange vc = latestViewChange.get(r);
             if (vc != null && vc.newView() == v) {
                 set.add(vc);
@@ -844,82 +898,172 @@ public final class PbftPillar {
         if (set.size() < config.quorum()) {
             return;
         }
-        NewView nv = new NewView(v, set, reproposals(v, set), self);
+        List<PrePrepare> choices = decide(v, set);
+        if (choices == null) {
+            return;
+        }
+        NewView nv = new NewView(v, set, choices, self);
         multicast(nv);
         installView(nv);
         sentNewView = nv;
     }
 
-    /**
-     * The pre-prepares of a NEW-VIEW, computed from its VIEW-CHANGEs: for each instance of this pillar
-     * between min-s (the highest stable checkpoint among them) and max-s (the highest prepared
-     * instance), the prepared certificate of the highest view, or EMPTY for a hole.
-     */
-    private List<PrePrepare> reproposals(long v, List<ViewChange> set) {
-        long minS = 0;
+    /** The stable checkpoint a NEW-VIEW starts from: the highest among its (valid) VIEW-CHANGEs. */
+    private static ViewChange newestCheckpoint(List<ViewChange> set) {
+        ViewChange newest = null;
         for (ViewChange vc : set) {
-            minS = Math.max(minS, vc.stableSeq());
-        }
-        TreeMap<Long, PrePrepare> best = new TreeMap<>();
-        for (ViewChange vc : set) {
-            for (PreparedCertificate c : vc.prepared()) {
-                PrePrepare pp = c.prePrepare();
-                if (pp.seq() > minS) {
-                    PrePrepare b = best.get(pp.seq());
-                    if (b == null || pp.view() > b.view()) {
-                        best.put(pp.seq(), pp);
-                    }
-                }
+            if (newest == null || vc.stableSeq() > newest.stableSeq()) {
+                newest = vc;
             }
         }
-        List<PrePrepare> out = new ArrayList<>();
-        if (best.isEmpty()) {
-            return out;
+        return newest;
+    }
+
+    /** The instances a NEW-VIEW must decide: this pillar's above h up to the highest P entry in the set. */
+    private List<Long> toDecide(List<ViewChange> set) {
+        long h = newestCheckpoint(set).stableSeq();
+        long maxS = h;
+        for (ViewChange vc : set) {
+            for (PrePrepare p : vc.prepared()) {
+                maxS = Math.max(maxS, p.seq());
+            }
         }
-        long maxS = best.lastKey();
-        for (long s = firstAbove(minS); s <= maxS; s += config.pillars()) {
-            PrePrepare b = best.get(s);
-            out.add(b == null ? PrePrepare.empty(v, s) : new PrePrepare(v, s, b.digest(), b.request()));
+        List<Long> seqs = new ArrayList<>();
+        for (long s = firstAbove(h); s <= maxS; s += config.pillars()) {
+            seqs.add(s);
+        }
+        return seqs;
+    }
+
+    /**
+     * The primary's choice for each instance to decide (Castro and Liskov, TOCS 2002 §4.5): a prepared
+     * value that rule A allows (candidates in order of their P view, highest first; the body comes from
+     * the P entry), else EMPTY if rule B allows it; null if some instance is undecidable with this set.
+     */
+    private List<PrePrepare> decide(long v, List<ViewChange> set) {
+        List<PrePrepare> out = new ArrayList<>();
+        for (long s : toDecide(set)) {
+            List<PrePrepare> candidates = new ArrayList<>();
+            for (ViewChange vc : set) {
+                PrePrepare p = preparedEntry(vc, s);
+                if (p != null) {
+                    candidates.add(p);
+                }
+            }
+            candidates.sort((x, y) -> Long.compare(y.view(), x.view()));
+            PrePrepare choice = null;
+            for (PrePrepare c : candidates) {
+                if (ruleA(set, s, c.digest())) {
+                    choice = new PrePrepare(v, s, c.digest(), c.request());
+                    break;
+                }
+            }
+            if (choice == null && ruleB(set, s)) {
+                choice = PrePrepare.empty(v, s);
+            }
+            if (choice == null) {
+                return null;
+            }
+            out.add(choice);
         }
         return out;
     }
 
-    /** Structural validity of a VIEW-CHANGE: its checkpoint proof and every prepared certificate. */
-    private boolean validViewChange(ViewChange vc) {
-        if (vc.newView() < 1 || vc.replica() < 0 || vc.replica() >= n || vc.stableSeq() < 0) {
+    private static PrePrepare preparedEntry(ViewChange vc, long seq) {
+        for (PrePrepare p : vc.prepared()) {
+            if (p.seq() == seq) {
+                return p;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Castro's rule A for digest {@code d} at {@code seq}: there is a view u with
+     * A1: 2f+1 VIEW-CHANGEs (all have h below seq here) whose P entry for seq, if any, has view &lt; u,
+     * or view u and digest d; and A2: f+1 VIEW-CHANGEs with a Q entry (seq, d, u') with u' &ge; u.
+     * A1 only gets easier and A2 only harder as u grows, so the u to try is the largest A2 allows: the
+     * (f+1)-th highest Q view for (seq, d).
+     */
+    private boolean ruleA(List<ViewChange> set, long seq, byte[] d) {
+        List<Long> qViews = new ArrayList<>();
+        for (ViewChange vc : set) {
+            long best = -1;
+            for (PrePrepared q : vc.prePrepared()) {
+                if (q.seq() == seq && Arrays.equals(q.digest(), d)) {
+                    best = Math.max(best, q.view());
+                }
+            }
+            if (best >= 0) {
+                qViews.add(best);
+            }
+        }
+        if (qViews.size() < config.f() + 1) {
             return false;
+        }
+        qViews.sort((x, y) -> Long.compare(y, x));
+        long u = qViews.get(config.f());
+        int a1 = 0;
+        for (ViewChange vc : set) {
+            PrePrepare p = preparedEntry(vc, seq);
+            if (p == null || p.view() < u || (p.view() == u && Arrays.equals(p.digest(), d))) {
+                a1++;
+            }
+        }
+        return a1 >= config.quorum();
+    }
+
+    /** Castro's rule B: 2f+1 VIEW-CHANGEs (all have h below seq here) have no P entry for seq. */
+    private boolean ruleB(List<ViewChange> set, long seq) {
+        int without = 0;
+        for (ViewChange vc : set) {
+            without += preparedEntry(vc, seq) == null ? 1 : 0;
+        }
+        return without >= config.quorum();
+    }
+
+    /**
+     * Validity of a VIEW-CHANGE on its own: null if valid, else why not. Structure first (cheap):
+     * stable proof shape, P and Q entries of this pillar inside (stableSeq, stableSeq+L], views below
+     * the new view, one P entry per instance with a matching digest, Q bounded; then the stable proof's
+     * signatures and the sender's own.
+     */
+    private Refusal checkViewChange(ViewChange vc) {
+        if (vc.newView() < 1 || vc.replica() < 0 || vc.replica() >= n || vc.stableSeq() < 0) {
+            return Refusal.BAD_VIEW_CHANGE;
+        }
+        long perWindow = config.watermarkWindow() / config.pillars() + 1;
+        if (vc.prepared().size() > perWindow || vc.prePrepared().size() > perWindow * maxPrePreparedPerSeq()) {
+            return Refusal.BAD_VIEW_CHANGE;
+        }
+        Set<Long> seqs = new HashSet<>();
+        for (PrePrepare pp : vc.prepared()) {
+            if (!ownInstanceInWindow(vc, pp.seq()) || !seqs.add(pp.seq()) || pp.view() < 0 || pp.view() >= vc.newView()
+                    || !pp.digestMatches()
+                    || (pp.request() != null && pp.request().payload().length > config.maxRequestBytes())) {
+                return Refusal.BAD_VIEW_CHANGE;
+            }
+        }
+        Map<Long, Integer> perSeq = new HashMap<>();
+        Set<String> entries = new HashSet<>();
+        for (PrePrepared q : vc.prePrepared()) {
+            if (!ownInstanceInWindow(vc, q.seq()) || q.view() < 0 || q.view() >= vc.newView()
+                    || q.digest().length != PbftDigests.LENGTH
+                    || !entries.add(q.seq() + ":" + Arrays.toString(q.digest()))
+                    || perSeq.merge(q.seq(), 1, Integer::sum) > maxPrePreparedPerSeq()) {
+                return Refusal.BAD_VIEW_CHANGE;
+            }
         }
         if (vc.stableSeq() == 0 ? !vc.stableProof().isEmpty()
                 : vc.stableProof().isEmpty()
                 || !validProof(vc.stableSeq(), vc.stableProof().get(0).stateDigest(), vc.stableProof())) {
-            return false;
+            return Refusal.BAD_VIEW_CHANGE;
         }
-        if (vc.prepared().size() > config.watermarkWindow() / config.pillars() + 1) {
-            return false;
-        }
-        Set<Long> seqs = new HashSet<>();
-        for (PreparedCertificate c : vc.prepared()) {
-            PrePrepare pp = c.prePrepare();
-            long s = pp.seq();
-            if (s < 1 || config.pillarOf(s) != pillar || s <= vc.stableSeq()
-                    || s > vc.stableSeq() + config.watermarkWindow() || !seqs.add(s)
-                    || pp.view() < 0 || pp.view() >= vc.newView() || !pp.digestMatches()
-                    || (c.proposer() != config.leader(s, pp.view()) && c.proposer() != config.primary(pp.view()))
-                    || (pp.request() != null && pp.request().payload().length > config.maxRequestBytes())) {
-                return false;
-            }
-            Set<Integer> voters = new HashSet<>();
-            for (Prepare p : c.prepares()) {
-                if (p.view() != pp.view() || p.seq() != s || !Arrays.equals(p.digest(), pp.digest())
-                        || p.replica() < 0 || p.replica() >= n || p.replica() == c.proposer() || !voters.add(p.replica())) {
-                    return false;
-                }
-            }
-            if (voters.size() < 2 * config.f()) {
-                return false;
-            }
-        }
-        return true;
+        return vc.signatureValid(pillar, auth) ? null : Refusal.BAD_SIGNATURE;
+    }
+
+    private boolean ownInstanceInWindow(ViewChange vc, long s) {
+        return s >= 1 && config.pillarOf(s) == pillar && s > vc.stableSeq() && s <= vc.stableSeq() + config.watermarkWindow();
     }
 
     private void onNewView(NewView nv, int from) {
@@ -935,28 +1079,43 @@ public final class PbftPillar {
             refuse(Refusal.STALE_VIEW);
             return;
         }
+        if (nv.viewChanges().size() > n) {
+            refuse(Refusal.BAD_NEW_VIEW);
+            return;
+        }
         Set<Integer> senders = new HashSet<>();
         for (ViewChange vc : nv.viewChanges()) {
-            if (vc.newView() != nv.view() || !validViewChange(vc) || !senders.add(vc.replica())) {
+            if (vc.newView() != nv.view() || !senders.add(vc.replica())
+                    || (!vc.equals(latestViewChange.get(vc.replica())) && checkViewChange(vc) != null)) {
                 refuse(Refusal.BAD_NEW_VIEW);
                 return;
             }
         }
-        if (senders.size() < config.quorum() || !sameProposals(reproposals(nv.view(), nv.viewChanges()), nv.prePrepares())) {
+        if (senders.size() < config.quorum() || !allowedChoices(nv)) {
             refuse(Refusal.BAD_NEW_VIEW);
             return;
         }
         installView(nv);
     }
 
-    private static boolean sameProposals(List<PrePrepare> expected, List<PrePrepare> actual) {
-        if (expected.size() != actual.size()) {
+    /**
+     * Whether the NEW-VIEW's pre-prepares are, in order, one per instance to decide, each of its view,
+     * with a body matching its digest, and each allowed by rule A or (EMPTY only) rule B against its
+     * VIEW-CHANGEs. Not necessarily what this replica would choose: any allowed choice is safe.
+     */
+    private boolean allowedChoices(NewView nv) {
+        List<ViewChange> set = nv.viewChanges();
+        List<Long> seqs = toDecide(set);
+        if (seqs.size() != nv.prePrepares().size()) {
             return false;
         }
-        for (int i = 0; i < expected.size(); i++) {
-            PrePrepare e = expected.get(i);
-            PrePrepare a = actual.get(i);
-            if (!e.equals(a) || !a.digestMatches() || (e.request() == null) != (a.request() == null)) {
+        for (int i = 0; i < seqs.size(); i++) {
+            PrePrepare pp = nv.prePrepares().get(i);
+            if (pp.seq() != seqs.get(i) || pp.view() != nv.view() || !pp.digestMatches()
+                    || (pp.request() != null && pp.request().payload().length > config.maxRequestBytes())) {
+                return false;
+            }
+            if (!ruleA(set, pp.seq(), pp.digest()) && !(pp.isEmpty() && ruleB(set, pp.seq()))) {
                 return false;
             }
         }
@@ -965,12 +1124,7 @@ public final class PbftPillar {
 
     /** Enters the NEW-VIEW's view: adopts its checkpoint if newer, and accepts its pre-prepares. */
     private void installView(NewView nv) {
-        ViewChange newest = null;
-        for (ViewChange vc : nv.viewChanges()) {
-            if (newest == null || vc.stableSeq() > newest.stableSeq()) {
-                newest = vc;
-            }
-        }
+        ViewChange newest = newestCheckpoint(nv.viewChanges());
         if (newest != null && newest.stableSeq() > low) {
             installStable(newest.stableSeq(), newest.stableProof().get(0).stateDigest(), newest.stableProof(), true);
         }
@@ -1029,11 +1183,13 @@ public final class PbftPillar {
                 multicast(p.request);
             }
         }
-        for (Map.Entry<Long, byte[]> own : ownCheckpoints.entrySet()) {
-            multicast(new Checkpoint(own.getKey(), own.getValue(), self));
+        for (Checkpoint own : ownCheckpoints.values()) {
+            multicast(own);
         }
-        if (low > 0 && lowProof.stream().anyMatch(c -> c.replica() == self)) {
-            multicast(new Checkpoint(low, lowDigest, self)); // lets a lagging replica learn h
+        for (Checkpoint c : lowProof) {
+            if (c.replica() == self) {
+                multicast(c); // lets a lagging replica learn h
+            }
         }
     }
 

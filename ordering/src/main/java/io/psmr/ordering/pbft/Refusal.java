@@ -34,9 +34,14 @@ public enum Refusal {
     BAD_CHECKPOINT,
     /** A checkpoint digest that differs from the digest 2f+1 replicas agreed on. */
     CHECKPOINT_MISMATCH,
-    /** A VIEW-CHANGE that is malformed or whose certificates are not backed by 2f valid prepares. */
+    /** A CHECKPOINT or VIEW-CHANGE whose sender's signature does not verify. */
+    BAD_SIGNATURE,
+    /** A VIEW-CHANGE that is malformed (P/Q entries outside its window or pillar, views not below the new view, ...) or whose stable proof is not 2f+1 signed CHECKPOINTs. */
     BAD_VIEW_CHANGE,
-    /** A NEW-VIEW from the wrong primary, without 2f+1 valid VIEW-CHANGEs, or whose pre-prepares do not recompute. */
+    /**
+     * A NEW-VIEW from the wrong primary, without 2f+1 distinct validly signed VIEW-CHANGEs, or with a
+     * re-proposal that Castro's rules A/B do not allow against its VIEW-CHANGEs.
+     */
     BAD_NEW_VIEW,
     /** A view-change message for a view already passed. */
     STALE_VIEW

@@ -7,7 +7,8 @@ import java.util.List;
  * (so it knows views, watermarks and requests as a correct replica would), and
  * {@link ByzantineNetwork} rewrites, drops, replays or adds to its outgoing envelopes. It knows its
  * own pairwise MAC keys only: it never computes a MAC for another sender or a client (the simulation's
- * {@link ChecksumAuthenticator} is keyless, so this is a rule the adversary code keeps).
+ * {@link ChecksumAuthenticator} MACs are keyless, so this is a rule the adversary code keeps), and it
+ * signs with {@link ChecksumAuthenticator#signingOnlyFor} its own replica (enforced: it cannot sign as another).
  *
  * <p>{@link #refusedAs} names the refusals that show the attack reached correct replicas and was
  * refused; the campaign asserts that, summed over its seeds, at least one of them was counted.
@@ -35,10 +36,25 @@ enum ByzantineBehaviour {
     WRONG_DIGESTS(List.of(Refusal.DIGEST_MISMATCH, Refusal.EQUIVOCATION, Refusal.BAD_REQUEST_AUTH)),
     /** Replays its own old envelopes and re-envelopes other replicas' messages as its own. */
     REPLAYS(List.of(Refusal.FORGED_SENDER, Refusal.WRONG_LEADER)),
-    /** VIEW-CHANGEs with lies the core can detect (see {@link ByzantineNetwork.Lie}), also unprompted. */
-    LYING_VIEW_CHANGE(List.of(Refusal.BAD_VIEW_CHANGE)),
-    /** CHECKPOINTs with a wrong state digest, far-future ones, and ones at non-checkpoint numbers. */
-    WRONG_CHECKPOINTS(List.of(Refusal.CHECKPOINT_MISMATCH, Refusal.BAD_CHECKPOINT)),
+    /**
+     * VIEW-CHANGEs with lies the core can detect (see {@link ByzantineNetwork.Lie}: forged stable proofs
+     * and forged signatures among them), also unprompted.
+     */
+    LYING_VIEW_CHANGE(List.of(Refusal.BAD_VIEW_CHANGE, Refusal.BAD_SIGNATURE)),
+    /**
+     * As a leader sends no PRE-PREPARE (forcing view changes), and lies about its own state, which
+     * nobody can detect: every VIEW-CHANGE claims its first instances
+     * prepared at view newView-1 with values it never prepared (requests it saw, or EMPTY). Rule A
+     * must never adopt them (they lack f+1 backing Q entries). Nothing to refuse.
+     */
+    LYING_PREPARED(List.of()),
+    /**
+     * As a leader sends no PRE-PREPARE (forcing view changes); as a primary: NEW-VIEWs of VIEW-CHANGEs it made up (others' signatures forged), unprompted for the
+     * next view it leads; and its real NEW-VIEWs rewritten with choices rules A/B do not allow.
+     */
+    FORGED_NEW_VIEW(List.of(Refusal.BAD_NEW_VIEW)),
+    /** CHECKPOINTs with a wrong state digest, far-future ones, ones at non-checkpoint numbers, made-up signatures. */
+    WRONG_CHECKPOINTS(List.of(Refusal.CHECKPOINT_MISMATCH, Refusal.BAD_CHECKPOINT, Refusal.BAD_SIGNATURE)),
     /** EMPTY PRE-PREPAREs for instances it does not lead or of another pillar. */
     EMPTY_NOT_OWNED(List.of(Refusal.WRONG_LEADER, Refusal.WRONG_PILLAR));
 
@@ -55,6 +71,7 @@ enum ByzantineBehaviour {
 
     /** Whether the behaviour attacks as a leader, so the Byzantine replica is replica 0 (the primary of view 0). */
     boolean leadsFirst() {
-        return this == SILENT || this == EQUIVOCATING_LEADER || this == SPLITTING_LEADER || this == WRONG_DIGESTS || this == FORGED_MACS;
+        return this == SILENT || this == EQUIVOCATING_LEADER || this == SPLITTING_LEADER || this == WRONG_DIGESTS || this == FORGED_MACS
+                || this == LYING_PREPARED || this == FORGED_NEW_VIEW;
     }
 }

@@ -4,7 +4,8 @@ import io.psmr.ordering.pbft.PbftMessage.Checkpoint;
 import io.psmr.ordering.pbft.PbftMessage.Commit;
 import io.psmr.ordering.pbft.PbftMessage.PrePrepare;
 import io.psmr.ordering.pbft.PbftMessage.Prepare;
-import io.psmr.ordering.pbft.PbftMessage.PreparedCertificate;
+import io.psmr.ordering.pbft.PbftMessage.NewView;
+import io.psmr.ordering.pbft.PbftMessage.PrePrepared;
 import io.psmr.ordering.pbft.PbftMessage.Request;
 import io.psmr.ordering.pbft.PbftMessage.ViewChange;
 import java.util.ArrayList;
@@ -20,22 +21,33 @@ import java.util.Random;
 class ByzantineNetwork extends PbftNetwork {
 
     /**
-     * Lies in a VIEW-CHANGE. All but {@link #FORGED_CERTIFICATE} are structurally wrong, and the core
-     * must refuse them; {@link #FORGED_CERTIFICATE} is a well-formed certificate for an instance that
-     * never prepared, which pairwise MACs cannot expose (see docs/wip-wip-pbft-byz.md).
+     * Lies in a VIEW-CHANGE (signed by the liar: it can sign only as itself). All but
+     * {@link #FALSE_PREPARED} are detectable and refused on their own with {@link #refusal()}.
+     * {@link #FALSE_PREPARED} is a lie about the liar's own state (a prepared value at a high view it
+     * never prepared): nobody can detect it, and rule A makes it harmless (it needs f+1 Q entries).
      */
     enum Lie {
-        FEW_PREPARES, SAME_PREPARER_TWICE, PRE_PREPARE_DIGEST_NOT_REQUEST, PREPARE_DIGEST_NOT_PRE_PREPARE,
-        VIEW_NOT_BELOW_NEW_VIEW, PREPARE_FROM_PROPOSER, WRONG_PROPOSER, BAD_STABLE_PROOF, OUTSIDE_WINDOW,
-        OTHER_PILLAR, TWO_CERTIFICATES_ONE_SEQ,
-        /** Undetectable without signatures or VIEW-CHANGE-ACK: never used in the campaign. */
-        FORGED_CERTIFICATE,
-        /** A stable checkpoint "proved" by 2f+1 CHECKPOINTs it made up: undetectable too, never used. */
-        FORGED_STABLE_PROOF;
+        P_DIGEST_NOT_REQUEST, P_VIEW_NOT_BELOW_NEW_VIEW, Q_VIEW_NOT_BELOW_NEW_VIEW, TWO_P_ENTRIES_ONE_SEQ,
+        DUPLICATE_Q_ENTRY, BAD_STABLE_PROOF, OUTSIDE_WINDOW, OTHER_PILLAR,
+        /** A stable checkpoint "proved" by 2f+1 CHECKPOINTs, the others' signatures made up. */
+        FORGED_STABLE_PROOF,
+        /** The VIEW-CHANGE's own signature made up (as if another replica's VIEW-CHANGE were altered). */
+        FORGED_SIGNATURE,
+        /** Claims to have prepared (and pre-prepared) a value at view newView-1 that it never did. */
+        FALSE_PREPARED;
 
-        /** The lies the core can detect. */
+        /** How a correct replica refuses the lie on its own; null: it cannot (and need not). */
+        Refusal refusal() {
+            return switch (this) {
+                case FALSE_PREPARED -> null;
+                case FORGED_SIGNATURE -> Refusal.BAD_SIGNATURE;
+                default -> Refusal.BAD_VIEW_CHANGE;
+            };
+        }
+
+        /** The lies a correct replica refuses. */
         static List<Lie> detectable() {
-            return List.of(values()).subList(0, FORGED_CERTIFICATE.ordinal());
+            return List.of(values()).stream().filter(l -> l.refusal() != null).toList();
         }
     }
 
@@ -54,6 +66,8 @@ class ByzantineNetwork extends PbftNetwork {
     final ByzantineBehaviour behaviour;
     private final PbftConfig config;
     private final Authenticator auth;
+    /** Signs only as the Byzantine replica: the adversary cannot sign as anyone else. */
+    private final Authenticator signer;
     private final Random adversary;
     private PbftPillar[] pillars;
     private final List<Request> seenRequests = new ArrayList<>();
@@ -70,6 +84,7 @@ class ByzantineNetwork extends PbftNetwork {
         this.behaviour = behaviour;
         this.config = config;
         this.auth = auth;
+        this.signer = ChecksumAuthenticator.signingOnlyFor(byzantine);
         this.adversary = new Random(random.nextLong());
     }
 
@@ -179,10 +194,17 @@ class ByzantineNetwork extends PbftNetwork {
                 if (now % 9 == 0) {
                     long k = config.checkpointInterval();
                     long far = pillar.lowWatermark() + k * (1 + adversary.nextInt((int) (config.watermarkWindow() / k) + 4));
-                    multicast(p, new Checkpoint(far, randomBytes(32), byzantine));
+                    multicast(p, Checkpoint.signed(far, randomBytes(32), byzantine, signer));
                     if (k > 1) {
-                        multicast(p, new Checkpoint(pillar.lowWatermark() + 1, randomBytes(32), byzantine));
+                        multicast(p, Checkpoint.signed(pillar.lowWatermark() + 1, randomBytes(32), byzantine, signer));
                     }
+                    // A checkpoint with a made-up signature.
+                    multicast(p, new Checkpoint(pillar.lowWatermark() + k, randomBytes(32), byzantine, randomBytes(16)));
+                }
+            }
+            case FORGED_NEW_VIEW -> {
+                if (now % 11 == 0) {
+                    multicast(p, madeUpNewView(p, pillar));
                 }
             }
             case EMPTY_NOT_OWNED -> {
@@ -240,8 +262,9 @@ class ByzantineNetwork extends PbftNetwork {
                     return e.to() == role(1, c.view(), c.seq()) ? List.of(e) : List.of();
                 }
                 if (m instanceof ViewChange vc) {
-                    // Hides its prepared certificates: a lie by omission, undetectable and harmless with 2f+1 quorums.
-                    return List.of(seal(e, new ViewChange(vc.newView(), vc.stableSeq(), vc.stableProof(), List.of(), vc.replica())));
+                    // Hides its P and Q sets: a lie by omission, undetectable and harmless with 2f+1 quorums.
+                    return List.of(seal(e, ViewChange.signed(e.pillar(), vc.newView(), vc.stableSeq(), vc.stableProof(),
+                            List.of(), List.of(), vc.replica(), signer)));
                 }
                 return List.of(e);
             case FORGED_MACS: {
@@ -292,11 +315,27 @@ class ByzantineNetwork extends PbftNetwork {
                     return List.of(seal(e, lie(pick(Lie.detectable()), e.pillar(), vc.newView())));
                 }
                 return List.of(e);
+            case LYING_PREPARED:
+                if (m instanceof PrePrepare) {
+                    return List.of(); // a silent leader forces the view changes its lies are for
+                }
+                if (m instanceof ViewChange vc) {
+                    return List.of(seal(e, falselyPrepared(e.pillar(), vc)));
+                }
+                return List.of(e);
+            case FORGED_NEW_VIEW:
+                if (m instanceof PrePrepare) {
+                    return List.of(); // a silent leader forces view changes, some to views it leads
+                }
+                if (m instanceof NewView nv && adversary.nextBoolean()) {
+                    return List.of(seal(e, unfoundedChoices(e.pillar(), nv)));
+                }
+                return List.of(e);
             case WRONG_CHECKPOINTS:
                 if (m instanceof Checkpoint c) {
-                    // A consistent lie: the same wrong digest for a checkpoint to everyone.
+                    // A consistent lie: the same wrong digest for a checkpoint to everyone (signed: it is its own vote).
                     byte[] wrong = PbftDigests.sha256(("wrong" + c.seq()).getBytes(java.nio.charset.StandardCharsets.US_ASCII));
-                    return List.of(seal(e, new Checkpoint(c.seq(), wrong, c.replica())));
+                    return List.of(seal(e, Checkpoint.signed(c.seq(), wrong, c.replica(), signer)));
                 }
                 return List.of(e);
             default:
@@ -307,15 +346,16 @@ class ByzantineNetwork extends PbftNetwork {
     /** A VIEW-CHANGE for {@code newView} of {@code pillar} from the Byzantine replica carrying {@code lie}. */
     ViewChange lie(Lie lie, int pillar, long newView) {
         return lie(lie, config, byzantine, pillar, newView, seenRequests.isEmpty() ? null : pick(seenRequests),
-                randomBytes(32));
+                randomBytes(32), signer);
     }
 
     /**
-     * Builds a VIEW-CHANGE from {@code liar} whose single certificate (for the pillar's first instance,
-     * in view {@code newView - 1}, for {@code request} or EMPTY) is well formed except for {@code lie}.
+     * Builds a VIEW-CHANGE from {@code liar}, signed with {@code signer} (which may sign only as the
+     * liar), whose single P entry (the pillar's first instance, view {@code newView - 1}, for
+     * {@code request} or EMPTY, with its Q entry) is well formed except for {@code lie}.
      */
-    static ViewChange lie(Lie lie, PbftConfig config, int liar, int pillar, long newView, Request request, byte[] junk) {
-        int n = config.replicaCount();
+    static ViewChange lie(Lie lie, PbftConfig config, int liar, int pillar, long newView, Request request, byte[] junk,
+                          Authenticator signer) {
         int f = config.f();
         long np = config.pillars();
         long seq = switch (lie) {
@@ -324,53 +364,90 @@ class ByzantineNetwork extends PbftNetwork {
                     : config.firstSeq(pillar) + np * (config.watermarkWindow() / np + 1);
             default -> config.firstSeq(pillar);
         };
-        long certView = lie == Lie.VIEW_NOT_BELOW_NEW_VIEW ? newView : newView - 1;
-        PrePrepare pp = request == null ? PrePrepare.empty(certView, seq) : new PrePrepare(certView, seq, request.digest(), request);
-        if (lie == Lie.PRE_PREPARE_DIGEST_NOT_REQUEST) {
-            pp = new PrePrepare(certView, seq, junk, request);
+        long pView = lie == Lie.P_VIEW_NOT_BELOW_NEW_VIEW ? newView : newView - 1;
+        PrePrepare pp = request == null ? PrePrepare.empty(pView, seq) : new PrePrepare(pView, seq, request.digest(), request);
+        if (lie == Lie.P_DIGEST_NOT_REQUEST) {
+            pp = new PrePrepare(pView, seq, junk, request);
         }
-        int proposer = config.leader(seq, certView);
-        if (lie == Lie.WRONG_PROPOSER) {
-            for (int r = 0; r < n; r++) {
-                if (r != config.leader(seq, certView) && r != config.primary(certView)) {
-                    proposer = r;
-                    break;
-                }
-            }
+        List<PrePrepare> prepared = new ArrayList<>(List.of(pp));
+        if (lie == Lie.TWO_P_ENTRIES_ONE_SEQ) {
+            prepared.add(PrePrepare.empty(pView, seq));
         }
-        byte[] voted = lie == Lie.PREPARE_DIGEST_NOT_PRE_PREPARE ? junk : pp.digest();
-        List<Prepare> prepares = new ArrayList<>();
-        if (lie == Lie.PREPARE_FROM_PROPOSER) {
-            prepares.add(new Prepare(certView, seq, voted, proposer));
-        }
-        for (int r = 0; r < n && prepares.size() < 2 * f; r++) {
-            if (r != proposer) {
-                prepares.add(new Prepare(certView, seq, voted, r));
-            }
-        }
-        if (lie == Lie.FEW_PREPARES) {
-            prepares.remove(prepares.size() - 1);
-        }
-        if (lie == Lie.SAME_PREPARER_TWICE) {
-            prepares.set(1, prepares.get(0));
-        }
-        List<PreparedCertificate> certs = new ArrayList<>();
-        certs.add(new PreparedCertificate(pp, proposer, prepares));
-        if (lie == Lie.TWO_CERTIFICATES_ONE_SEQ) {
-            PrePrepare empty = PrePrepare.empty(certView, seq);
-            List<Prepare> emptyVotes = prepares.stream().map(p -> new Prepare(certView, seq, empty.digest(), p.replica())).toList();
-            certs.add(new PreparedCertificate(empty, proposer, emptyVotes));
+        long qView = lie == Lie.Q_VIEW_NOT_BELOW_NEW_VIEW ? newView : pView;
+        List<PrePrepared> prePrepared = new ArrayList<>(List.of(new PrePrepared(seq, qView, pp.digest())));
+        if (lie == Lie.DUPLICATE_Q_ENTRY) {
+            prePrepared.add(new PrePrepared(seq, qView, pp.digest()));
         }
         if (lie == Lie.BAD_STABLE_PROOF || lie == Lie.FORGED_STABLE_PROOF) {
-            // A stable checkpoint "proved" by only 2f CHECKPOINTs, or by 2f+1 made-up ones.
+            // A stable checkpoint "proved" by only 2f CHECKPOINTs, or by 2f+1 whose others' signatures are made up.
             long k = config.checkpointInterval();
             List<Checkpoint> proof = new ArrayList<>();
-            for (int r = 0; r < (lie == Lie.BAD_STABLE_PROOF ? 2 * f : 2 * f + 1); r++) {
-                proof.add(new Checkpoint(k, junk, r));
+            for (int r = 0; r < config.replicaCount() && proof.size() < (lie == Lie.BAD_STABLE_PROOF ? 2 * f : 2 * f + 1); r++) {
+                proof.add(r == liar ? Checkpoint.signed(k, junk, r, signer) : new Checkpoint(k, junk, r, PbftDigests.sha256(junk)));
             }
-            return new ViewChange(newView, k, proof, List.of(), liar);
+            return ViewChange.signed(pillar, newView, k, proof, List.of(), List.of(), liar, signer);
         }
-        return new ViewChange(newView, 0, List.of(), certs, liar);
+        ViewChange vc = ViewChange.signed(pillar, newView, 0, List.of(), prepared, prePrepared, liar, signer);
+        return lie == Lie.FORGED_SIGNATURE ? vc.withSignature(junk) : vc;
+    }
+
+    /**
+     * The Byzantine replica's own VIEW-CHANGE with made-up P and Q entries: for its first instances above
+     * h, "prepared" at view newView-1 another request it saw (or EMPTY). Signed by itself, so accepted;
+     * rule A never adopts it without f+1 backing Q entries.
+     */
+    private ViewChange falselyPrepared(int pillar, ViewChange vc) {
+        List<PrePrepare> prepared = new ArrayList<>();
+        List<PrePrepared> prePrepared = new ArrayList<>();
+        long np = config.pillars();
+        long s = firstAbove(vc.stableSeq(), pillar);
+        for (int i = 0; i < 3 && s <= vc.stableSeq() + config.watermarkWindow(); i++, s += np) {
+            Request other = seenRequests.isEmpty() || adversary.nextInt(3) == 0 ? null : pick(seenRequests);
+            PrePrepare pp = other == null ? PrePrepare.empty(vc.newView() - 1, s)
+                    : new PrePrepare(vc.newView() - 1, s, other.digest(), other);
+            prepared.add(pp);
+            prePrepared.add(new PrePrepared(s, vc.newView() - 1, pp.digest()));
+        }
+        return ViewChange.signed(pillar, vc.newView(), vc.stableSeq(), vc.stableProof(), prepared, prePrepared,
+                vc.replica(), signer);
+    }
+
+    /** A NEW-VIEW for the next view the Byzantine replica leads, of VIEW-CHANGEs it made up (others' signatures forged). */
+    private NewView madeUpNewView(int pillar, PbftPillar own) {
+        int n = config.replicaCount();
+        long v = own.view() + 1;
+        while (config.primary(v) != byzantine) {
+            v++;
+        }
+        List<ViewChange> madeUp = new ArrayList<>();
+        for (int r = 0; r < n && madeUp.size() < config.quorum(); r++) {
+            ViewChange vc = r == byzantine ? ViewChange.signed(pillar, v, 0, List.of(), List.of(), List.of(), r, signer)
+                    : new ViewChange(v, 0, List.of(), List.of(), List.of(), r, randomBytes(16));
+            madeUp.add(vc);
+        }
+        return new NewView(v, madeUp, List.of(), byzantine);
+    }
+
+    /**
+     * Its real NEW-VIEW (from genuine VIEW-CHANGEs) with choices rules A/B do not allow: every
+     * re-proposal EMPTY (or one EMPTY added), or one VIEW-CHANGE dropped and another counted twice.
+     */
+    private NewView unfoundedChoices(int pillar, NewView nv) {
+        if (adversary.nextBoolean() && nv.viewChanges().size() > 1) {
+            List<ViewChange> vcs = new ArrayList<>(nv.viewChanges());
+            vcs.set(0, vcs.get(1));
+            return new NewView(nv.view(), vcs, nv.prePrepares(), nv.replica());
+        }
+        List<PrePrepare> empties = new ArrayList<>();
+        for (PrePrepare pp : nv.prePrepares()) {
+            empties.add(PrePrepare.empty(pp.view(), pp.seq()));
+        }
+        if (nv.prePrepares().stream().allMatch(PrePrepare::isEmpty)) {
+            long h = pillars[pillar].lowWatermark();
+            long last = empties.isEmpty() ? h : empties.get(empties.size() - 1).seq();
+            empties.add(PrePrepare.empty(nv.view(), firstAbove(Math.max(h, last), pillar)));
+        }
+        return new NewView(nv.view(), nv.viewChanges(), empties, nv.replica());
     }
 
     private void multicast(int pillar, PbftMessage m) {

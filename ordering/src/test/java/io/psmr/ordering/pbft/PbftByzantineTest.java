@@ -2,6 +2,7 @@ package io.psmr.ordering.pbft;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
@@ -249,12 +250,12 @@ class PbftByzantineTest {
     }
 
     /**
-     * Every lie of the campaign's VIEW-CHANGEs is refused on its own; the forged certificate (well
-     * formed, for an instance that never prepared) is accepted — the documented gap that needs
-     * signatures or VIEW-CHANGE-ACK.
+     * Every detectable lie of the campaign's VIEW-CHANGEs is refused on its own, with its reason —
+     * forged stable proofs and forged signatures included; the one undetectable lie (a false P entry
+     * about the liar itself) is accepted as a VIEW-CHANGE.
      */
     @Test
-    void detectableViewChangeLiesAreRefusedAndTheForgedCertificateIsNot() {
+    void viewChangeLiesAreRefusedExceptLiesAboutTheLiarItself() {
         for (int pillars = 1; pillars <= 2; pillars++) {
             PbftConfig config = PbftSimulationTest.smallConfig(pillars, LeaderRotation.ROTATING);
             ChecksumAuthenticator auth = new ChecksumAuthenticator();
@@ -262,36 +263,48 @@ class PbftByzantineTest {
             for (Lie lie : Lie.values()) {
                 for (Request body : java.util.Arrays.asList(request, null)) {
                     PbftPillar target = new PbftPillar(config, 1, pillars - 1, auth);
-                    ViewChange vc = ByzantineNetwork.lie(lie, config, 3, pillars - 1, 1, body, new byte[32]);
+                    ViewChange vc = ByzantineNetwork.lie(lie, config, 3, pillars - 1, 1, body, new byte[32],
+                            ChecksumAuthenticator.signingOnlyFor(3));
                     target.step(PbftEnvelope.seal(3, 1, pillars - 1, vc, auth));
                     String what = lie + " with " + (body == null ? "EMPTY" : "a request") + ", " + pillars + " pillars";
-                    if (lie == Lie.FORGED_CERTIFICATE || lie == Lie.FORGED_STABLE_PROOF) {
-                        assertEquals(Map.of(), target.refusals(), what + " is accepted: pairwise MACs cannot expose it");
-                    } else {
-                        assertEquals(Map.of(Refusal.BAD_VIEW_CHANGE, 1L), target.refusals(), what);
-                    }
+                    assertEquals(lie.refusal() == null ? Map.of() : Map.of(lie.refusal(), 1L), target.refusals(), what);
                 }
             }
         }
     }
 
+    /** The adversary's signer cannot sign as another replica: the campaign's rule is enforced, not kept. */
+    @Test
+    void theAdversaryCannotSignAsAnotherReplica() {
+        IllegalStateException e = assertThrows(IllegalStateException.class,
+                () -> ChecksumAuthenticator.signingOnlyFor(3).sign(1, new byte[] {1}));
+        assertEquals("no signing key for replica 1 (this signer holds replica 3's only)", e.getMessage());
+    }
+
     /**
-     * Documents a gap (see docs/wip-wip-pbft-byz.md): the VIEW-CHANGEs inside a NEW-VIEW carry no
-     * authenticator of their senders, so a Byzantine primary can make up all 2f+1 of them — here
-     * without any certificate, which would drop every prepared instance — and a backup that never
-     * received one installs the view.
+     * Formerly a gap: a Byzantine primary made up all 2f+1 VIEW-CHANGEs of a NEW-VIEW and backups
+     * installed it. Now each VIEW-CHANGE is signed by its sender: the made-up ones (their signatures
+     * forged) make the NEW-VIEW refused, and the backup stays where it was.
      */
     @Test
-    void aNewViewOfMadeUpViewChangesIsAcceptedGap() {
+    void aNewViewOfMadeUpViewChangesIsRefused() {
         PbftConfig config = PbftSimulationTest.smallConfig(1, LeaderRotation.FIXED);
         ChecksumAuthenticator auth = new ChecksumAuthenticator();
+        Authenticator liar = ChecksumAuthenticator.signingOnlyFor(1);
         PbftPillar backup = new PbftPillar(config, 2, 0, auth);
-        List<ViewChange> madeUp = List.of(new ViewChange(1, 0, List.of(), List.of(), 0),
-                new ViewChange(1, 0, List.of(), List.of(), 1), new ViewChange(1, 0, List.of(), List.of(), 3));
+        List<ViewChange> madeUp = List.of(new ViewChange(1, 0, List.of(), List.of(), List.of(), 0, new byte[16]),
+                ViewChange.signed(0, 1, 0, List.of(), List.of(), List.of(), 1, liar),
+                new ViewChange(1, 0, List.of(), List.of(), List.of(), 3, new byte[16]));
         backup.step(PbftEnvelope.seal(1, 2, 0, new PbftMessage.NewView(1, madeUp, List.of(), 1), auth));
-        assertEquals(1, backup.view());
+        assertEquals(0, backup.view());
         assertFalse(backup.isChangingView());
-        assertEquals(Map.of(), backup.refusals());
+        assertEquals(Map.of(Refusal.BAD_NEW_VIEW, 1L), backup.refusals());
+        // A genuine VIEW-CHANGE of pillar 0 does not pass for one of pillar 1: the signature binds the pillar.
+        PbftConfig two = PbftSimulationTest.smallConfig(2, LeaderRotation.FIXED);
+        PbftPillar otherPillar = new PbftPillar(two, 2, 1, auth);
+        ViewChange ofPillar0 = ViewChange.signed(0, 1, 0, List.of(), List.of(), List.of(), 3, auth);
+        otherPillar.step(PbftEnvelope.seal(3, 2, 1, ofPillar0, auth));
+        assertEquals(Map.of(Refusal.BAD_SIGNATURE, 1L), otherPillar.refusals());
     }
 
     private static String rerun(long seed, ByzantineBehaviour b) {

@@ -12,7 +12,7 @@ import io.psmr.ordering.pbft.PbftMessage.Commit;
 import io.psmr.ordering.pbft.PbftMessage.NewView;
 import io.psmr.ordering.pbft.PbftMessage.PrePrepare;
 import io.psmr.ordering.pbft.PbftMessage.Prepare;
-import io.psmr.ordering.pbft.PbftMessage.PreparedCertificate;
+import io.psmr.ordering.pbft.PbftMessage.PrePrepared;
 import io.psmr.ordering.pbft.PbftMessage.Request;
 import io.psmr.ordering.pbft.PbftMessage.ViewChange;
 import java.util.List;
@@ -89,20 +89,36 @@ class PbftPillarTest {
         byte[] good = new byte[] {1};
         byte[] bad = new byte[] {2};
         p.checkpointDigest(4, good);
-        p.step(PbftEnvelope.seal(1, 0, 0, new Checkpoint(4, bad, 1), HMAC));
-        p.step(PbftEnvelope.seal(2, 0, 0, new Checkpoint(4, bad, 2), HMAC));
+        p.step(PbftEnvelope.seal(1, 0, 0, Checkpoint.signed(4, bad, 1, HMAC), HMAC));
+        p.step(PbftEnvelope.seal(2, 0, 0, Checkpoint.signed(4, bad, 2, HMAC), HMAC));
         assertEquals(0, p.lowWatermark(), "two matching votes are not enough");
-        p.step(PbftEnvelope.seal(3, 0, 0, new Checkpoint(4, good, 3), HMAC));
+        p.step(PbftEnvelope.seal(3, 0, 0, Checkpoint.signed(4, good, 3, HMAC), HMAC));
         assertEquals(0, p.lowWatermark());
-        p.step(PbftEnvelope.seal(2, 0, 0, new Checkpoint(4, good, 2), HMAC)); // replica 2 equivocates
+        p.step(PbftEnvelope.seal(2, 0, 0, Checkpoint.signed(4, good, 2, HMAC), HMAC)); // replica 2 equivocates
         assertEquals(1, p.refusals(Refusal.EQUIVOCATION));
         assertEquals(0, p.lowWatermark());
         // A stable-checkpoint announcement without 2f+1 matching votes is refused.
-        p.stableCheckpoint(new PbftReady.StableCheckpoint(4, good, List.of(new Checkpoint(4, good, 0), new Checkpoint(4, good, 3))));
+        p.stableCheckpoint(new PbftReady.StableCheckpoint(4, good, List.of(Checkpoint.signed(4, good, 0, HMAC), Checkpoint.signed(4, good, 3, HMAC))));
         assertEquals(1, p.refusals(Refusal.BAD_CHECKPOINT));
         assertEquals(0, p.lowWatermark());
-        p.step(PbftEnvelope.seal(1, 0, 0, new Checkpoint(5, good, 1), HMAC));
-        assertEquals(2, p.refusals(Refusal.BAD_CHECKPOINT), "5 is not a multiple of K");
+        // Nor one of 2f+1 whose third CHECKPOINT's signature is made up (formerly accepted: a forged proof).
+        Checkpoint forged = new Checkpoint(4, good, 1, Checkpoint.signed(4, good, 3, HMAC).signature());
+        p.stableCheckpoint(new PbftReady.StableCheckpoint(4, good, List.of(Checkpoint.signed(4, good, 0, HMAC),
+                forged, Checkpoint.signed(4, good, 3, HMAC))));
+        assertEquals(2, p.refusals(Refusal.BAD_CHECKPOINT));
+        assertEquals(0, p.lowWatermark());
+        // A vote whose signature does not verify is refused and not counted.
+        p.step(PbftEnvelope.seal(1, 0, 0, forged, HMAC));
+        assertEquals(1, p.refusals(Refusal.BAD_SIGNATURE));
+        assertEquals(0, p.lowWatermark());
+        p.step(PbftEnvelope.seal(1, 0, 0, Checkpoint.signed(5, good, 1, HMAC), HMAC));
+        assertEquals(3, p.refusals(Refusal.BAD_CHECKPOINT), "5 is not a multiple of K");
+        // A holder restricted to replica 0's private key cannot sign as replica 1.
+        IllegalStateException e = assertThrows(IllegalStateException.class,
+                () -> Checkpoint.signed(4, good, 1, new HmacAuthenticator(KEYS.restrictedTo(0))));
+        assertEquals("no signing key for replica 1 (this holder may sign as [0])", e.getMessage());
+        // ... but verifies everyone's signatures.
+        assertTrue(Checkpoint.signed(4, good, 1, HMAC).signatureValid(new HmacAuthenticator(KEYS.restrictedTo(0))));
     }
 
     @Test
@@ -160,47 +176,95 @@ class PbftPillarTest {
         assertEquals(List.of(), c.violations);
     }
 
-    /** A NEW-VIEW must be recomputable from its VIEW-CHANGEs; a primary that drops a prepared request is refused. */
+    private static ViewChange viewChange(long newView, List<PrePrepare> prepared, List<PrePrepared> prePrepared, int replica) {
+        return ViewChange.signed(0, newView, 0, List.of(), prepared, prePrepared, replica, HMAC);
+    }
+
+    /** Every choice of a NEW-VIEW must be allowed by rule A or B against its signed VIEW-CHANGEs. */
     @Test
     void newViewIsVerifiedAgainstItsViewChanges() {
         Request r = request(1, 1);
         PrePrepare pp = new PrePrepare(0, 1, r.digest(), r);
-        PreparedCertificate cert = new PreparedCertificate(pp, 0, List.of(new Prepare(0, 1, r.digest(), 1), new Prepare(0, 1, r.digest(), 2)));
+        PrePrepared q = new PrePrepared(1, 0, r.digest());
         List<ViewChange> vcs = List.of(
-                new ViewChange(1, 0, List.of(), List.of(cert), 1),
-                new ViewChange(1, 0, List.of(), List.of(), 2),
-                new ViewChange(1, 0, List.of(), List.of(), 3));
-        PbftPillar lying = new PbftPillar(ONE_PILLAR, 2, 0, HMAC);
-        lying.step(PbftEnvelope.seal(1, 2, 0, new NewView(1, vcs, List.of(PrePrepare.empty(1, 1)), 1), HMAC));
-        assertEquals(1, lying.refusals(Refusal.BAD_NEW_VIEW));
-        assertEquals(0, lying.view());
+                viewChange(1, List.of(pp), List.of(q), 1),
+                viewChange(1, List.of(), List.of(q), 2),
+                viewChange(1, List.of(), List.of(), 3));
+        PbftPillar backup = new PbftPillar(ONE_PILLAR, 2, 0, HMAC);
+        // EMPTY where a VIEW-CHANGE reports the request prepared and f+1 pre-prepared it: neither A nor B allows it.
+        backup.step(PbftEnvelope.seal(1, 2, 0, new NewView(1, vcs, List.of(PrePrepare.empty(1, 1)), 1), HMAC));
+        assertEquals(1, backup.refusals(Refusal.BAD_NEW_VIEW));
+        assertEquals(0, backup.view());
         // From a replica that is not the primary of view 1: refused.
-        lying.step(PbftEnvelope.seal(3, 2, 0, new NewView(1, vcs, List.of(new PrePrepare(1, 1, r.digest(), r)), 3), HMAC));
-        assertEquals(2, lying.refusals(Refusal.BAD_NEW_VIEW));
+        backup.step(PbftEnvelope.seal(3, 2, 0, new NewView(1, vcs, List.of(new PrePrepare(1, 1, r.digest(), r)), 3), HMAC));
+        assertEquals(2, backup.refusals(Refusal.BAD_NEW_VIEW));
         // Only two view changes: refused.
-        lying.step(PbftEnvelope.seal(1, 2, 0, new NewView(1, vcs.subList(0, 2), List.of(new PrePrepare(1, 1, r.digest(), r)), 1), HMAC));
-        assertEquals(3, lying.refusals(Refusal.BAD_NEW_VIEW));
-        // A certificate backed by only one prepare makes its view change invalid.
-        PreparedCertificate thin = new PreparedCertificate(pp, 0, List.of(new Prepare(0, 1, r.digest(), 1)));
-        lying.step(PbftEnvelope.seal(3, 2, 0, new ViewChange(1, 0, List.of(), List.of(thin), 3), HMAC));
-        assertEquals(1, lying.refusals(Refusal.BAD_VIEW_CHANGE));
-        // The correct NEW-VIEW is accepted: the backup enters view 1 and prepares the re-proposed request.
-        lying.step(PbftEnvelope.seal(1, 2, 0, new NewView(1, vcs, List.of(new PrePrepare(1, 1, r.digest(), r)), 1), HMAC));
-        assertEquals(1, lying.view());
-        List<PbftEnvelope> out = lying.ready().messages();
+        backup.step(PbftEnvelope.seal(1, 2, 0, new NewView(1, vcs.subList(0, 2), List.of(new PrePrepare(1, 1, r.digest(), r)), 1), HMAC));
+        assertEquals(3, backup.refusals(Refusal.BAD_NEW_VIEW));
+        // One VIEW-CHANGE altered after signing (its P entry dropped): refused.
+        ViewChange altered = new ViewChange(1, 0, List.of(), List.of(), List.of(q), 1, vcs.get(0).signature());
+        backup.step(PbftEnvelope.seal(1, 2, 0, new NewView(1, List.of(altered, vcs.get(1), vcs.get(2)), List.of(), 1), HMAC));
+        assertEquals(4, backup.refusals(Refusal.BAD_NEW_VIEW));
+        // A P entry whose digest is not its request's makes a VIEW-CHANGE invalid.
+        backup.step(PbftEnvelope.seal(3, 2, 0, viewChange(1, List.of(new PrePrepare(0, 1, new byte[32], r)), List.of(), 3), HMAC));
+        assertEquals(1, backup.refusals(Refusal.BAD_VIEW_CHANGE));
+        // The allowed NEW-VIEW is accepted: the backup enters view 1 and prepares the re-proposed request.
+        backup.step(PbftEnvelope.seal(1, 2, 0, new NewView(1, vcs, List.of(new PrePrepare(1, 1, r.digest(), r)), 1), HMAC));
+        assertEquals(1, backup.view());
+        List<PbftEnvelope> out = backup.ready().messages();
         assertTrue(out.stream().anyMatch(e -> e.message() instanceof Prepare p && p.view() == 1 && p.seq() == 1));
         // And a commit for it from the old view is refused.
-        lying.step(PbftEnvelope.seal(3, 2, 0, new Commit(0, 1, r.digest(), 3), HMAC));
-        assertEquals(1, lying.refusals(Refusal.WRONG_VIEW));
+        backup.step(PbftEnvelope.seal(3, 2, 0, new Commit(0, 1, r.digest(), 3), HMAC));
+        assertEquals(1, backup.refusals(Refusal.WRONG_VIEW));
+    }
+
+    /**
+     * A replica can lie only about itself: replica 3 claims it prepared another request at seq 1 in view 4,
+     * after r committed there in view 0. The primary of view 5 cannot decide with {1, 2, 3} (rule A needs
+     * f+1 Q entries for the lie, and the lie's P entry blocks A1 for r), waits, and with replica 0's
+     * VIEW-CHANGE re-proposes r; a NEW-VIEW that adopts the lie is refused.
+     */
+    @Test
+    void aFalsePreparedClaimCannotReplaceACommittedValue() {
+        Request r = request(1, 1);
+        Request x = request(2, 1);
+        PbftPillar primary = new PbftPillar(ONE_PILLAR, 1, 0, HMAC);
+        primary.step(PbftEnvelope.seal(0, 1, 0, new PrePrepare(0, 1, r.digest(), r), HMAC));
+        primary.step(PbftEnvelope.seal(2, 1, 0, new Prepare(0, 1, r.digest(), 2), HMAC));
+        primary.step(PbftEnvelope.seal(3, 1, 0, new Prepare(0, 1, r.digest(), 3), HMAC));
+        primary.step(PbftEnvelope.seal(0, 1, 0, new Commit(0, 1, r.digest(), 0), HMAC));
+        primary.step(PbftEnvelope.seal(2, 1, 0, new Commit(0, 1, r.digest(), 2), HMAC));
+        assertEquals(1, primary.ready().committed().size(), "r committed at seq 1 in view 0");
+        PrePrepare lie = new PrePrepare(4, 1, x.digest(), x);
+        ViewChange liar = viewChange(5, List.of(lie), List.of(new PrePrepared(1, 4, x.digest())), 3);
+        ViewChange honest2 = viewChange(5, List.of(new PrePrepare(0, 1, r.digest(), r)), List.of(new PrePrepared(1, 0, r.digest())), 2);
+        primary.step(PbftEnvelope.seal(3, 1, 0, liar, HMAC));
+        primary.step(PbftEnvelope.seal(2, 1, 0, honest2, HMAC));
+        assertTrue(primary.isChangingView(), "f+1 replicas want view 5: it joins");
+        assertTrue(primary.ready().messages().stream().noneMatch(e -> e.message() instanceof NewView), "undecidable with {1, 2, 3}");
+        PbftPillar backup = new PbftPillar(ONE_PILLAR, 2, 0, HMAC);
+        ViewChange own1 = viewChange(5, List.of(new PrePrepare(0, 1, r.digest(), r)), List.of(new PrePrepared(1, 0, r.digest())), 1);
+        backup.step(PbftEnvelope.seal(1, 2, 0, new NewView(5, List.of(own1, honest2, liar), List.of(new PrePrepare(5, 1, x.digest(), x)), 1), HMAC));
+        assertEquals(1, backup.refusals(Refusal.BAD_NEW_VIEW), "a NEW-VIEW adopting the lie is refused");
+        ViewChange honest0 = viewChange(5, List.of(new PrePrepare(0, 1, r.digest(), r)), List.of(new PrePrepared(1, 0, r.digest())), 0);
+        primary.step(PbftEnvelope.seal(0, 1, 0, honest0, HMAC));
+        NewView nv = primary.ready().messages().stream().map(PbftEnvelope::message).filter(m -> m instanceof NewView)
+                .map(m -> (NewView) m).findFirst().orElseThrow(() -> new AssertionError("no NEW-VIEW with all four"));
+        assertEquals(4, nv.viewChanges().size());
+        assertEquals(List.of(new PrePrepare(5, 1, r.digest(), r)), nv.prePrepares());
+        backup.step(PbftEnvelope.seal(1, 2, 0, nv, HMAC));
+        assertEquals(5, backup.view());
+        assertEquals(1, backup.refusals(Refusal.BAD_NEW_VIEW));
     }
 
     @Test
     void codecRoundTripsEveryMessage() {
         Request r = request(1, 1);
         PrePrepare pp = new PrePrepare(0, 1, r.digest(), r);
-        PreparedCertificate cert = new PreparedCertificate(pp, 0, List.of(new Prepare(0, 1, r.digest(), 1), new Prepare(0, 1, r.digest(), 2)));
-        List<Checkpoint> proof = List.of(new Checkpoint(4, new byte[] {1}, 0), new Checkpoint(4, new byte[] {1}, 1), new Checkpoint(4, new byte[] {1}, 2));
-        ViewChange vc = new ViewChange(2, 4, proof, List.of(cert), 3);
+        List<Checkpoint> proof = List.of(Checkpoint.signed(4, new byte[] {1}, 0, HMAC), Checkpoint.signed(4, new byte[] {1}, 1, HMAC),
+                Checkpoint.signed(4, new byte[] {1}, 2, HMAC));
+        ViewChange vc = ViewChange.signed(0, 2, 4, proof, List.of(pp, PrePrepare.empty(1, 5)),
+                List.of(new PrePrepared(1, 0, r.digest()), new PrePrepared(5, 1, PbftDigests.empty())), 3, HMAC);
         List<PbftMessage> all = List.of(r, pp, PrePrepare.empty(3, 5), new Prepare(1, 2, r.digest(), 3), new Commit(1, 2, r.digest(), 0),
                 proof.get(0), vc, new NewView(2, List.of(vc), List.of(pp), 2));
         for (PbftMessage m : all) {
@@ -208,11 +272,33 @@ class PbftPillarTest {
             PbftMessage back = PbftCodec.decode(bytes);
             assertArrayEquals(bytes, PbftCodec.encode(back), m.toString());
         }
+        ViewChange back = (ViewChange) PbftCodec.decode(PbftCodec.encode(vc));
+        assertEquals(vc, back);
+        assertTrue(back.signatureValid(0, HMAC), "the signature survives the round trip");
+        assertFalse(back.signatureValid(1, HMAC), "and binds the pillar");
+        assertTrue(((Checkpoint) PbftCodec.decode(PbftCodec.encode(proof.get(0)))).signatureValid(HMAC));
         assertNull(((PrePrepare) PbftCodec.decode(PbftCodec.encode(PrePrepare.empty(3, 5)))).request());
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> PbftCodec.decode(new byte[] {42}));
         assertEquals("malformed PBFT message: unknown type tag 42", e.getMessage());
         byte[] truncated = java.util.Arrays.copyOf(PbftCodec.encode(pp), 10);
         assertEquals("malformed PBFT message: truncated", assertThrows(IllegalArgumentException.class, () -> PbftCodec.decode(truncated)).getMessage());
+        byte[] vcBytes = PbftCodec.encode(vc);
+        byte[] unsigned = java.util.Arrays.copyOf(vcBytes, vcBytes.length - 64 - 4);
+        assertEquals("malformed PBFT message: truncated", assertThrows(IllegalArgumentException.class, () -> PbftCodec.decode(unsigned)).getMessage());
+        byte[] trailing = java.util.Arrays.copyOf(vcBytes, vcBytes.length + 1);
+        assertEquals("malformed PBFT message: 1 trailing bytes", assertThrows(IllegalArgumentException.class, () -> PbftCodec.decode(trailing)).getMessage());
+    }
+
+    /** Keys derived from one seed are the same every time, Ed25519 included. */
+    @Test
+    void testingKeysAreDeterministic() {
+        PbftKeys again = PbftKeys.forTesting(7, 4, 4);
+        for (int r = 0; r < 4; r++) {
+            assertArrayEquals(KEYS.publicKey(r).getEncoded(), again.publicKey(r).getEncoded(), "replica " + r);
+        }
+        byte[] sig = Checkpoint.signed(4, new byte[] {1}, 2, new HmacAuthenticator(again)).signature();
+        assertArrayEquals(Checkpoint.signed(4, new byte[] {1}, 2, HMAC).signature(), sig, "Ed25519 is deterministic");
+        assertFalse(java.util.Arrays.equals(KEYS.publicKey(0).getEncoded(), PbftKeys.forTesting(8, 4, 4).publicKey(0).getEncoded()));
     }
 
     @Test

@@ -34,7 +34,7 @@ final class SequencerPillar implements PillarCore {
     private final ArrayDeque<Request> pending = new ArrayDeque<>();
     private final Set<RequestId> seen = new HashSet<>();
     private final Set<Long> committedSeqs = new HashSet<>();
-    private final Map<Long, Map<Integer, byte[]>> checkpointVotes = new HashMap<>();
+    private final Map<Long, Map<Integer, Checkpoint>> checkpointVotes = new HashMap<>();
     private final Set<Long> stableSeqs = new HashSet<>();
     private long nextSeq;
     private long stable;
@@ -68,7 +68,7 @@ final class SequencerPillar implements PillarCore {
         } else if (e.message() instanceof PrePrepare pp && e.from() == LEADER) {
             commit(pp.seq(), pp.request());
         } else if (e.message() instanceof Checkpoint c) {
-            vote(c.seq(), c.replica(), c.stateDigest());
+            vote(c);
         } else {
             throw new AssertionError("unexpected " + e.message());
         }
@@ -133,22 +133,23 @@ final class SequencerPillar implements PillarCore {
         if (config.checkpointPillar(seq) != pillar) {
             throw new AssertionError("checkpoint " + seq + " went to pillar " + pillar);
         }
-        Checkpoint c = new Checkpoint(seq, digest, replica);
+        Checkpoint c = Checkpoint.signed(seq, digest, replica, auth);
         for (int to = 0; to < config.replicaCount(); to++) {
             if (to != replica) {
                 out.add(PbftEnvelope.seal(replica, to, pillar, c, auth));
             }
         }
-        vote(seq, replica, digest);
+        vote(c);
     }
 
-    private void vote(long seq, int from, byte[] digest) {
-        Map<Integer, byte[]> votes = checkpointVotes.computeIfAbsent(seq, s -> new HashMap<>());
-        votes.put(from, digest);
-        long matching = votes.values().stream().filter(d -> Arrays.equals(d, digest)).count();
+    private void vote(Checkpoint c) {
+        long seq = c.seq();
+        byte[] digest = c.stateDigest();
+        Map<Integer, Checkpoint> votes = checkpointVotes.computeIfAbsent(seq, s -> new HashMap<>());
+        votes.put(c.replica(), c);
+        long matching = votes.values().stream().filter(d -> Arrays.equals(d.stateDigest(), digest)).count();
         if (matching >= config.quorum() && stableSeqs.add(seq)) {
-            List<Checkpoint> proof = new ArrayList<>();
-            votes.forEach((r, d) -> proof.add(new Checkpoint(seq, d, r)));
+            List<Checkpoint> proof = new ArrayList<>(votes.values());
             madeStable.add(new StableCheckpoint(seq, digest, proof));
             advance(seq);
         }

@@ -58,7 +58,7 @@ class PbftNettyTransportTest {
     }
 
     static PbftEnvelope envelope(int from, int to, int pillar, long seq) {
-        return PbftEnvelope.seal(from, to, pillar, new PbftMessage.Checkpoint(seq, new byte[32], from), AUTH);
+        return PbftEnvelope.seal(from, to, pillar, PbftMessage.Checkpoint.signed(seq, new byte[32], from, AUTH), AUTH);
     }
 
     @Test

@@ -1,0 +1,119 @@
+package io.psmr.ordering.pbft.keys;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.FileAttribute;
+import java.nio.file.attribute.PosixFileAttributeView;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Files only their owner may read or write: created rw------- (directories rwx------) and checked
+ * before use. On a file system without POSIX permissions the checks are skipped and that is logged
+ * once per JVM, rather than refusing to work at all. Stateless apart from that flag; thread-safe.
+ */
+final class OwnerOnlyFiles {
+
+    private static final Logger LOG = LoggerFactory.getLogger(OwnerOnlyFiles.class);
+    static final Set<PosixFilePermission> FILE = PosixFilePermissions.fromString("rw-------");
+    static final Set<PosixFilePermission> DIRECTORY = PosixFilePermissions.fromString("rwx------");
+    private static final AtomicBoolean WARNED = new AtomicBoolean();
+
+    private OwnerOnlyFiles() {
+    }
+
+    /** Whether {@code path}'s file system has POSIX permissions; logs once when it has not. */
+    static boolean posix(Path path) {
+        if (Files.getFileAttributeView(path, PosixFileAttributeView.class) != null) {
+            return true;
+        }
+        if (WARNED.compareAndSet(false, true)) {
+            LOG.warn("The file system of {} has no POSIX permissions: PBFT key files are neither created owner-only"
+                    + " nor checked for it; protect them by other means", path);
+        }
+        return false;
+    }
+
+    /** Creates {@code dir} (and missing parents) if absent, then makes it rwx------. */
+    static void ownerOnlyDirectory(Path dir) throws IOException {
+        if (Files.exists(dir, LinkOption.NOFOLLOW_LINKS) && !Files.isDirectory(dir)) {
+            throw new PbftKeyFileException(dir, "PBFT key directory " + dir + " exists and is not a directory");
+        }
+        Path parent = dir.toAbsolutePath().getParent();
+        if (parent != null) {
+            Files.createDirectories(parent);
+        }
+        boolean posix = posix(parent == null ? dir.toAbsolutePath() : parent);
+        if (!Files.isDirectory(dir)) {
+            if (posix) {
+                Files.createDirectory(dir, PosixFilePermissions.asFileAttribute(DIRECTORY));
+            } else {
+                Files.createDirectory(dir);
+            }
+        }
+        if (posix) {
+            Files.setPosixFilePermissions(dir, DIRECTORY); // also tightens a directory that existed
+        }
+    }
+
+    /**
+     * A new file in {@code dir}, created rw------- (no moment exists when another user could open it),
+     * holding {@code bytes}, forced to disk. The caller moves it into place.
+     */
+    static Path writeTemporary(Path dir, String prefix, byte[] bytes) throws IOException {
+        Path tmp = posix(dir)
+                ? Files.createTempFile(dir, prefix, ".tmp", ownerOnlyFile())
+                : Files.createTempFile(dir, prefix, ".tmp");
+        try (FileChannel out = FileChannel.open(tmp, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
+            ByteBuffer buffer = ByteBuffer.wrap(bytes);
+            while (buffer.hasRemaining()) {
+                out.write(buffer);
+            }
+            out.force(true);
+        } catch (IOException | RuntimeException e) {
+            Files.deleteIfExists(tmp);
+            throw e;
+        }
+        return tmp;
+    }
+
+    /** Makes {@code dir}'s entries (renames) durable where the platform allows it; best effort. */
+    static void syncDirectory(Path dir) {
+        try (FileChannel channel = FileChannel.open(dir, StandardOpenOption.READ)) {
+            channel.force(true);
+        } catch (IOException e) {
+            LOG.debug("cannot sync directory {}: {}", dir, e.toString()); // not every platform opens directories
+        }
+    }
+
+    /**
+     * Refuses {@code file} if group or others may read or write it (or execute: any bit beyond the
+     * owner's), naming its permissions and the fix.
+     */
+    static void checkOwnerOnly(Path file) throws IOException {
+        if (!posix(file)) {
+            return;
+        }
+        Set<PosixFilePermission> permissions = Files.getPosixFilePermissions(file);
+        for (PosixFilePermission p : permissions) {
+            if (!p.name().startsWith("OWNER_")) {
+                throw new PbftKeyFileException(file, "PBFT key file " + file + " is "
+                        + PosixFilePermissions.toString(permissions)
+                        + ": readable or writable by group or others; run chmod 600 " + file);
+            }
+        }
+    }
+
+    private static FileAttribute<Set<PosixFilePermission>> ownerOnlyFile() {
+        return PosixFilePermissions.asFileAttribute(FILE);
+    }
+}
