@@ -305,6 +305,11 @@ public final class PbftPillar {
         return changing;
     }
 
+    /** Whether this replica complained against its current view (and has not left it). */
+    public boolean isComplaining() {
+        return !changing && complainedFor > view;
+    }
+
     /** The last stable checkpoint h (0 before the first). */
     public long lowWatermark() {
         return low;
