@@ -2,6 +2,7 @@ package io.psmr.ordering.pbft;
 
 import io.psmr.ordering.pbft.PbftMessage.Checkpoint;
 import io.psmr.ordering.pbft.PbftMessage.Commit;
+import io.psmr.ordering.pbft.PbftMessage.Complaint;
 import io.psmr.ordering.pbft.PbftMessage.NewView;
 import io.psmr.ordering.pbft.PbftMessage.PrePrepare;
 import io.psmr.ordering.pbft.PbftMessage.Prepare;
@@ -38,6 +39,7 @@ public final class PbftCodec {
     private static final byte CHECKPOINT = 5;
     private static final byte VIEW_CHANGE = 6;
     private static final byte NEW_VIEW = 7;
+    private static final byte COMPLAINT = 8;
 
     private PbftCodec() {
     }
@@ -149,6 +151,10 @@ public final class PbftCodec {
             out.writeByte(VIEW_CHANGE);
             writeViewChangeBody(out, v);
             writeBytes(out, v.signature());
+        } else if (message instanceof Complaint c) {
+            out.writeByte(COMPLAINT);
+            out.writeLong(c.newView());
+            out.writeInt(c.replica());
         } else if (message instanceof NewView nv) {
             out.writeByte(NEW_VIEW);
             out.writeLong(nv.view());
@@ -248,6 +254,7 @@ public final class PbftCodec {
                 }
                 yield new NewView(view, changes, prePrepares, in.getInt());
             }
+            case COMPLAINT -> new Complaint(in.getLong(), in.getInt());
             default -> throw new IllegalArgumentException("malformed PBFT message: unknown type tag " + tag);
         };
     }

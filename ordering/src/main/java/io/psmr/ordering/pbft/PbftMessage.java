@@ -145,6 +145,15 @@ public sealed interface PbftMessage {
         }
     }
 
+    /**
+     * Replica → all: my timer expired in view {@code newView - 1}; I want {@code newView}. A complaint
+     * alone changes nothing: the sender stays in its view. f+1 complaints make a replica complain too,
+     * 2f+1 make it leave the view and send VIEW-CHANGE (the two-step view change of BFT-SMaRt and
+     * Aardvark). Point to point under the envelope MAC; never embedded.
+     */
+    record Complaint(long newView, int replica) implements PbftMessage {
+    }
+
     /** Replica → all: {@code (view, seq, digest)} is prepared at me. */
     record Commit(long view, long seq, byte[] digest, int replica) implements PbftMessage {
         /** Copies the digest. */

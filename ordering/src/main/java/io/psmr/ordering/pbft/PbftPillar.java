@@ -2,6 +2,7 @@ package io.psmr.ordering.pbft;
 
 import io.psmr.ordering.pbft.PbftMessage.Checkpoint;
 import io.psmr.ordering.pbft.PbftMessage.Commit;
+import io.psmr.ordering.pbft.PbftMessage.Complaint;
 import io.psmr.ordering.pbft.PbftMessage.NewView;
 import io.psmr.ordering.pbft.PbftMessage.PrePrepare;
 import io.psmr.ordering.pbft.PbftMessage.Prepare;
@@ -68,6 +69,10 @@ public final class PbftPillar {
     private long viewChangeStartedAt;
     private long viewChangeTimeout;
     private NewView sentNewView;
+    /** The view this replica complained for (≤ view: none in this view). */
+    private long complainedFor;
+    /** Each replica's highest complaint, for views above the current one. */
+    private final Map<Integer, Long> complaints = new HashMap<>();
 
     private long low; // h, the last stable checkpoint
     private byte[] lowDigest = new byte[0];
@@ -152,6 +157,8 @@ public final class PbftPillar {
             onViewChange(v, from);
         } else if (m instanceof NewView nv) {
             onNewView(nv, from);
+        } else if (m instanceof Complaint c) {
+            onComplaint(c, from);
         }
         tryPropose();
     }
@@ -187,8 +194,11 @@ public final class PbftPillar {
                 viewChangeTimeout = Math.min(2L * viewChangeTimeout, config.maxViewChangeTimeoutTicks());
                 startViewChange(targetView + 1);
             }
-        } else if (stalled()) {
-            startViewChange(view + 1);
+        } else if (stalled() && complainedFor <= view) {
+            // Step one only: complain and stay in this view. A replica that fell behind alone keeps
+            // taking normal-case messages (and their retransmissions) and catches up; the view changes
+            // only when 2f+1 complain.
+            complain(view + 1);
         }
         if (now % config.retransmitTicks() == 0) {
             retransmit();
@@ -293,6 +303,11 @@ public final class PbftPillar {
     /** Whether a view change is in progress. */
     public boolean isChangingView() {
         return changing;
+    }
+
+    /** Whether this replica complained against its current view (and has not left it). */
+    public boolean isComplaining() {
+        return !changing && complainedFor > view;
     }
 
     /** The last stable checkpoint h (0 before the first). */
@@ -825,6 +840,46 @@ public final class PbftPillar {
         return count >= config.quorum();
     }
 
+    private void complain(long target) {
+        complainedFor = target;
+        complaints.merge(self, target, Math::max);
+        multicast(new Complaint(target, self));
+        checkComplaints();
+    }
+
+    private void onComplaint(Complaint c, int from) {
+        if (c.replica() != from) {
+            refuse(Refusal.FORGED_SENDER);
+            return;
+        }
+        if (c.newView() <= view) {
+            refuse(Refusal.STALE_VIEW);
+            return;
+        }
+        complaints.merge(from, c.newView(), Math::max);
+        checkComplaints();
+    }
+
+    /**
+     * f+1 complaints against this view (so at least one correct replica's): complain too; 2f+1 (so
+     * f+1 correct ones, and every correct replica will see f+1): leave the view. A complaint for a
+     * later view also counts against this one.
+     */
+    private void checkComplaints() {
+        if (changing) {
+            return;
+        }
+        int against = 0;
+        for (long target : complaints.values()) {
+            against += target > view ? 1 : 0;
+        }
+        if (against >= config.quorum()) {
+            startViewChange(view + 1);
+        } else if (against >= config.f() + 1 && complainedFor <= view) {
+            complain(view + 1);
+        }
+    }
+
     private void startViewChange(long target) {
         changing = true;
         targetView = target;
@@ -875,6 +930,9 @@ public final class PbftPillar {
         if (earlier == null || earlier.newView() <= vc.newView()) {
             latestViewChange.put(from, vc);
         }
+        // A VIEW-CHANGE is also a complaint against this view: its sender no longer resends its complaint.
+        complaints.merge(from, vc.newView(), Math::max);
+        checkComplaints();
         sawView(from, vc.newView());
         tryNewView(vc.newView());
     }
@@ -1142,6 +1200,7 @@ public final class PbftPillar {
             slot.fromNewView = false;
         }
         latestViewChange.values().removeIf(vc -> vc.newView() <= view);
+        complaints.values().removeIf(t -> t <= view);
         highestViewSeen.values().removeIf(v -> v <= view);
         lastProgress = now; // timers restart in the new view
         int primary = config.primary(view);
@@ -1174,6 +1233,9 @@ public final class PbftPillar {
                 if (slot.ownCommit != null) {
                     multicast(slot.ownCommit);
                 }
+            }
+            if (complainedFor > view) {
+                multicast(new Complaint(complainedFor, self));
             }
             int resent = 0;
             for (Pending p : pending.values()) {

@@ -266,7 +266,7 @@ class PbftPillarTest {
         ViewChange vc = ViewChange.signed(0, 2, 4, proof, List.of(pp, PrePrepare.empty(1, 5)),
                 List.of(new PrePrepared(1, 0, r.digest()), new PrePrepared(5, 1, PbftDigests.empty())), 3, HMAC);
         List<PbftMessage> all = List.of(r, pp, PrePrepare.empty(3, 5), new Prepare(1, 2, r.digest(), 3), new Commit(1, 2, r.digest(), 0),
-                proof.get(0), vc, new NewView(2, List.of(vc), List.of(pp), 2));
+                proof.get(0), vc, new NewView(2, List.of(vc), List.of(pp), 2), new PbftMessage.Complaint(3, 1));
         for (PbftMessage m : all) {
             byte[] bytes = PbftCodec.encode(m);
             PbftMessage back = PbftCodec.decode(bytes);
@@ -331,10 +331,57 @@ class PbftPillarTest {
             forgetful.tick();
             told.tick();
         }
-        assertTrue(forgetful.isChangingView(), "a request nobody will order again times out");
-        assertFalse(told.isChangingView());
+        assertTrue(forgetful.ready().messages().stream().anyMatch(e -> e.message() instanceof PbftMessage.Complaint c
+                && c.newView() == 1), "a request nobody will order again times out: it complains");
+        assertFalse(forgetful.isChangingView(), "a complaint alone does not leave the view");
+        assertTrue(told.ready().messages().stream().noneMatch(e -> e.message() instanceof PbftMessage.Complaint));
         assertFalse(told.propose(r));
         assertEquals(1, told.refusals(Refusal.DUPLICATE_REQUEST));
+    }
+
+    /**
+     * Gap 3 closed: a replica whose timer expires alone only complains and stays in view 0, so the
+     * normal case (and its retransmissions) lets it catch up; f+1 complaints make others complain
+     * too and 2f+1 change the view.
+     */
+    @Test
+    void aReplicaThatTimesOutAloneComplainsStaysAndCatchesUp() {
+        boolean[] isolated = {true};
+        PbftNetwork net = new PbftNetwork(new Random(1)) {
+            @Override
+            void transmit(PbftEnvelope e, long now) {
+                if (!(isolated[0] && e.from() == 3)) {
+                    super.transmit(e, now);
+                }
+            }
+        };
+        PbftCluster c = new PbftCluster(ONE_PILLAR, HMAC, net);
+        c.submit(request(0, 1), 3); // the others never hear of it: replica 3 times out alone
+        for (int t = 0; t < ONE_PILLAR.requestTimeoutTicks() + 5; t++) {
+            c.tick();
+        }
+        PbftPillar alone = c.replicas[3].pillars[0];
+        assertFalse(alone.isChangingView(), "it complained but stays in view 0");
+        assertEquals(0, alone.view());
+        isolated[0] = false;
+        c.submit(request(0, 1), 0);
+        c.submit(request(1, 1), 0);
+        runUntil(c, 300, () -> c.replicas[3].executedUpTo == 2 && c.replicas[0].executedUpTo == 2);
+        assertEquals(0, c.replicas[0].pillars[0].view(), "one complaint does not change the view");
+        assertEquals(c.replicas[0].executionLog, c.replicas[3].executionLog);
+        // One complaint changes nothing; f+1 make a replica complain too, which with its own makes 2f+1:
+        // it leaves view 0.
+        PbftPillar p = new PbftPillar(ONE_PILLAR, 2, 0, HMAC);
+        p.step(PbftEnvelope.seal(0, 2, 0, new PbftMessage.Complaint(1, 0), HMAC));
+        assertTrue(p.ready().messages().isEmpty());
+        assertFalse(p.isChangingView());
+        p.step(PbftEnvelope.seal(1, 2, 0, new PbftMessage.Complaint(1, 1), HMAC));
+        List<PbftMessage> sent = p.ready().messages().stream().map(PbftEnvelope::message).toList();
+        assertTrue(sent.stream().anyMatch(m -> m instanceof PbftMessage.Complaint k && k.replica() == 2 && k.newView() == 1));
+        assertTrue(sent.stream().anyMatch(m -> m instanceof ViewChange v && v.newView() == 1));
+        assertTrue(p.isChangingView());
+        p.step(PbftEnvelope.seal(3, 2, 0, new PbftMessage.Complaint(1, 0), HMAC));
+        assertEquals(1, p.refusals(Refusal.FORGED_SENDER));
     }
 
     @Test
@@ -349,9 +396,13 @@ class PbftPillarTest {
             }
         };
         PbftCluster c = new PbftCluster(ONE_PILLAR, HMAC, net);
-        // Replica 3 gets a request the others never hear of (its messages are lost): it times out alone.
+        // Replica 3 gets a request the others never hear of (its messages are lost): it times out alone,
+        // and (as if delayed complaints of 0 and 1 from an older episode arrived) sees 2f+1 complaints.
         c.submit(request(0, 1), 3);
-        runUntil(c, 100, () -> c.replicas[3].pillars[0].isChangingView());
+        PbftPillar three = c.replicas[3].pillars[0];
+        three.step(PbftEnvelope.seal(0, 3, 0, new PbftMessage.Complaint(1, 0), HMAC));
+        three.step(PbftEnvelope.seal(1, 3, 0, new PbftMessage.Complaint(1, 1), HMAC));
+        runUntil(c, 100, three::isChangingView);
         isolated[0] = false;
         // The client retransmits to replica 0; the other three order it and more in view 0.
         c.submit(request(0, 1), 0);
