@@ -362,7 +362,7 @@ public final class ClusterCommand implements Callable<Integer> {
 
     static void printStatus(PrintWriter out, ClusterLauncher launcher) {
         boolean ratis = launcher.directory().read().isRatis();
-        boolean pbft = launcher.directory().read().isPbft();
+        boolean pbft = launcher.directory().read().orderedByPbft();
         List<ClusterLauncher.NodeView> views = launcher.status();
         out.printf(Locale.ROOT, "%-12s %-9s %-8s %-6s %-6s %-9s %-12s %s%n", "node", "role", "pid", "port", "reply", "state",
                 "instance", "digest");

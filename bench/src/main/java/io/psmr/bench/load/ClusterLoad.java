@@ -101,12 +101,13 @@ public final class ClusterLoad {
         LoadOptions reported = new LoadOptions(cluster.replicas().size(), cluster.settings().mode(),
                 cluster.settings().workers(), options.batch(), options.window(), options.linger(), options.conflictPercent(),
                 options.retryTimeout(), options.workload());
-        LoadTarget ordering = LoadTarget.cluster(cluster.ordering());
+        LoadTarget ordering = cluster.orderedByPbft() ? new LoadTarget(cluster.ordering(), false, cluster.pbft().config())
+                : LoadTarget.cluster(cluster.ordering());
         try (ClusterSession session = ClusterSession.open(dir, cluster)) {
             ProxyConfig pc = LoadRun.proxyConfig(options, rc).toBuilder().proxyId(session.proxyId()).build();
             RunControls c = controls.withSession(session.session());
             Run run = cluster.isRatis() ? runOverRatis(dir, cluster, pc, options, history, after, c)
-                    : cluster.isPbft() ? runOverPbft(dir, cluster, pc, options, history, after, c)
+                    : cluster.orderedByPbft() ? runOverPbft(dir, cluster, pc, options, history, after, c)
                     : runOverRingPaxos(dir, cluster, session, pc, options, history, after, c);
             if (run.stalled() != null) {
                 throw run.stalled().withReport(new LoadReport(reported, rc, run.stalled().result(), run.stats(), List.of(),

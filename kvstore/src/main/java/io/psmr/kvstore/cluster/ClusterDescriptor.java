@@ -75,6 +75,7 @@ public record ClusterDescriptor(int version, OrderingProtocol ordering, String h
     private static final ObjectMapper JSON = ClusterJson.MAPPER;
 
     /** Checks consistency: unique names, ids and ports, at least one acceptor and one replica. */
+    @com.fasterxml.jackson.annotation.JsonCreator
     public ClusterDescriptor {
         if (version != VERSION) {
             throw new IllegalArgumentException("cluster.json has format version " + version + "; this psmr reads version " + VERSION);
@@ -178,7 +179,7 @@ public record ClusterDescriptor(int version, OrderingProtocol ordering, String h
 
     /** Whether the nodes are PBFT replicas. */
     @JsonIgnore
-    public boolean isPbft() {
+    public boolean orderedByPbft() {
         return ordering == OrderingProtocol.PBFT;
     }
 

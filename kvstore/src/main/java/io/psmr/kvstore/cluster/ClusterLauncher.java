@@ -208,7 +208,7 @@ public final class ClusterLauncher {
     }
 
     private static Optional<String> restartRefusal(ClusterDescriptor cluster, ClusterNode node) {
-        if (node.role() == NodeRole.REPLICA && !cluster.isRatis() && !cluster.isPbft() && node.checkpointPort() == 0) {
+        if (node.role() == NodeRole.REPLICA && !cluster.isRatis() && !cluster.orderedByPbft() && node.checkpointPort() == 0) {
             return Optional.of("cannot restart replica " + node.name() + ": this cluster.json predates checkpoints, so "
                     + "the replica has no checkpoint port to serve or fetch state from; start a new cluster");
         }
@@ -317,7 +317,7 @@ public final class ClusterLauncher {
     }
 
     private Optional<String> coordinator(ClusterDescriptor cluster) {
-        for (ClusterNode n : cluster.isRatis() || cluster.isPbft() ? cluster.replicas() : cluster.acceptors()) {
+        for (ClusterNode n : cluster.isRatis() || cluster.orderedByPbft() ? cluster.replicas() : cluster.acceptors()) {
             if (live(n).isPresent()) {
                 Optional<NodeStatus> s = StatusFile.read(dir.statusFile(n.name()));
                 if (s.isPresent() && s.get().pid() == n.pid() && s.get().coordinator()) {

@@ -75,7 +75,7 @@ public final class NodeHost {
                     cluster.transportConfig(), new InetSocketAddress(cluster.host(), node.port()), cluster.peers(),
                     cd.dataDir(node.name()));
             case REPLICA -> cluster.isRatis() ? new RatisPeerRuntime(cd, cluster, node)
-                    : cluster.isPbft() ? PbftReplicaRuntime.start(cd, cluster, node) : new ReplicaRuntime(cd, cluster, node);
+                    : cluster.orderedByPbft() ? PbftReplicaRuntime.start(cd, cluster, node) : new ReplicaRuntime(cd, cluster, node);
         };
         LOG.info("{} serving: {} on {}:{}", name, node.role().cliName(), cluster.host(), node.port());
         CountDownLatch stop = new CountDownLatch(1);
