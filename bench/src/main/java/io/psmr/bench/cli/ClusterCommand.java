@@ -63,7 +63,8 @@ public final class ClusterCommand implements Callable<Integer> {
         DirOption dir;
 
         @Option(names = "--ordering", paramLabel = "ORDERING", defaultValue = "ringpaxos", converter = OrderingConverter.class,
-                description = "ringpaxos (acceptors and replicas) or ratis (Apache Ratis peers, psmr executing their log) (default: ${DEFAULT-VALUE}).")
+                description = "ringpaxos (acceptors and replicas), ratis (Apache Ratis peers, psmr executing their log) or pbft "
+                        + "(3f+1 PBFT replicas with COP pillars, keys generated into DIR/keys) (default: ${DEFAULT-VALUE}).")
         OrderingProtocol ordering;
 
         @Option(names = "--acceptors", paramLabel = "N", defaultValue = "3",
@@ -107,8 +108,17 @@ public final class ClusterCommand implements Callable<Integer> {
                 description = "How long the cluster may take to serve, 1s to 10m (default: ${DEFAULT-VALUE}).")
         Duration timeout;
 
+        @Option(names = "--pillars", paramLabel = "N", defaultValue = "2",
+                description = "PBFT only: COP pillars per replica, 1 to 64 (default: ${DEFAULT-VALUE}).")
+        int pillars;
+
+        @Option(names = "--leader-rotation", paramLabel = "MODE", defaultValue = "rotating", converter = RotationConverter.class,
+                description = "PBFT only: rotating (COP's block-wise rotation) or fixed leaders (default: ${DEFAULT-VALUE}); "
+                        + "with a replica down, fixed avoids a view change every n-th instance.")
+        io.psmr.ordering.pbft.LeaderRotation rotation;
+
         @Option(names = "--force",
-                description = "If DIR holds a stopped cluster, delete its cluster.json, data/ and logs/ first and start a new one.")
+                description = "If DIR holds a stopped cluster, delete its cluster.json, data/, logs/ and keys/ first and start a new one.")
         boolean force;
 
         @Option(names = "--resume",
@@ -129,14 +139,22 @@ public final class ClusterCommand implements Callable<Integer> {
                 return resume(cl);
             }
             boolean ratis = ordering == OrderingProtocol.RATIS;
-            require(cl, ratis || ordering == OrderingProtocol.RING_PAXOS, "--ordering must be ringpaxos or ratis, got '" + ordering.cliName()
-                    + (ordering == OrderingProtocol.PBFT ? "' (pbft runs in one process only: ./psmr load --ordering pbft)"
-                            : "' (a cluster of processes needs a replicated ordering)"));
+            boolean pbft = ordering == OrderingProtocol.PBFT;
+            require(cl, ratis || pbft || ordering == OrderingProtocol.RING_PAXOS, "--ordering must be ringpaxos, ratis or pbft, got '"
+                    + ordering.cliName() + "' (a cluster of processes needs a replicated ordering)");
             for (String flag : new String[] {"--acceptors", "--tick"}) {
-                require(cl, !ratis || !cl.getParseResult().hasMatchedOption(flag), flag + " is a Ring Paxos setting; a ratis cluster has none");
+                require(cl, !(ratis || pbft) || !cl.getParseResult().hasMatchedOption(flag), flag + " is a Ring Paxos setting; a "
+                        + ordering.cliName() + " cluster has none");
             }
+            for (String flag : new String[] {"--pillars", "--leader-rotation"}) {
+                require(cl, pbft || !cl.getParseResult().hasMatchedOption(flag), flag + " is a PBFT setting; a "
+                        + ordering.cliName() + " cluster has none");
+            }
+            int n = pbft && !cl.getParseResult().hasMatchedOption("--replicas") ? 4 : replicas;
+            require(cl, !pbft || (n >= 4 && (n - 1) % 3 == 0 && n <= 64), "--replicas of a pbft cluster must be 3f+1 (4, 7, 10, ... 64), got " + n);
+            require(cl, pillars >= 1 && pillars <= 64, "--pillars must be from 1 to 64, got " + pillars);
             require(cl, acceptors >= 1 && acceptors <= 15, "--acceptors must be from 1 to 15, got " + acceptors);
-            require(cl, replicas >= 1 && replicas <= 16, "--replicas must be from 1 to 16, got " + replicas);
+            require(cl, pbft || (replicas >= 1 && replicas <= 16), "--replicas must be from 1 to 16, got " + replicas);
             require(cl, workers >= 1 && workers <= 1024, "--workers must be from 1 to 1024, got " + workers);
             require(cl, maxKeys >= 1 && maxKeys <= 1_000_000_000L, "--max-keys must be from 1 to 1000000000, got " + maxKeys);
             require(cl, valueSize >= 1 && valueSize <= 16384, "--value-size must be from 1 to 16384, got " + valueSize);
@@ -156,7 +174,9 @@ public final class ClusterCommand implements Callable<Integer> {
                     out.flush();
                 }
             }
-            if (ratis) {
+            if (pbft) {
+                launcher.startPbft(n, pillars, rotation, settings, timeout);
+            } else if (ratis) {
                 launcher.startRatis(replicas, settings, timeout);
             } else {
                 launcher.start(acceptors, replicas, settings, timeout);
@@ -342,6 +362,7 @@ public final class ClusterCommand implements Callable<Integer> {
 
     static void printStatus(PrintWriter out, ClusterLauncher launcher) {
         boolean ratis = launcher.directory().read().isRatis();
+        boolean pbft = launcher.directory().read().orderedByPbft();
         List<ClusterLauncher.NodeView> views = launcher.status();
         out.printf(Locale.ROOT, "%-12s %-9s %-8s %-6s %-6s %-9s %-12s %s%n", "node", "role", "pid", "port", "reply", "state",
                 "instance", "digest");
@@ -349,7 +370,7 @@ public final class ClusterCommand implements Callable<Integer> {
             ClusterNode n = v.node();
             NodeStatus s = v.status();
             String state = !v.alive() ? (n.pid() == null ? "stopped" : "dead")
-                    : s == null ? "starting" : s.failure() != null ? "failed" : s.coordinator() ? (ratis ? "leader" : "coord")
+                    : s == null ? "starting" : s.failure() != null ? "failed" : s.coordinator() ? (ratis ? "leader" : pbft ? "primary" : "coord")
                     : "serving";
             out.printf(Locale.ROOT, "%-12s %-9s %-8s %-6d %-6s %-9s %-12s %s%n", n.name(), n.role().cliName(),
                     n.pid() == null ? "-" : n.pid(), n.port(), n.replyPort() > 0 ? Integer.toString(n.replyPort()) : "-",
@@ -358,10 +379,16 @@ public final class ClusterCommand implements Callable<Integer> {
             if (s != null && s.failure() != null) {
                 out.println("  " + n.name() + " failed: " + s.failure());
             }
+            if (s != null && s.detail() != null) {
+                for (String line : s.detail().split("\n")) {
+                    out.println("  " + line);
+                }
+            }
         }
         Optional<String> c = launcher.coordinator();
-        boolean candidates = views.stream().anyMatch(v -> v.alive() && (ratis || v.node().role() == NodeRole.ACCEPTOR));
-        out.println((ratis ? "leader: " : "coordinator: ")
-                + c.orElse(candidates ? "none (an election may be under way)" : "none (no " + (ratis ? "peer" : "acceptor") + " runs)"));
+        boolean candidates = views.stream().anyMatch(v -> v.alive() && (ratis || pbft || v.node().role() == NodeRole.ACCEPTOR));
+        out.println((ratis ? "leader: " : pbft ? "primary of pillar 0: " : "coordinator: ")
+                + c.orElse(candidates ? "none (an election or view change may be under way)"
+                        : "none (no " + (ratis ? "peer" : pbft ? "replica" : "acceptor") + " runs)"));
     }
 }

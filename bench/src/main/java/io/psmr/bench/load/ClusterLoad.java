@@ -13,6 +13,7 @@ import io.psmr.kvstore.RatisPeer;
 import io.psmr.kvstore.ReplicaConfig;
 import io.psmr.ordering.ratis.RatisOrderingClient;
 import io.psmr.ordering.ringpaxos.net.RingPaxosProposerClient;
+import io.psmr.ordering.pbft.net.PbftProposerClient;
 import io.psmr.proxy.ClientProxy;
 import io.psmr.proxy.ProxyConfig;
 import io.psmr.proxy.ProxyStats;
@@ -100,11 +101,13 @@ public final class ClusterLoad {
         LoadOptions reported = new LoadOptions(cluster.replicas().size(), cluster.settings().mode(),
                 cluster.settings().workers(), options.batch(), options.window(), options.linger(), options.conflictPercent(),
                 options.retryTimeout(), options.workload());
-        LoadTarget ordering = cluster.isRatis() ? LoadTarget.cluster(OrderingProtocol.RATIS) : LoadTarget.cluster(OrderingProtocol.RING_PAXOS);
+        LoadTarget ordering = cluster.orderedByPbft() ? new LoadTarget(cluster.ordering(), false, cluster.pbft().config())
+                : LoadTarget.cluster(cluster.ordering());
         try (ClusterSession session = ClusterSession.open(dir, cluster)) {
             ProxyConfig pc = LoadRun.proxyConfig(options, rc).toBuilder().proxyId(session.proxyId()).build();
             RunControls c = controls.withSession(session.session());
             Run run = cluster.isRatis() ? runOverRatis(dir, cluster, pc, options, history, after, c)
+                    : cluster.orderedByPbft() ? runOverPbft(dir, cluster, pc, options, history, after, c)
                     : runOverRingPaxos(dir, cluster, session, pc, options, history, after, c);
             if (run.stalled() != null) {
                 throw run.stalled().withReport(new LoadReport(reported, rc, run.stalled().result(), run.stats(), List.of(),
@@ -157,6 +160,31 @@ public final class ClusterLoad {
         try (RingPaxosProposerClient proposer = RingPaxosProposerClient.start(cluster.ringPaxosConfig(),
                 session.slot().paxosId(), session.firstProposalSeq(), cluster.transportConfig(), bind, cluster.peers(),
                 MAX_PENDING_PROPOSALS)) {
+            proposer.start();
+            try (ClientProxy proxy = ClientProxy.start(pc, proposer, LoadRun.hotKeys(options, pc));
+                 ReplyConnector replies = ReplyConnector.start(pc.proxyId(), cluster.replyAddresses(), proxy,
+                         ReplyConnectorConfig.defaults())) {
+                int live = liveReplicas(dir, cluster).size();
+                if (!replies.awaitConnected(Math.max(1, live), CONNECT_SECONDS, TimeUnit.SECONDS)) {
+                    throw new IllegalStateException("could not reach the reply servers of " + live
+                            + " live replicas within " + CONNECT_SECONDS + " s (connected to " + replies.connectedCount() + ")");
+                }
+                return drive(proxy, options, history, after, controls.withProbe(() -> silentNodes(dir, replies)));
+            }
+        }
+    }
+
+    /**
+     * A {@link PbftProposerClient} to the replicas' proposal ports (entry replica by proxy id, moving on when it fails
+     * or stays silent), replies from every replica over TCP, a result trusted once f+1 replicas answered it alike.
+     */
+    private static Run runOverPbft(ClusterDirectory dir, ClusterDescriptor cluster, ProxyConfig base, LoadOptions options,
+                                   HistorySink history, AfterLoad after, RunControls controls) throws Exception {
+        List<Integer> ids = cluster.replicas().stream().map(ClusterNode::replicaId).toList();
+        ProxyConfig pc = base.toBuilder().replyTrust(io.psmr.proxy.ReplyTrust.matching(cluster.pbft().f(), ids)).build();
+        List<InetSocketAddress> entries = cluster.proposalAddresses();
+        try (PbftProposerClient proposer = PbftProposerClient.start(entries, (int) Math.floorMod(pc.proxyId(), (long) entries.size()),
+                PbftProposerClient.Config.defaults(cluster.pbft().config().maxRequestBytes()))) {
             proposer.start();
             try (ClientProxy proxy = ClientProxy.start(pc, proposer, LoadRun.hotKeys(options, pc));
                  ReplyConnector replies = ReplyConnector.start(pc.proxyId(), cluster.replyAddresses(), proxy,

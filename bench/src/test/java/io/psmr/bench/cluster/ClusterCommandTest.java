@@ -49,8 +49,10 @@ class ClusterCommandTest {
         assertUsage(CliRun.of("cluster", "start"), "--dir");
         assertUsage(CliRun.of("cluster", "start", "--dir", dir.toString(), "--acceptors", "0"), "--acceptors must be from 1 to 15, got 0");
         assertUsage(CliRun.of("cluster", "start", "--dir", dir.toString(), "--ordering", "bft"), "Invalid value for option '--ordering': unknown ordering 'bft'; orderings: local, ringpaxos, ratis, pbft");
-        assertUsage(CliRun.of("cluster", "start", "--dir", dir.toString(), "--ordering", "pbft"), "--ordering must be ringpaxos or ratis, got 'pbft'");
-        assertUsage(CliRun.of("cluster", "start", "--dir", dir.toString(), "--ordering", "local"), "--ordering must be ringpaxos or ratis, got 'local'");
+        assertUsage(CliRun.of("cluster", "start", "--dir", dir.toString(), "--ordering", "pbft", "--replicas", "5"),
+                "--replicas of a pbft cluster must be 3f+1 (4, 7, 10, ... 64), got 5");
+        assertUsage(CliRun.of("cluster", "start", "--dir", dir.toString(), "--pillars", "2"), "--pillars is a PBFT setting; a ringpaxos cluster has none");
+        assertUsage(CliRun.of("cluster", "start", "--dir", dir.toString(), "--ordering", "local"), "--ordering must be ringpaxos, ratis or pbft, got 'local'");
         assertUsage(CliRun.of("cluster", "start", "--dir", dir.toString(), "--ordering", "ratis", "--acceptors", "3"),
                 "--acceptors is a Ring Paxos setting; a ratis cluster has none");
         assertUsage(CliRun.of("cluster", "start", "--dir", dir.toString(), "--mode", "fast"), "unknown mode 'fast'; modes: sequential, cbase, keys-pairwise, keys-hashed, bitmap-monitor, bitmap-indexed, rw-bitmap");

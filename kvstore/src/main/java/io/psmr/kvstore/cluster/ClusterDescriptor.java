@@ -49,9 +49,19 @@ import org.apache.ratis.protocol.RaftPeerId;
  * @param nodes     acceptors, then replicas
  * @param proposers the proposer slots load processes claim (Ring Paxos only)
  * @param ratisGroup the Raft group id, a UUID (Ratis only, else null)
+ * @param pbft      the PBFT settings and pillar ports (PBFT only, else null). A PBFT replica's {@code port} is its
+ *                  proposal port (proxies propose there), {@code replyPort} its reply port; its PBFT replica id is
+ *                  {@code replicaId − 1}; there are no acceptors or proposer slots
  */
 public record ClusterDescriptor(int version, OrderingProtocol ordering, String host, ClusterSettings settings,
-                                List<ClusterNode> nodes, List<ProposerSlot> proposers, String ratisGroup) {
+                                List<ClusterNode> nodes, List<ProposerSlot> proposers, String ratisGroup,
+                                PbftClusterSettings pbft) {
+
+    /** A Ring Paxos or Ratis cluster (no PBFT settings). */
+    public ClusterDescriptor(int version, OrderingProtocol ordering, String host, ClusterSettings settings,
+                             List<ClusterNode> nodes, List<ProposerSlot> proposers, String ratisGroup) {
+        this(version, ordering, host, settings, nodes, proposers, ratisGroup, null);
+    }
 
     /** The format version this code reads and writes. */
     public static final int VERSION = 1;
@@ -65,12 +75,13 @@ public record ClusterDescriptor(int version, OrderingProtocol ordering, String h
     private static final ObjectMapper JSON = ClusterJson.MAPPER;
 
     /** Checks consistency: unique names, ids and ports, at least one acceptor and one replica. */
+    @com.fasterxml.jackson.annotation.JsonCreator
     public ClusterDescriptor {
         if (version != VERSION) {
             throw new IllegalArgumentException("cluster.json has format version " + version + "; this psmr reads version " + VERSION);
         }
-        if (ordering != OrderingProtocol.RING_PAXOS && ordering != OrderingProtocol.RATIS) {
-            throw new IllegalArgumentException("cluster.json: ordering must be ringpaxos or ratis, got "
+        if (ordering != OrderingProtocol.RING_PAXOS && ordering != OrderingProtocol.RATIS && ordering != OrderingProtocol.PBFT) {
+            throw new IllegalArgumentException("cluster.json: ordering must be ringpaxos, ratis or pbft, got "
                     + (ordering == null ? "nothing" : "'" + ordering.cliName() + "'"));
         }
         Objects.requireNonNull(host, "host");
@@ -84,7 +95,7 @@ public record ClusterDescriptor(int version, OrderingProtocol ordering, String h
             require(names.add(n.name()), "node name " + n.name() + " appears twice");
             require(ids.add(n.paxosId()), "Ring Paxos id " + n.paxosId() + " appears twice");
             require(ports.add(n.port()), "port " + n.port() + " appears twice");
-            if (n.role() == NodeRole.REPLICA && ordering == OrderingProtocol.RING_PAXOS) {
+            if (n.role() == NodeRole.REPLICA && ordering != OrderingProtocol.RATIS) {
                 require(n.replyPort() > 0, "replica " + n.name() + " has no replyPort");
                 require(ports.add(n.replyPort()), "port " + n.replyPort() + " appears twice");
                 require(n.checkpointPort() == 0 || ports.add(n.checkpointPort()),
@@ -96,7 +107,24 @@ public record ClusterDescriptor(int version, OrderingProtocol ordering, String h
             require(ports.add(p.port()), "port " + p.port() + " appears twice");
         }
         require(nodes.stream().anyMatch(n -> n.role() == NodeRole.REPLICA), "no replica");
-        if (ordering == OrderingProtocol.RING_PAXOS) {
+        require((ordering == OrderingProtocol.PBFT) == (pbft != null), ordering == OrderingProtocol.PBFT
+                ? "no pbft settings in a pbft cluster" : "pbft settings in a " + ordering.cliName() + " cluster");
+        if (ordering == OrderingProtocol.PBFT) {
+            require(nodes.stream().noneMatch(n -> n.role() == NodeRole.ACCEPTOR), "a pbft cluster has no acceptors");
+            require(proposers.isEmpty(), "a pbft cluster has no proposer slots");
+            require(ratisGroup == null, "ratisGroup is set in a pbft cluster");
+            require(nodes.size() == pbft.replicas(), "a pbft cluster of f = " + pbft.f() + " has " + pbft.replicas()
+                    + " replicas, not " + nodes.size());
+            for (int i = 0; i < nodes.size(); i++) {
+                require(nodes.get(i).replicaId() == i + 1, "pbft replica " + nodes.get(i).name() + " has replicaId "
+                        + nodes.get(i).replicaId() + ", expected " + (i + 1) + " (replicas in id order from 1)");
+            }
+            for (List<Integer> replicaPorts : pbft.pillarPorts()) { // every pillar port differs from all other ports
+                for (int port : replicaPorts) {
+                    require(ports.add(port), "port " + port + " appears twice");
+                }
+            }
+        } else if (ordering == OrderingProtocol.RING_PAXOS) {
             require(nodes.stream().anyMatch(n -> n.role() == NodeRole.ACCEPTOR), "no acceptor");
             require(!proposers.isEmpty(), "no proposer slot");
             require(ratisGroup == null, "ratisGroup is set in a ringpaxos cluster");
@@ -139,7 +167,7 @@ public record ClusterDescriptor(int version, OrderingProtocol ordering, String h
         for (ClusterNode n : nodes) {
             updated.add(!n.name().equals(name) ? n : process == null ? n.stopped() : n.withProcess(process));
         }
-        return new ClusterDescriptor(version, ordering, host, settings, updated, proposers, ratisGroup);
+        return new ClusterDescriptor(version, ordering, host, settings, updated, proposers, ratisGroup, pbft);
     }
 
     /** The Ring Paxos membership: acceptors, learners (one per replica), proposer slots; default timeouts. */
@@ -147,6 +175,22 @@ public record ClusterDescriptor(int version, OrderingProtocol ordering, String h
         return RingPaxosConfig.of(acceptors().stream().map(ClusterNode::paxosId).toList(),
                 replicas().stream().map(ClusterNode::paxosId).toList(),
                 proposers.stream().map(ProposerSlot::paxosId).toList());
+    }
+
+    /** Whether the nodes are PBFT replicas. */
+    @JsonIgnore
+    public boolean orderedByPbft() {
+        return ordering == OrderingProtocol.PBFT;
+    }
+
+    /** Where PBFT replica {@code r}'s pillar {@code p} listens (any thread). */
+    public InetSocketAddress pillarAddress(int r, int p) {
+        return new InetSocketAddress(host, pbft.pillarPorts().get(r).get(p));
+    }
+
+    /** Every PBFT replica's proposal port, in PBFT replica id order. */
+    public List<InetSocketAddress> proposalAddresses() {
+        return replicas().stream().map(n -> new InetSocketAddress(host, n.port())).toList();
     }
 
     /** Whether the nodes are Ratis peers. */

@@ -99,6 +99,11 @@ public final class ClusterDirectory {
         return dir.resolve("logs").resolve(name + ".log");
     }
 
+    /** Where a PBFT cluster's key files lie ({@code DIR/keys}, one {@code replica-<id>.keys} per replica). */
+    public Path keysDir() {
+        return path().resolve("keys");
+    }
+
     /** Where node {@code name} keeps durable data. */
     public Path dataDir(String name) {
         return dir.resolve("data").resolve(name);

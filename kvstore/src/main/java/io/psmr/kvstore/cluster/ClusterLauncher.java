@@ -100,6 +100,44 @@ public final class ClusterLauncher {
                 nodes, List.of(), UUID.randomUUID().toString()), timeout);
     }
 
+    /**
+     * Creates a PBFT cluster in the directory: {@code 3f + 1} replicas of {@code pillars} pillars, each its own JVM
+     * (a {@link PbftReplicaRuntime}); first generates a new key generation into {@code DIR/keys}
+     * ({@code PbftKeyFiles.generate}, owner-only). Returns once every replica serves and one is primary of pillar 0.
+     *
+     * @throws IllegalArgumentException if {@code replicas} is not {@code 3f + 1} with {@code f ≥ 1}
+     * @throws IllegalStateException    as {@link #start}, and if DIR holds a keys directory (refused by name: pass
+     *                                  {@code --force})
+     */
+    public ClusterDescriptor startPbft(int replicas, int pillars, io.psmr.ordering.pbft.LeaderRotation rotation,
+                                       ClusterSettings settings, Duration timeout) throws InterruptedException {
+        if (replicas < 4 || (replicas - 1) % 3 != 0) {
+            throw new IllegalArgumentException("a PBFT cluster has 3f+1 replicas (4, 7, 10, ...), got " + replicas);
+        }
+        prepareDirectory();
+        int f = (replicas - 1) / 3;
+        List<Integer> ports = freePorts(replicas * (2 + pillars));
+        int p = 0;
+        List<ClusterNode> nodes = new ArrayList<>();
+        List<List<Integer>> pillarPorts = new ArrayList<>();
+        for (int r = 1; r <= replicas; r++) {
+            nodes.add(new ClusterNode("replica-" + r, NodeRole.REPLICA, r, r, ports.get(p++), ports.get(p++), 0, null, null));
+            List<Integer> own = new ArrayList<>();
+            for (int i = 0; i < pillars; i++) {
+                own.add(ports.get(p++));
+            }
+            pillarPorts.add(own);
+        }
+        ClusterDescriptor cluster = new ClusterDescriptor(ClusterDescriptor.VERSION, OrderingProtocol.PBFT, "127.0.0.1",
+                settings, nodes, List.of(), null, new PbftClusterSettings(f, pillars, rotation, pillarPorts));
+        try {
+            io.psmr.ordering.pbft.keys.PbftKeyFiles.generate(dir.keysDir(), replicas, pillars, new java.security.SecureRandom(), false);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write the PBFT keys into " + dir.keysDir() + ": " + e.getMessage(), e);
+        }
+        return launchAll(cluster, timeout);
+    }
+
     private ClusterDescriptor launchAll(ClusterDescriptor cluster, Duration timeout) throws InterruptedException {
         dir.create(cluster);
         try {
@@ -170,7 +208,7 @@ public final class ClusterLauncher {
     }
 
     private static Optional<String> restartRefusal(ClusterDescriptor cluster, ClusterNode node) {
-        if (node.role() == NodeRole.REPLICA && !cluster.isRatis() && node.checkpointPort() == 0) {
+        if (node.role() == NodeRole.REPLICA && !cluster.isRatis() && !cluster.orderedByPbft() && node.checkpointPort() == 0) {
             return Optional.of("cannot restart replica " + node.name() + ": this cluster.json predates checkpoints, so "
                     + "the replica has no checkpoint port to serve or fetch state from; start a new cluster");
         }
@@ -279,7 +317,7 @@ public final class ClusterLauncher {
     }
 
     private Optional<String> coordinator(ClusterDescriptor cluster) {
-        for (ClusterNode n : cluster.isRatis() ? cluster.replicas() : cluster.acceptors()) {
+        for (ClusterNode n : cluster.isRatis() || cluster.orderedByPbft() ? cluster.replicas() : cluster.acceptors()) {
             if (live(n).isPresent()) {
                 Optional<NodeStatus> s = StatusFile.read(dir.statusFile(n.name()));
                 if (s.isPresent() && s.get().pid() == n.pid() && s.get().coordinator()) {
@@ -395,7 +433,7 @@ public final class ClusterLauncher {
 
     /** What {@link #wipe} removes, and what makes {@link #start} refuse a directory. */
     private static final List<String> CLUSTER_FILES = List.of(ClusterDescriptor.FILE, "data", "logs", "status", "proposers",
-            "sessions", "cluster.lock");
+            "sessions", "cluster.lock", "keys");
 
     /**
      * The cluster state this directory holds, by name ({@code cluster.json}, {@code data/},
@@ -403,7 +441,7 @@ public final class ClusterLauncher {
      */
     public List<String> holdings() {
         List<String> held = new ArrayList<>();
-        for (String name : List.of(ClusterDescriptor.FILE, "data", "logs")) {
+        for (String name : List.of(ClusterDescriptor.FILE, "data", "logs", "keys")) {
             if (Files.exists(dir.path().resolve(name))) {
                 held.add(Files.isDirectory(dir.path().resolve(name)) ? name + "/" : name);
             }

@@ -74,7 +74,8 @@ public final class NodeHost {
             case ACCEPTOR -> new AcceptorRuntime(node.name(), cluster.ringPaxosConfig(), node.paxosId(),
                     cluster.transportConfig(), new InetSocketAddress(cluster.host(), node.port()), cluster.peers(),
                     cd.dataDir(node.name()));
-            case REPLICA -> cluster.isRatis() ? new RatisPeerRuntime(cd, cluster, node) : new ReplicaRuntime(cd, cluster, node);
+            case REPLICA -> cluster.isRatis() ? new RatisPeerRuntime(cd, cluster, node)
+                    : cluster.orderedByPbft() ? PbftReplicaRuntime.start(cd, cluster, node) : new ReplicaRuntime(cd, cluster, node);
         };
         LOG.info("{} serving: {} on {}:{}", name, node.role().cliName(), cluster.host(), node.port());
         CountDownLatch stop = new CountDownLatch(1);
@@ -116,6 +117,7 @@ public final class NodeHost {
 
     private static boolean sameContent(NodeStatus a, NodeStatus b) {
         return a.serving() == b.serving() && a.coordinator() == b.coordinator() && a.instance() == b.instance()
-                && Objects.equals(a.digest(), b.digest()) && Objects.equals(a.failure(), b.failure());
+                && Objects.equals(a.digest(), b.digest()) && Objects.equals(a.failure(), b.failure())
+                && Objects.equals(a.detail(), b.detail());
     }
 }

@@ -134,7 +134,7 @@ class ClusterDescriptorTest {
         assertTrue(ordering.getMessage().contains("unknown ordering 'bft'; orderings: local, ringpaxos, ratis, pbft"), ordering.getMessage());
         Files.writeString(dir.resolve("cluster.json"), c.toJson().replace("\"ratis\"", "\"pbft\""));
         IllegalArgumentException embedded = assertThrows(IllegalArgumentException.class, cd::read);
-        assertTrue(embedded.getMessage().contains("ordering must be ringpaxos or ratis, got 'pbft'"), embedded.getMessage());
+        assertTrue(embedded.getMessage().contains("replica replica-1 has no replyPort"), embedded.getMessage());
     }
 
     @Test

@@ -16,9 +16,17 @@ package io.psmr.ordering.node;
  * @param digest      a replica's state digest at {@code instance}, taken when it was idle, or null while busy
  * @param failure     what stopped the node, or null
  * @param updated     when it was written, in epoch milliseconds (for display only)
+ * @param detail      ordering-specific lines for {@code cluster status} (a PBFT replica's pillar views, stable
+ *                    checkpoint and refusal counters), or null
  */
 public record NodeStatus(String name, long pid, boolean serving, boolean coordinator, long instance, Long digest,
-                         String failure, long updated) {
+                         String failure, long updated, String detail) {
+
+    /** A status without detail. */
+    public NodeStatus(String name, long pid, boolean serving, boolean coordinator, long instance, Long digest,
+                      String failure, long updated) {
+        this(name, pid, serving, coordinator, instance, digest, failure, updated, null);
+    }
 
     /** How often a node rewrites its status even if nothing changed. */
     public static final long HEARTBEAT_MILLIS = 1000;

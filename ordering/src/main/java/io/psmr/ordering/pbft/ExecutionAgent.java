@@ -139,8 +139,31 @@ public final class ExecutionAgent implements Agent {
             return;
         }
         ExecutionEvent.Stable s = (ExecutionEvent.Stable) e;
+        requireNoGapBelow(s);
         if (stage.stable(s.checkpoint().seq())) {
             unannounced = s; // a newer stable checkpoint supersedes one not yet announced
+        }
+    }
+
+    /**
+     * A pillar that makes checkpoint {@code s} stable discards its log up to it, so it never commits its own sequence
+     * numbers at or below it afterwards (its events come in order: every commit it made came before). If one of them
+     * is still missing here, this replica can never execute through {@code s}: it is a replica that started empty,
+     * or fell behind, after the others garbage-collected that part of the log. Without state transfer it stops here,
+     * saying so, instead of waiting for ever.
+     */
+    private void requireNoGapBelow(ExecutionEvent.Stable s) {
+        long seq = s.checkpoint().seq();
+        int pillars = fromPillars.size();
+        long first = stage.nextSeq() + Math.floorMod(s.pillar() - stage.nextSeq(), pillars);
+        for (long c = first; c <= seq; c += pillars) {
+            if (!stage.has(c) && !beyondWindow.containsKey(c)) {
+                throw new IllegalStateException(role + " cannot catch up: checkpoint " + seq + " became stable at its"
+                        + " pillar " + s.pillar() + " (the other replicas discarded their log up to it) while sequence"
+                        + " number " + c + " of that pillar never committed here (it executed up to " + (stage.nextSeq() - 1)
+                        + "); state transfer is needed to bring it back, and it is not built: restart it only while the"
+                        + " others still hold the whole log, or start a new cluster");
+            }
         }
     }
 

@@ -246,6 +246,14 @@ public final class ExecutionStage<R> {
         return digest.clone();
     }
 
+    /**
+     * Whether {@code seq} was released already or is buffered now: false means its commit has not reached this stage
+     * (it may still come, or lie beyond the window with the caller).
+     */
+    public boolean has(long seq) {
+        return seq < next || (seq < next + window && slots[slot(seq)] != null);
+    }
+
     private int slot(long seq) {
         return (int) (seq % window);
     }

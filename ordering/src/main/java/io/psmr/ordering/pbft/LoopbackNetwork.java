@@ -108,6 +108,24 @@ public final class LoopbackNetwork implements PillarNetwork {
         return requests[replica][pillar].offer(PbftCodec.encode(request));
     }
 
+    /** Replica {@code replica}'s request inboxes and refusals, as its {@link PbftBroadcast} uses them. */
+    public RequestIntake intake(int replica) {
+        if (replica < 0 || replica >= replicas) {
+            throw new IllegalArgumentException("replica " + replica + " is not one of 0.." + (replicas - 1));
+        }
+        return new RequestIntake() {
+            @Override
+            public boolean submit(int pillar, Request request) {
+                return LoopbackNetwork.this.submit(replica, pillar, request);
+            }
+
+            @Override
+            public void onRefused(RefusedRequests listener) {
+                LoopbackNetwork.this.onRefused(replica, listener);
+            }
+        };
+    }
+
     /** The inbox of frames for {@code pillar} of {@code replica} (its agent consumes it). */
     @Override
     public BoundedQueue<byte[]> frames(int replica, int pillar) {

@@ -37,10 +37,9 @@ public final class LoopbackPbft implements AutoCloseable {
         this.network = new LoopbackNetwork(n, np, b.frameCapacity, b.maxPendingProposals);
         try {
             for (int r = 0; r < n; r++) {
-                PbftBroadcast broadcast = new PbftBroadcast(r, config, network, auth, b.retainedInstances,
-                        b.maxPendingProposals, b.maxLearners);
+                PbftBroadcast broadcast = PbftBroadcast.create(r, config, network.intake(r), auth, b.retainedInstances,
+                        b.maxPendingProposals, b.maxLearners, 1);
                 broadcasts.add(broadcast);
-                network.onRefused(r, broadcast::refused);
                 List<PillarCore> cores = new ArrayList<>();
                 for (int p = 0; p < np; p++) {
                     cores.add(b.pillars.create(config, r, p, auth));

@@ -16,7 +16,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
 
 /**
- * {@link AtomicBroadcast} over one replica of a COP-parallelised PBFT cluster ({@link LoopbackPbft}): subscribers
+ * {@link AtomicBroadcast} over one replica of a COP-parallelised PBFT cluster ({@link LoopbackPbft} in one JVM, or
+ * {@link #create} over a replica's own {@link RequestIntake} in a process of its own): subscribers
  * receive that replica's total order, and proposals enter the cluster as signed PBFT client requests through it.
  *
  * <h2>Instances</h2>
@@ -61,7 +62,7 @@ public final class PbftBroadcast implements AtomicBroadcast {
     private final int replica;
     private final int pillars;
     private final int replicas;
-    private final LoopbackNetwork network;
+    private final RequestIntake network;
     private final Authenticator auth;
     private final int maxValueBytes;
     private final RelayLog log;
@@ -73,8 +74,13 @@ public final class PbftBroadcast implements AtomicBroadcast {
     private final Object rrLock = new Object();
     private long proposals; // guarded by rrLock
 
-    PbftBroadcast(int replica, PbftConfig config, LoopbackNetwork network, Authenticator auth, int retainedInstances,
+    PbftBroadcast(int replica, PbftConfig config, RequestIntake network, Authenticator auth, int retainedInstances,
                   int maxPendingProposals, int maxLearners) {
+        this(replica, config, network, auth, retainedInstances, maxPendingProposals, maxLearners, 1);
+    }
+
+    private PbftBroadcast(int replica, PbftConfig config, RequestIntake network, Authenticator auth,
+                          int retainedInstances, int maxPendingProposals, int maxLearners, long firstRequestNumber) {
         this.replica = replica;
         this.pillars = config.pillars();
         this.replicas = config.replicaCount();
@@ -90,6 +96,48 @@ public final class PbftBroadcast implements AtomicBroadcast {
             laneLocks[p] = new Object();
         }
         this.laneNumbers = new long[pillars];
+        java.util.Arrays.fill(laneNumbers, firstRequestNumber - 1);
+    }
+
+    /**
+     * The broadcast of replica {@code replica} in a process of its own: its requests go to {@code intake} (the
+     * replica's {@code PbftNettyTransport}), whose refusals it hears from now on. Hand {@link #sink()} to the replica's
+     * {@link PbftReplicaNode} as its delivery sink, start the node, then {@link #start()} this.
+     *
+     * @param replica             the replica, {@code 0..n-1}
+     * @param config              the cluster
+     * @param intake              the replica's request inboxes
+     * @param auth                the replica's keys (it MACs its lanes' requests for every replica: the key file of
+     *                            a replica holds its own clients' keys for all)
+     * @param retainedInstances   delivered values retained, at least 1
+     * @param maxPendingProposals proposals in flight at once, at least 1 (at most the node's dedupWindow)
+     * @param maxLearners         most subscriptions
+     * @param firstRequestNumber  the number of each lane's first request, at least 1: above every number an earlier
+     *                            process of this replica used, since the others refuse numbers already ordered (a
+     *                            restarted replica passes a larger one, see docs/pbft.md, processes)
+     */
+    public static PbftBroadcast create(int replica, PbftConfig config, RequestIntake intake, Authenticator auth,
+                                       int retainedInstances, int maxPendingProposals, int maxLearners,
+                                       long firstRequestNumber) {
+        java.util.Objects.requireNonNull(config, "config");
+        java.util.Objects.requireNonNull(intake, "intake");
+        java.util.Objects.requireNonNull(auth, "auth");
+        if (replica < 0 || replica >= config.replicaCount()) {
+            throw new IllegalArgumentException("replica " + replica + " is not one of 0.." + (config.replicaCount() - 1));
+        }
+        if (retainedInstances < 1 || maxPendingProposals < 1 || firstRequestNumber < 1) {
+            throw new IllegalArgumentException("retainedInstances, maxPendingProposals and firstRequestNumber must be at"
+                    + " least 1, got " + retainedInstances + ", " + maxPendingProposals + ", " + firstRequestNumber);
+        }
+        PbftBroadcast b = new PbftBroadcast(replica, config, intake, auth, retainedInstances, maxPendingProposals,
+                maxLearners, firstRequestNumber);
+        intake.onRefused(b::refused);
+        return b;
+    }
+
+    /** Where the replica's {@link PbftReplicaNode} delivers its total order (on its execution agent's thread). */
+    public DeliverySink sink() {
+        return this::deliver;
     }
 
     /** The PBFT client id of pillar {@code pillar}'s lane of replica {@code replica}'s broadcast. */
@@ -134,7 +182,7 @@ public final class PbftBroadcast implements AtomicBroadcast {
             long number = ++laneNumbers[lane];
             Request request = Request.sign(clientOf(replica, lane, pillars), number, value, auth, replicas);
             inFlight.put(request.id(), future);
-            if (!network.submit(replica, lane, request)) {
+            if (!network.submit(lane, request)) {
                 inFlight.remove(request.id());
                 permits.release();
                 return CompletableFuture.failedFuture(new OverloadedException("the request inbox of replica " + replica

@@ -93,4 +93,9 @@ public final class PbftPillarCore implements PillarCore {
     public PbftReady ready() {
         return pillar.ready();
     }
+
+    @Override
+    public PillarSnapshot snapshot(long malformed) {
+        return new PillarSnapshot(pillar.pillar(), pillar.view(), pillar.lowWatermark(), pillar.refusals(), malformed);
+    }
 }

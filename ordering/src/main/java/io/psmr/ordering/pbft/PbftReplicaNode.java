@@ -58,6 +58,7 @@ public final class PbftReplicaNode implements AutoCloseable {
 
     private final int replica;
     private final AgentRunner runner;
+    private final List<PillarAgent> pillarAgents = new ArrayList<>();
 
     /**
      * Assembles the replica; call {@link #start()} to run it.
@@ -103,8 +104,10 @@ public final class PbftReplicaNode implements AutoCloseable {
             commands.add(toPillar);
             // A pillar holds at most what its core can commit beyond a full queue: the watermark window, plus the
             // stable checkpoints that may come with it.
-            agents.add(new PillarAgent(replica, core, network, toPillar, toExecution, clock, settings.tickNanos(),
-                    window + window / (int) Math.min(window, config.checkpointInterval()) + 1));
+            PillarAgent agent = new PillarAgent(replica, core, network, toPillar, toExecution, clock, settings.tickNanos(),
+                    window + window / (int) Math.min(window, config.checkpointInterval()) + 1);
+            pillarAgents.add(agent);
+            agents.add(agent);
         }
         ExecutionStage<PbftMessage.Request> stage = new ExecutionStage<>(config.pillars(), window,
                 (int) Math.min(Integer.MAX_VALUE, config.checkpointInterval()), 1, ExecutionAgent.REQUEST_KEYS,
@@ -124,6 +127,18 @@ public final class PbftReplicaNode implements AutoCloseable {
     /** This replica's id. */
     public int replica() {
         return replica;
+    }
+
+    /**
+     * Each pillar's view, last stable checkpoint and refusal counters, as of its last tick (index = pillar). Any
+     * thread.
+     */
+    public List<PillarSnapshot> pillars() {
+        List<PillarSnapshot> out = new ArrayList<>(pillarAgents.size());
+        for (PillarAgent a : pillarAgents) {
+            out.add(a.snapshot());
+        }
+        return out;
     }
 
     /** The exception that fail-stopped this replica, if one did. */

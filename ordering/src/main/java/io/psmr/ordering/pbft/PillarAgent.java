@@ -54,6 +54,7 @@ public final class PillarAgent implements Agent {
     private long nextTickAt;
     private volatile long malformed; // written by this agent only; volatile for monitoring
     private volatile long refusedRequests; // likewise
+    private volatile PillarSnapshot snapshot;
 
     /**
      * @param replica     this replica's id
@@ -167,6 +168,9 @@ public final class PillarAgent implements Agent {
         if (now - nextTickAt >= 0) {
             nextTickAt = now + tickNanos;
         }
+        if (ticks > 0 || snapshot == null) {
+            snapshot = core.snapshot(malformed); // once per tick: copying the counters every cycle would cost
+        }
         return ticks;
     }
 
@@ -202,7 +206,13 @@ public final class PillarAgent implements Agent {
         return n;
     }
 
-    /** Malformed frames and requests refused so far (this agent's thread, or a snapshot from another). */
+    /** The pillar's view, h and refusal counters as of its last tick (a snapshot: any thread). */
+    public PillarSnapshot snapshot() {
+        PillarSnapshot s = snapshot;
+        return s != null ? s : new PillarSnapshot(core.pillar(), -1, -1, java.util.Map.of(), malformed);
+    }
+
+    /** Frames and requests this agent could not decode. Any thread. */
     public long malformed() {
         return malformed;
     }

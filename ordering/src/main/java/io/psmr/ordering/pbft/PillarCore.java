@@ -47,4 +47,9 @@ public interface PillarCore {
 
     /** Everything produced since the last call. */
     PbftReady ready();
+
+    /** This pillar's view, h and refusal counters now, for a status page (the default: not known). */
+    default PillarSnapshot snapshot(long malformed) {
+        return new PillarSnapshot(pillar(), -1, -1, java.util.Map.of(), malformed);
+    }
 }

@@ -70,14 +70,19 @@ class ExecutionAgentTest {
     @Test
     void sendsCheckpointDigestsToThePillarInChargeAndAnnouncesStableOnlyOnceExecuted() {
         ExecutionAgent a = agent(16, 2);
-        // Checkpoint 4 became stable at pillar 0 (the one in charge: (4 / 2) mod 2 = 0) before this replica executed 4.
+        // Checkpoint 4 became stable at pillar 0 (the one in charge: (4 / 2) mod 2 = 0) before this replica executed 4:
+        // pillar 0 committed its 2 and 4 (before the checkpoint, as a pillar emits them), pillar 1's 1 and 3 lag.
         StableCheckpoint cp4 = new StableCheckpoint(4, new byte[32], List.of());
+        send(2, commit(2, 2));
+        send(4, commit(4, 4));
         assertTrue(events.get(0).offer(new ExecutionEvent.Stable(0, cp4)));
         a.doWork();
-        assertNull(commands.get(1).poll(), "not executed through 4 yet: the announcement waits");
-        for (long s = 1; s <= 4; s++) {
-            send(s, commit(s, s));
+        while (commands.get(1).peek() instanceof PillarCommand.NeedEmpty) {
+            commands.get(1).poll();
         }
+        assertNull(commands.get(1).poll(), "not executed through 4 yet: the announcement waits");
+        send(1, commit(1, 1));
+        send(3, commit(3, 3));
         a.doWork();
         assertEquals(List.of(1L, 2L, 3L, 4L), delivered);
         PillarCommand c2 = commands.get(1).poll(); // checkpoint 2: pillar (2 / 2) mod 2 = 1
@@ -87,6 +92,20 @@ class ExecutionAgentTest {
         PillarCommand stable = commands.get(1).poll();
         assertTrue(stable instanceof PillarCommand.Stable st && st.checkpoint() == cp4, "got " + stable);
         assertNull(commands.get(0).poll(), "the pillar that reported it is not told again");
+    }
+
+    @Test
+    void aStableCheckpointOverAnInstanceItsPillarNeverCommittedFailStopsSayingStateTransferIsNeeded() {
+        ExecutionAgent a = agent(16, 2);
+        // A replica that started empty after the others made checkpoint 4 stable: pillar 0 learns it from their
+        // votes, discards its log up to 4, and will never commit its 2 or 4 here.
+        send(4, commit(4, 4));
+        assertTrue(events.get(0).offer(new ExecutionEvent.Stable(0, new StableCheckpoint(4, new byte[32], List.of()))));
+        IllegalStateException e = assertThrows(IllegalStateException.class, a::doWork);
+        assertEquals("replica-0/execution cannot catch up: checkpoint 4 became stable at its pillar 0 (the other replicas"
+                + " discarded their log up to it) while sequence number 2 of that pillar never committed here (it executed"
+                + " up to 0); state transfer is needed to bring it back, and it is not built: restart it only while the"
+                + " others still hold the whole log, or start a new cluster", e.getMessage());
     }
 
     @Test

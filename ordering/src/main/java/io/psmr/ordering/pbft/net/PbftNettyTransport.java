@@ -8,6 +8,7 @@ import io.psmr.ordering.pbft.PbftMessage.Request;
 import io.psmr.ordering.pbft.PillarNetwork;
 import io.psmr.ordering.pbft.Refusal;
 import io.psmr.ordering.pbft.RefusedRequests;
+import io.psmr.ordering.pbft.RequestIntake;
 import io.psmr.ordering.pbft.agent.BoundedQueue;
 import io.psmr.ordering.transport.FrameServer;
 import io.psmr.ordering.transport.RefusalLog;
@@ -51,7 +52,7 @@ import org.slf4j.LoggerFactory;
  * {@link #send} on the agent thread of the envelope's pillar; {@link #submit}, {@link #stats()},
  * {@link #localAddress}, {@link #close()} from any thread; the inboxes have one consumer each, the pillar's agent.
  */
-public final class PbftNettyTransport implements PillarNetwork, AutoCloseable {
+public final class PbftNettyTransport implements PillarNetwork, RequestIntake, AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(PbftNettyTransport.class);
 
@@ -163,11 +164,13 @@ public final class PbftNettyTransport implements PillarNetwork, AutoCloseable {
      *
      * @return false if that pillar's request inbox is full (nothing was queued)
      */
+    @Override
     public boolean submit(int pillar, Request request) {
         return pillar(replica, pillar).requests().offer(PbftCodec.encode(request));
     }
 
     /** Where refusals of requests {@link #submit submitted} here go (the replica's proposer); replaces any earlier one. */
+    @Override
     public void onRefused(RefusedRequests listener) {
         this.refusedRequests = listener;
     }

@@ -1,0 +1,211 @@
+package io.psmr.kvstore;
+
+import io.psmr.kvstore.net.ReplyServer;
+import io.psmr.kvstore.net.ReplyServerConfig;
+import io.psmr.ordering.pbft.HmacAuthenticator;
+import io.psmr.ordering.pbft.PbftBroadcast;
+import io.psmr.ordering.pbft.PbftConfig;
+import io.psmr.ordering.pbft.PbftKeys;
+import io.psmr.ordering.pbft.PbftPillarCore;
+import io.psmr.ordering.pbft.PbftReplicaNode;
+import io.psmr.ordering.pbft.PillarCore;
+import io.psmr.ordering.pbft.PillarSnapshot;
+import io.psmr.ordering.pbft.net.PbftNettyTransport;
+import io.psmr.ordering.pbft.net.PbftProposalServer;
+import io.psmr.ordering.pbft.net.PbftTransportConfig;
+import io.psmr.ordering.pbft.net.PbftTransportStats;
+import io.psmr.ordering.pbft.net.PeerAddresses;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * One PBFT replica with its store, as one process runs it: the replica's pillars on a {@link PbftNettyTransport}
+ * (one port per pillar, private connections to the same pillar of every other replica), its {@link PbftBroadcast}, a
+ * store {@link Replica} (id {@code replica + 1}) executing that broadcast's order, a {@link ReplyServer} its replies
+ * go through, and a {@link PbftProposalServer} through which proxies in other processes propose
+ * ({@code io.psmr.ordering.pbft.net.PbftProposerClient}). What {@code PbftReplicaRuntime} hosts in a cluster
+ * process; tests run several in one JVM over real sockets.
+ *
+ * <p>Thread-safe; close it once (closing twice is harmless).
+ */
+public final class PbftStoreNode implements AutoCloseable {
+
+    /** Proposals in flight through this replica's broadcast (its proposal port's proxies together). */
+    public static final int MAX_PENDING_PROPOSALS = PbftCluster.MAX_PROPOSALS_PER_REPLICA;
+    /** Delivered values the broadcast retains for its subscriber (the store replica). */
+    public static final int RETAINED_INSTANCES = 1024;
+
+    /**
+     * Where one replica listens.
+     *
+     * @param pillars   one port per pillar (PBFT messages between replicas)
+     * @param proposals the proposal port (proxies' batches)
+     * @param replies   the reply port (proxies' reply connections)
+     */
+    public record Addresses(List<InetSocketAddress> pillars, InetSocketAddress proposals, InetSocketAddress replies) {
+        /** Copies. */
+        public Addresses {
+            pillars = List.copyOf(pillars);
+            Objects.requireNonNull(proposals, "proposals");
+            Objects.requireNonNull(replies, "replies");
+        }
+    }
+
+    /**
+     * What a replica says about itself, for {@code cluster status}.
+     *
+     * @param pillars    each pillar's view, last stable checkpoint (h) and core refusals
+     * @param transport  the transport's refusals (closed connections, by reason) and drops
+     * @param proposalRefusals connections the proposal port refused, by reason
+     */
+    public record Status(List<PillarSnapshot> pillars, PbftTransportStats transport, Map<Object, Long> proposalRefusals) {
+    }
+
+    private final int replica;
+    private final PbftConfig config;
+    private final PbftNettyTransport transport;
+    private final PbftReplicaNode node;
+    private final PbftBroadcast broadcast;
+    private final ReplyServer replies;
+    private final Replica store;
+    private final PbftProposalServer proposals;
+
+    private PbftStoreNode(int replica, PbftConfig config, PbftKeys keys, Addresses bind, PeerAddresses peers,
+                          ReplicaConfig storeConfig, long firstRequestNumber) {
+        this.replica = replica;
+        this.config = config;
+        PbftNettyTransport t = null;
+        PbftReplicaNode n = null;
+        PbftBroadcast b = null;
+        ReplyServer rs = null;
+        Replica r = null;
+        try {
+            t = PbftNettyTransport.start(replica, config, bind.pillars(), peers, PbftTransportConfig.defaults());
+            HmacAuthenticator auth = new HmacAuthenticator(keys);
+            b = PbftBroadcast.create(replica, config, t, auth, RETAINED_INSTANCES, MAX_PENDING_PROPOSALS, 64,
+                    firstRequestNumber);
+            List<PillarCore> cores = new ArrayList<>();
+            for (int p = 0; p < config.pillars(); p++) {
+                cores.add(PbftPillarCore.create(config, replica, p, auth));
+            }
+            n = new PbftReplicaNode(replica, config, cores, t, b.sink(), PbftReplicaNode.Settings.defaults(), System::nanoTime);
+            n.start();
+            b.start();
+            rs = ReplyServer.start(bind.replies(), ReplyServerConfig.defaults());
+            r = Replica.start(storeConfig.toBuilder().replicaId(replica + 1).build(), b, rs);
+            this.proposals = PbftProposalServer.start(replica, b, bind.proposals(),
+                    PbftProposalServer.Config.defaults(config.maxRequestBytes()));
+        } catch (RuntimeException e) {
+            if (r != null) {
+                r.close();
+            }
+            if (rs != null) {
+                rs.close();
+            }
+            if (b != null) {
+                b.close();
+            }
+            if (n != null) {
+                n.close();
+            }
+            if (t != null) {
+                t.close();
+            }
+            throw e;
+        }
+        this.transport = t;
+        this.node = n;
+        this.broadcast = b;
+        this.replies = rs;
+        this.store = r;
+    }
+
+    /**
+     * Starts replica {@code replica} of {@code config}.
+     *
+     * @param keys               the replica's keys (from {@code PbftKeyFiles.load})
+     * @param bind               where it listens (port 0: a free one, see the accessors)
+     * @param peers              where the other replicas' pillars listen (asked at every connection attempt)
+     * @param storeConfig        the store replica's configuration (its id is set to {@code replica + 1})
+     * @param firstRequestNumber the first number of this replica's own PBFT clients, above any an earlier process of
+     *                           this replica used ({@link PbftBroadcast#create})
+     * @throws IllegalArgumentException if a store batch could exceed the PBFT request limit
+     */
+    public static PbftStoreNode start(int replica, PbftConfig config, PbftKeys keys, Addresses bind, PeerAddresses peers,
+                                      ReplicaConfig storeConfig, long firstRequestNumber) {
+        Objects.requireNonNull(config, "config");
+        if (storeConfig.limits().maxBatchBytes() > config.maxRequestBytes()) {
+            throw new IllegalArgumentException("a store batch may take " + storeConfig.limits().maxBatchBytes()
+                    + " bytes but PBFT requests are limited to " + config.maxRequestBytes() + " bytes (maxRequestBytes)");
+        }
+        return new PbftStoreNode(replica, config, Objects.requireNonNull(keys, "keys"), bind,
+                Objects.requireNonNull(peers, "peers"), Objects.requireNonNull(storeConfig, "storeConfig"), firstRequestNumber);
+    }
+
+    /** The PBFT replica id, {@code 0..n-1}. */
+    public int replica() {
+        return replica;
+    }
+
+    /** The store replica (id {@code replica + 1}). */
+    public Replica store() {
+        return store;
+    }
+
+    /** The replica's broadcast. */
+    public PbftBroadcast broadcast() {
+        return broadcast;
+    }
+
+    /** Where pillar {@code p} listens. */
+    public InetSocketAddress pillarAddress(int p) {
+        return transport.localAddress(p);
+    }
+
+    /** Where the proposal port listens. */
+    public InetSocketAddress proposalAddress() {
+        return proposals.localAddress();
+    }
+
+    /** Where the reply server listens. */
+    public InetSocketAddress replyAddress() {
+        return replies.localAddress();
+    }
+
+    /** Whether primary(view of pillar 0) is this replica: the replica that sends pillar 0's NEW-VIEWs. */
+    public boolean isPrimaryOfPillar0() {
+        long view = node.pillars().get(0).view();
+        return view >= 0 && view % config.replicaCount() == replica;
+    }
+
+    /** What stopped the PBFT replica or its store, if anything did. */
+    public Optional<Throwable> failure() {
+        Optional<Throwable> f = node.failure();
+        return f.isPresent() ? f : store.failure();
+    }
+
+    /** Views, stable checkpoints and refusal counters now. */
+    public Status status() {
+        return new Status(node.pillars(), transport.stats(), proposals.refusals());
+    }
+
+    /** Closes the proposal port, the store replica, the reply server, the broadcast, the replica and its transport. */
+    @Override
+    public void close() {
+        proposals.close();
+        store.close();
+        replies.close();
+        broadcast.close();
+        node.close();
+        transport.close();
+    }
+
+    @Override
+    public String toString() {
+        return "PbftStoreNode[replica " + replica + ", " + broadcast + "]";
+    }
+}

@@ -1,0 +1,57 @@
+package io.psmr.kvstore.cluster;
+
+import io.psmr.kvstore.PbftCluster;
+import io.psmr.ordering.pbft.LeaderRotation;
+import io.psmr.ordering.pbft.PbftConfig;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * The PBFT part of a {@code cluster.json} ({@code "pbft"}; absent for the other orderings): what every replica must
+ * agree on, and where each replica's pillars listen. The replicas' keys lie in {@code DIR/keys}
+ * ({@code PbftKeyFiles}), written by {@code cluster start}.
+ *
+ * @param f           faults tolerated; the cluster has {@code 3f + 1} replicas
+ * @param pillars     Np, COP pillars per replica
+ * @param rotation    leaders: {@code ROTATING} (COP's block-wise rotation) or {@code FIXED}
+ * @param pillarPorts per replica (index = PBFT replica id = store replica id − 1), one port per pillar
+ */
+public record PbftClusterSettings(int f, int pillars, LeaderRotation rotation, List<List<Integer>> pillarPorts) {
+
+    /** Checks the fields, naming the bad one. */
+    public PbftClusterSettings {
+        Objects.requireNonNull(rotation, "pbft.rotation");
+        if (f < 1 || f > 21) {
+            throw new IllegalArgumentException("pbft.f must be from 1 to 21, got " + f);
+        }
+        if (pillars < 1 || pillars > 64) {
+            throw new IllegalArgumentException("pbft.pillars must be from 1 to 64, got " + pillars);
+        }
+        pillarPorts = List.copyOf(Objects.requireNonNull(pillarPorts, "pbft.pillarPorts").stream().map(List::copyOf).toList());
+        if (pillarPorts.size() != 3 * f + 1) {
+            throw new IllegalArgumentException("pbft.pillarPorts has " + pillarPorts.size() + " replicas, f = " + f
+                    + " needs " + (3 * f + 1));
+        }
+        for (List<Integer> ports : pillarPorts) {
+            if (ports.size() != pillars) {
+                throw new IllegalArgumentException("pbft.pillarPorts: a replica has " + ports.size() + " ports for "
+                        + pillars + " pillars");
+            }
+            for (int p : ports) {
+                if (p < 1 || p > 65535) {
+                    throw new IllegalArgumentException("pbft.pillarPorts: port must be 1..65535, got " + p);
+                }
+            }
+        }
+    }
+
+    /** n = 3f + 1. */
+    public int replicas() {
+        return 3 * f + 1;
+    }
+
+    /** The protocol configuration every replica runs: {@link PbftCluster#config}. */
+    public PbftConfig config() {
+        return PbftCluster.config(f, pillars, rotation);
+    }
+}

@@ -1,0 +1,27 @@
+package io.psmr.ordering.pbft;
+
+import java.util.EnumMap;
+import java.util.Map;
+
+/**
+ * What one pillar of a running replica last said about itself, for a status page: taken by the pillar's agent on its
+ * own thread (the core is not thread-safe) about once per tick, read from any thread.
+ *
+ * @param pillar       the pillar
+ * @param view         its current view (-1 if its core does not say)
+ * @param lowWatermark h, the last stable checkpoint it knows (0 before the first; -1 if its core does not say)
+ * @param refusals     its core's refused inputs by reason (only reasons counted at least once)
+ * @param malformed    frames and requests its agent could not decode
+ */
+public record PillarSnapshot(int pillar, long view, long lowWatermark, Map<Refusal, Long> refusals, long malformed) {
+
+    /** Copies. */
+    public PillarSnapshot {
+        refusals = refusals.isEmpty() ? Map.of() : Map.copyOf(new EnumMap<>(refusals));
+    }
+
+    /** Refusals of every reason together. */
+    public long totalRefusals() {
+        return refusals.values().stream().mapToLong(Long::longValue).sum();
+    }
+}
