@@ -15,6 +15,7 @@ package io.psmr.ordering.pbft;
  * @param requestTimeoutTicks       ticks a pending request (or an awaited instance) may wait before a view change
  * @param maxViewChangeTimeoutTicks cap of the view-change timeout, which doubles on each view change that fails
  * @param emptyInstanceDelayTicks   ticks a leader waits for a request before it fills an awaited instance with EMPTY
+ *                                  (0 by default: at once, since execution stalls meanwhile)
  * @param retransmitTicks           period of retransmitting this pillar's own messages of unstable instances
  * @param leaderRotation            how instances get their leader
  * @param maxRequestBytes           the largest request payload accepted
@@ -26,7 +27,7 @@ public record PbftConfig(int f, int pillars, long checkpointInterval, long water
 
     /** The defaults: f=1, 2 pillars, K=1024, L=2K, rotating leaders. */
     public static PbftConfig defaults() {
-        return new PbftConfig(1, 2, 1024, 2048, 200, 6400, 5, 50, LeaderRotation.ROTATING, 1 << 20, 10_000);
+        return new PbftConfig(1, 2, 1024, 2048, 200, 6400, 0, 50, LeaderRotation.ROTATING, 1 << 20, 10_000);
     }
 
     /** Validates every field, naming the one that is wrong. */
