@@ -44,6 +44,7 @@ public final class PbftPillar {
         final Map<Integer, Prepare> prepares = new HashMap<>(); // current view, first per replica
         final Map<Integer, Commit> commits = new HashMap<>();
         boolean prepared;
+        long preparedAt; // the tick it prepared: relayed only once the others had a retransmission round
         boolean committed;
         PrePrepare preparedIn; // P: the pre-prepare of the highest view this instance prepared in here
         final List<PrePrepared> prePrepared = new ArrayList<>(); // Q: per digest, the highest view pre-prepared here
@@ -570,16 +571,18 @@ public final class PbftPillar {
     }
 
     /**
-     * A relay that is not (or no longer) needed, or arrived before the PREPAREs that make it usable: a
-     * correct replica may send it, so it is dropped without counting a refusal. It names a digest this
-     * replica pre-prepared, or one a non-leader prepared, and its body matches.
+     * Whether a relay this replica cannot use could still come from a correct replica, so that it is
+     * dropped without counting a refusal: not needed (this pre-prepare is here already), early (the
+     * PREPAREs that make it usable are not all here yet), or anything while this replica holds no
+     * pre-prepare. Refused: a body that does not match its digest, or a digest other than the one
+     * pre-prepared here that no non-leader prepared.
      */
     private boolean plausibleRelay(PrePrepare pp) {
-        Slot slot = slots.get(pp.seq());
-        if (slot == null || !pp.digestMatches()) {
+        if (!pp.digestMatches()) {
             return false;
         }
-        if (slot.prePrepare != null && Arrays.equals(slot.prePrepare.digest(), pp.digest())) {
+        Slot slot = slots.get(pp.seq());
+        if (slot == null || slot.prePrepare == null || Arrays.equals(slot.prePrepare.digest(), pp.digest())) {
             return true;
         }
         int leader = config.leader(pp.seq(), view);
@@ -731,6 +734,7 @@ public final class PbftPillar {
         }
         matching.sort((a, b) -> Integer.compare(a.replica(), b.replica()));
         slot.prepared = true;
+        slot.preparedAt = now;
         slot.preparedIn = slot.prePrepare;
         Commit own = new Commit(view, seq, slot.prePrepare.digest(), self);
         slot.ownCommit = own;
@@ -1381,7 +1385,7 @@ public final class PbftPillar {
         int relayed = 0;
         for (Slot slot : slots.values()) {
             PrePrepare pp = slot.prePrepare;
-            if (!slot.prepared || pp == null || slot.fromNewView || pp.seq() <= newViewUpTo || slot.proposer == self
+            if (!slot.prepared || now - slot.preparedAt < config.retransmitTicks() || pp == null || slot.fromNewView || pp.seq() <= newViewUpTo || slot.proposer == self
                     || slot.proposer != config.leader(pp.seq(), view)) {
                 continue;
             }
