@@ -44,6 +44,7 @@ public final class PbftPillar {
         final Map<Integer, Prepare> prepares = new HashMap<>(); // current view, first per replica
         final Map<Integer, Commit> commits = new HashMap<>();
         boolean prepared;
+        long preparedAt; // the tick it prepared: relayed only once the others had a retransmission round
         boolean committed;
         PrePrepare preparedIn; // P: the pre-prepare of the highest view this instance prepared in here
         final List<PrePrepared> prePrepared = new ArrayList<>(); // Q: per digest, the highest view pre-prepared here
@@ -54,6 +55,13 @@ public final class PbftPillar {
 
     private record Pending(Request request, long since) {
     }
+
+    /**
+     * At most this many pre-prepares are relayed to lagging replicas per retransmission round (oldest
+     * instance first), on top of the usual retransmissions: a lagging or lying replica cannot make a
+     * correct one send more than this.
+     */
+    static final int RELAYS_PER_RETRANSMIT = 8;
 
     private final PbftConfig config;
     private final int self;
@@ -69,6 +77,8 @@ public final class PbftPillar {
     private long viewChangeStartedAt;
     private long viewChangeTimeout;
     private NewView sentNewView;
+    /** The last instance the NEW-VIEW of the current view decided (h in view 0): its proposer is primary(view). */
+    private long newViewUpTo;
     /** The view this replica complained for (≤ view: none in this view). */
     private long complainedFor;
     /** Each replica's highest complaint, for views above the current one. */
@@ -483,7 +493,10 @@ public final class PbftPillar {
             return;
         }
         if (config.leader(pp.seq(), view) != from) {
-            refuse(Refusal.WRONG_LEADER);
+            // Not from the leader: usable only as a relayed body of a value 2f non-leaders prepared.
+            if (!acceptRelayed(pp) && !plausibleRelay(pp)) {
+                refuse(Refusal.WRONG_LEADER);
+            }
             return;
         }
         if (!pp.digestMatches()) {
@@ -537,7 +550,101 @@ public final class PbftPillar {
             refuse(Refusal.EQUIVOCATION);
             return;
         }
+        if (slot.prePrepare == null) {
+            preparedWithoutPrePrepare(p.seq(), slot, null);
+        }
         checkPrepared(p.seq(), slot);
+    }
+
+    /**
+     * A PRE-PREPARE relayed by a replica other than the leader (a correct one relays the leader's
+     * to a replica that shows it lags): accepted only if this replica has none for the instance, the
+     * body matches the digest, and 2f non-leaders prepared that digest. Never from the relayer's word.
+     */
+    private boolean acceptRelayed(PrePrepare pp) {
+        Slot slot = slots.get(pp.seq());
+        if (slot == null || slot.prePrepare != null || !pp.digestMatches()
+                || (pp.request() != null && pp.request().payload().length > config.maxRequestBytes())) {
+            return false;
+        }
+        return preparedWithoutPrePrepare(pp.seq(), slot, pp);
+    }
+
+    /**
+     * Whether a relay this replica cannot use could still come from a correct replica, so that it is
+     * dropped without counting a refusal: not needed (this pre-prepare is here already), early (the
+     * PREPAREs that make it usable are not all here yet), or anything while this replica holds no
+     * pre-prepare. Refused: a body that does not match its digest, or a digest other than the one
+     * pre-prepared here that no non-leader prepared.
+     */
+    private boolean plausibleRelay(PrePrepare pp) {
+        if (!pp.digestMatches()) {
+            return false;
+        }
+        Slot slot = slots.get(pp.seq());
+        if (slot == null || slot.prePrepare == null || Arrays.equals(slot.prePrepare.digest(), pp.digest())) {
+            return true;
+        }
+        int leader = config.leader(pp.seq(), view);
+        for (Prepare p : slot.prepares.values()) {
+            if (p.replica() != leader && Arrays.equals(p.digest(), pp.digest())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Accepts as pre-prepared, with no PRE-PREPARE from the leader, a digest d for which 2f replicas
+     * other than the leader sent matching PREPAREs of this view, once the body of d is here (a relayed
+     * pre-prepare, a pending request with digest d, or EMPTY). Safe: the 2f non-leaders include f+1
+     * correct ones if the leader is faulty (two such sets of the 3f non-leaders share a correct one, so
+     * no other digest can gain 2f), and f correct ones, who took d from the leader, if it is correct;
+     * so d is the one value that can prepare at (view, seq), and this replica then prepares it at
+     * once. The client MAC is not checked: a correct replica checked it (as for NEW-VIEW re-proposals).
+     * Instances a NEW-VIEW decided are excluded (their pre-prepares came with it).
+     *
+     * @return whether it was accepted
+     */
+    private boolean preparedWithoutPrePrepare(long seq, Slot slot, PrePrepare relayed) {
+        if (changing || slot.committed || slot.prePrepare != null || seq <= newViewUpTo
+                || seq <= low || seq > low + config.watermarkWindow()) {
+            return false;
+        }
+        int leader = config.leader(seq, view);
+        byte[] digest = null;
+        Map<String, Integer> counts = new HashMap<>();
+        for (Prepare p : slot.prepares.values()) {
+            if (p.replica() != leader && p.view() == view) {
+                String key = Arrays.toString(p.digest());
+                if (counts.merge(key, 1, Integer::sum) >= 2 * config.f()) {
+                    digest = p.digest(); // unique: two digests with 2f each would need 4f > 3f - 1 voters
+                }
+            }
+        }
+        if (digest == null) {
+            return false;
+        }
+        PrePrepare pp = null;
+        if (relayed != null) {
+            if (relayed.view() == view && Arrays.equals(relayed.digest(), digest)) {
+                pp = relayed;
+            }
+        } else if (PbftDigests.isEmpty(digest)) {
+            pp = PrePrepare.empty(view, seq);
+        } else {
+            for (Pending p : pending.values()) {
+                if (Arrays.equals(p.request.digest(), digest)) {
+                    pp = new PrePrepare(view, seq, digest, p.request);
+                    break;
+                }
+            }
+        }
+        if (pp == null) {
+            return false; // the body is not here yet: a relay will bring it
+        }
+        acceptPrePrepare(pp, leader);
+        return true;
     }
 
     private void onCommit(Commit c, int from) {
@@ -627,6 +734,7 @@ public final class PbftPillar {
         }
         matching.sort((a, b) -> Integer.compare(a.replica(), b.replica()));
         slot.prepared = true;
+        slot.preparedAt = now;
         slot.preparedIn = slot.prePrepare;
         Commit own = new Commit(view, seq, slot.prePrepare.digest(), self);
         slot.ownCommit = own;
@@ -1204,7 +1312,9 @@ public final class PbftPillar {
         highestViewSeen.values().removeIf(v -> v <= view);
         lastProgress = now; // timers restart in the new view
         int primary = config.primary(view);
+        newViewUpTo = low;
         for (PrePrepare pp : nv.prePrepares()) {
+            newViewUpTo = Math.max(newViewUpTo, pp.seq());
             if (pp.seq() > low && pp.seq() <= low + config.watermarkWindow()) {
                 slot(pp.seq()).fromNewView = true;
                 acceptPrePrepare(pp, primary);
@@ -1237,6 +1347,7 @@ public final class PbftPillar {
             if (complainedFor > view) {
                 multicast(new Complaint(complainedFor, self));
             }
+            relayToLaggards();
             int resent = 0;
             for (Pending p : pending.values()) {
                 if (resent++ >= 8) {
@@ -1251,6 +1362,40 @@ public final class PbftPillar {
         for (Checkpoint c : lowProof) {
             if (c.replica() == self) {
                 multicast(c); // lets a lagging replica learn h
+            }
+        }
+    }
+
+    /**
+     * Relays the leader's pre-prepare of instances prepared here to replicas that complain against this
+     * view and whose PREPARE and COMMIT for them are missing: they may lack it because a faulty leader
+     * stopped sending it (it garbage-collected after a checkpoint only it made stable), and the
+     * quiet system would never give them another chance. Bounded by {@link #RELAYS_PER_RETRANSMIT}.
+     */
+    private void relayToLaggards() {
+        List<Integer> laggards = new ArrayList<>();
+        for (int r = 0; r < n; r++) {
+            if (r != self && complaints.getOrDefault(r, 0L) > view) {
+                laggards.add(r);
+            }
+        }
+        if (laggards.isEmpty()) {
+            return;
+        }
+        int relayed = 0;
+        for (Slot slot : slots.values()) {
+            PrePrepare pp = slot.prePrepare;
+            if (!slot.prepared || now - slot.preparedAt < config.retransmitTicks() || pp == null || slot.fromNewView || pp.seq() <= newViewUpTo || slot.proposer == self
+                    || slot.proposer != config.leader(pp.seq(), view)) {
+                continue;
+            }
+            for (int r : laggards) {
+                if (r != slot.proposer && !slot.prepares.containsKey(r) && !slot.commits.containsKey(r)) {
+                    if (relayed++ >= RELAYS_PER_RETRANSMIT) {
+                        return;
+                    }
+                    send(r, pp);
+                }
             }
         }
     }

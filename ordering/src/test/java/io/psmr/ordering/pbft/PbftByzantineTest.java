@@ -20,8 +20,8 @@ import org.junit.jupiter.api.Test;
  * The Byzantine campaign (issue 12): 4 replicas (f=1) × 1–2 pillars, FIXED or ROTATING leaders, a
  * lossy, duplicating, reordering network, and one replica following a {@link ByzantineBehaviour}.
  * After every run: agreement, total order, validity, and — once the network healed — liveness (every
- * request of the correct clients delivered by every correct replica, no correct pillar left in a view
- * change, and a view change away from a silent or equivocating primary).
+ * request of the correct clients delivered by every correct replica, none excused, and a view change
+ * away from a silent or equivocating primary).
  *
  * <p>{@code -Dpsmr.pbft.seeds=N} seeds per behaviour (default 40); {@code -Dpsmr.seed=S} only seed S;
  * {@code -Dpsmr.pbft.behaviour=NAME} only that behaviour. A failure names its seed and behaviour.
@@ -32,7 +32,7 @@ class PbftByzantineTest {
     private static final int HEAL_LIMIT_TICKS = 20_000;
 
     record Outcome(long seed, ByzantineBehaviour behaviour, List<String> violations, Map<Refusal, Long> refusals,
-                   int requests, long views, int stuckInViewChange) {
+                   int requests, long views) {
     }
 
     /** One run of {@code behaviour} under {@code seed}; {@code commitQuorum} 0 means the real one. */
@@ -128,44 +128,16 @@ class PbftByzantineTest {
         if (!violations.isEmpty()) {
             violations.add(0, "(" + pillars + " pillars, " + rotation + ", Byzantine replica " + byzantine + ")");
         }
-        return new Outcome(seed, behaviour, violations, refusals, c.submitted.size(), views, stuckInViewChange(c));
+        return new Outcome(seed, behaviour, violations, refusals, c.submitted.size(), views);
     }
 
     /**
-     * Every request ordered, and executed by every correct replica — except, unless
-     * {@code -Dpsmr.pbft.strictLiveness=true}, one left alone complaining or in a view change (the known
-     * gap: it needs a message only a Byzantine replica that garbage-collected could still send; counted).
+     * Every request ordered, and executed by every correct replica. No replica is excused: one that a
+     * faulty primary left behind (it garbage-collected the PRE-PREPAREs it needs) catches up from 2f
+     * PREPAREs and a relayed pre-prepare (docs/pbft.md, "Liveness step").
      */
     private static boolean done(PbftCluster c) {
-        if (c.allDone() || !Boolean.getBoolean("psmr.pbft.strictLiveness") && c.submitted.keySet().stream().allMatch(c.orderedAt::containsKey)) {
-            long top = c.submitted.keySet().stream().mapToLong(c.orderedAt::get).max().orElse(0);
-            for (PbftCluster.Replica r : c.live()) {
-                boolean alone = false;
-                for (PbftPillar p : r.pillars) {
-                    alone |= p.isChangingView() || p.isComplaining();
-                }
-                if (r.executedUpTo < top && (Boolean.getBoolean("psmr.pbft.strictLiveness") || !alone)) {
-                    return false;
-                }
-            }
-            return true;
-        }
-        return false;
-    }
-
-    /**
-     * Correct pillars still in a view change when the run ends: a replica that timed out alone stays
-     * there until the others change views (it follows only through checkpoints). Reported, not a
-     * violation: see docs/wip-wip-pbft-byz.md.
-     */
-    private static int stuckInViewChange(PbftCluster c) {
-        int stuck = 0;
-        for (PbftCluster.Replica r : c.live()) {
-            for (PbftPillar p : r.pillars) {
-                stuck += p.isChangingView() || p.isComplaining() ? 1 : 0;
-            }
-        }
-        return stuck;
+        return c.allDone();
     }
 
     /**
@@ -200,7 +172,6 @@ class PbftByzantineTest {
         for (ByzantineBehaviour b : behaviours()) {
             long requests = 0;
             long views = 0;
-            long stuck = 0;
             Map<Refusal, Long> refusals = new EnumMap<>(Refusal.class);
             for (long seed = first; seed < first + count; seed++) {
                 Outcome o;
@@ -214,12 +185,13 @@ class PbftByzantineTest {
                 }
                 requests += o.requests();
                 views += o.views();
-                stuck += o.stuckInViewChange();
                 o.refusals().forEach((k, v) -> refusals.merge(k, v, Long::sum));
             }
-            System.out.printf("pbft byzantine %s: %d seeds from %d, %d requests, %d views, %d pillars left alone complaining"
-                    + " or in a view change, refusals %s%n", b, count, first, requests, views, stuck, refusals);
-            assertTrue(requests > count * 10L, b + ": the runs ordered almost nothing: " + requests);
+            System.out.printf("pbft byzantine %s: %d seeds from %d, %d requests, %d views, refusals %s%n",
+                    b, count, first, requests, views, refusals);
+            if (only == null) { // one seed may legitimately order few requests
+                assertTrue(requests > count * 10L, b + ": the runs ordered almost nothing: " + requests);
+            }
             if (only == null && !b.refusedAs().isEmpty()) {
                 assertTrue(b.refusedAs().stream().anyMatch(r -> refusals.getOrDefault(r, 0L) > 0),
                         b + ": the attack never reached a correct replica; expected one of " + b.refusedAs() + ", got " + refusals);

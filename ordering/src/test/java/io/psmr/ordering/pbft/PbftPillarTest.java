@@ -128,8 +128,9 @@ class PbftPillarTest {
         PbftEnvelope forged = PbftEnvelope.seal(0, 1, 0, new PrePrepare(0, 1, r.digest(), r), HMAC);
         backup.step(new PbftEnvelope(0, 1, 0, forged.message(), new byte[32]));
         assertEquals(1, backup.refusals(Refusal.BAD_MAC));
+        // From a non-leader, while nothing is pre-prepared here: perhaps an early relay, dropped unrefused.
         backup.step(PbftEnvelope.seal(2, 1, 0, new PrePrepare(0, 1, r.digest(), r), HMAC));
-        assertEquals(1, backup.refusals(Refusal.WRONG_LEADER));
+        assertEquals(java.util.Map.of(Refusal.BAD_MAC, 1L), backup.refusals());
         backup.step(PbftEnvelope.seal(0, 1, 0, new PrePrepare(0, 1, new byte[32], r), HMAC));
         assertEquals(1, backup.refusals(Refusal.DIGEST_MISMATCH));
         backup.step(PbftEnvelope.seal(0, 1, 0, new PrePrepare(3, 1, r.digest(), r), HMAC));
@@ -141,6 +142,9 @@ class PbftPillarTest {
         Request other = request(2, 1);
         backup.step(PbftEnvelope.seal(0, 1, 0, new PrePrepare(0, 1, other.digest(), other), HMAC));
         assertEquals(1, backup.refusals(Refusal.CONFLICTING_PRE_PREPARE));
+        // From a non-leader, another value than the one pre-prepared here, prepared by no non-leader.
+        backup.step(PbftEnvelope.seal(2, 1, 0, new PrePrepare(0, 1, other.digest(), other), HMAC));
+        assertEquals(1, backup.refusals(Refusal.WRONG_LEADER));
         backup.step(PbftEnvelope.seal(2, 1, 0, new Prepare(0, 1, r.digest(), 3), HMAC));
         assertEquals(1, backup.refusals(Refusal.FORGED_SENDER));
         // With two pillars, an EMPTY pre-prepare for the other pillar's number is refused.
@@ -415,5 +419,62 @@ class PbftPillarTest {
         assertEquals(List.of(new RequestId(0, 1), new RequestId(1, 1)), c.replicas[3].executionLog);
         assertEquals(c.replicas[0].executionLog, c.replicas[3].executionLog);
         assertTrue(c.violations.isEmpty(), c.violations.toString());
+    }
+
+    /**
+     * Gap 3 closed: a faulty primary that garbage-collected (here: stays silent to replica 3, request
+     * and PRE-PREPAREs included) leaves replica 3 without the pre-prepares the others prepared. It takes
+     * seq 2 from 2f non-leader PREPAREs and the request it holds; seq 1 (whose request it never saw)
+     * from the same PREPAREs and the pre-prepare a correct replica relays once it complains. No view
+     * change; a relay without that backing is refused.
+     */
+    @Test
+    void aLaggingReplicaTakesPrePreparesFromPreparesAndARelay() {
+        PbftNetwork net = new PbftNetwork(new Random(1)) {
+            @Override
+            void transmit(PbftEnvelope e, long now) {
+                if (!(e.from() == 0 && e.to() == 3)) {
+                    super.transmit(e, now);
+                }
+            }
+        };
+        PbftCluster c = new PbftCluster(ONE_PILLAR, HMAC, net);
+        Request first = request(0, 1);
+        Request second = request(1, 1);
+        c.submit(first, 0); // replica 3 never hears of it: the primary's forward to it is lost too
+        runUntil(c, 50, () -> c.replicas[1].executedUpTo == 1 && c.replicas[2].executedUpTo == 1);
+        c.submit(second, 3);
+        runUntil(c, 50, () -> c.replicas[1].executedUpTo == 2 && c.replicas[2].executedUpTo == 2);
+        PbftPillar lagging = c.replicas[3].pillars[0];
+        runUntil(c, 400, () -> c.replicas[3].executedUpTo == 2);
+        assertEquals(List.of(first.id(), second.id()), c.replicas[3].executionLog);
+        for (PbftCluster.Replica r : c.replicas) {
+            assertEquals(0, r.pillars[0].view(), "replica " + r.id + " changed views");
+            assertFalse(r.pillars[0].isChangingView());
+        }
+        assertTrue(lagging.isComplaining(), "it caught up because it complained, alone");
+        assertTrue(c.violations.isEmpty(), c.violations.toString());
+        assertEquals(java.util.Map.of(), lagging.refusals());
+        // A relay counts only with 2f PREPAREs from non-leaders behind its digest, and its body.
+        PbftPillar backup = new PbftPillar(ONE_PILLAR, 2, 0, HMAC);
+        Request other = request(2, 1);
+        backup.step(PbftEnvelope.seal(3, 2, 0, new PrePrepare(0, 1, first.digest(), other), HMAC));
+        assertEquals(1, backup.refusals(Refusal.WRONG_LEADER), "a body that does not match its digest");
+        backup.step(PbftEnvelope.seal(1, 2, 0, new Prepare(0, 1, first.digest(), 1), HMAC));
+        backup.step(PbftEnvelope.seal(0, 2, 0, new Prepare(0, 1, first.digest(), 0), HMAC));
+        backup.step(PbftEnvelope.seal(3, 2, 0, new PrePrepare(0, 1, first.digest(), first), HMAC));
+        assertTrue(backup.ready().messages().isEmpty(), "one non-leader PREPARE (the leader's does not count)");
+        assertEquals(1, backup.refusals(Refusal.WRONG_LEADER), "an early relay a correct replica could send: not refused");
+        backup.step(PbftEnvelope.seal(3, 2, 0, new Prepare(0, 1, first.digest(), 3), HMAC));
+        assertTrue(backup.ready().messages().isEmpty(), "2f PREPAREs but no body yet");
+        backup.step(PbftEnvelope.seal(1, 2, 0, new PrePrepare(0, 1, first.digest(), first), HMAC));
+        List<PbftMessage> sent = backup.ready().messages().stream().map(PbftEnvelope::message).toList();
+        assertTrue(sent.contains(new Prepare(0, 1, first.digest(), 2)), sent.toString());
+        assertTrue(sent.contains(new Commit(0, 1, first.digest(), 2)), "prepared at once: " + sent);
+        backup.step(PbftEnvelope.seal(3, 2, 0, new PrePrepare(0, 1, other.digest(), other), HMAC));
+        assertEquals(2, backup.refusals(Refusal.WRONG_LEADER), "another value, prepared by no non-leader");
+        backup.step(PbftEnvelope.seal(3, 2, 0, new PrePrepare(0, 1, first.digest(), first), HMAC));
+        assertEquals(2, backup.refusals(Refusal.WRONG_LEADER), "a relay no longer needed: dropped, not refused");
+        assertEquals(java.util.Map.of(Refusal.WRONG_LEADER, 2L), backup.refusals());
     }
 }
