@@ -68,13 +68,16 @@ class ClusterByzantineProcessTest {
         String context = "seed " + seed + " (-Dpsmr.seed=S), cluster in " + dir;
         System.out.println("ClusterByzantineProcessTest " + context);
         ClusterLauncher launcher = processes.in(dir);
+        long t0 = System.nanoTime();
         launcher.startPbft(4, 2, LeaderRotation.FIXED, ProcessCluster.settings(2),
                 Map.of("replica-1", ByzantineMode.EQUIVOCATING_LEADER), Duration.ofSeconds(120));
         assertEquals(Map.of("replica-1", ByzantineMode.EQUIVOCATING_LEADER), launcher.directory().read().pbft().byzantine());
 
         List<OpRecord> history = Collections.synchronizedList(new ArrayList<>());
         Map<String, String> finalState = new HashMap<>();
+        long started = System.nanoTime();
         LoadReport first = load(launcher, seed, history, finalState, context);
+        long loaded = System.nanoTime();
         assertEquals(4, first.digests().size(), context);
         assertEquals(1, first.digests().subList(1, 4).stream().distinct().count(),
                 "the correct replicas' digests differ: " + first.digests() + ", " + context);
@@ -97,13 +100,16 @@ class ClusterByzantineProcessTest {
 
         // Second run: a new cluster, replica-3 ordering correctly but forging every result it replies. A fresh cluster
         // (not a restart) so that the liar is in step with the others and its replies race theirs.
+        long restartedAt = System.nanoTime();
         launcher.stop(Duration.ofSeconds(10));
         launcher.wipe();
         launcher.startPbft(4, 2, LeaderRotation.FIXED, ProcessCluster.settings(2),
                 Map.of("replica-3", ByzantineMode.WRONG_REPLIES), Duration.ofSeconds(120));
         List<OpRecord> second = Collections.synchronizedList(new ArrayList<>());
         Map<String, String> secondState = new HashMap<>();
+        long secondStarted = System.nanoTime();
         LoadReport liar = load(launcher, seed + 1, second, secondState, context);
+        long secondLoaded = System.nanoTime();
         assertTrue(liar.proxy().mismatchingReplies() > 0, "the liar's replies reached the proxy while it voted: "
                 + liar.proxy() + ", " + context);
         assertEquals(1, liar.digests().stream().distinct().count(),
@@ -115,7 +121,10 @@ class ClusterByzantineProcessTest {
         Matcher forged = Pattern.compile("BYZANTINE \\(testing tool\\): wrong-replies; replies forged (\\d+)").matcher(after);
         assertTrue(after.contains("replica-3 is BYZANTINE on purpose: wrong-replies") && forged.find()
                 && Long.parseLong(forged.group(1)) > 0, after);
-        System.out.println("ClusterByzantineProcessTest: mismatching replies outvoted " + liar.proxy().mismatchingReplies());
+        System.out.printf("ClusterByzantineProcessTest: mismatching replies outvoted %d; seconds: start %.1f, load %.1f, "
+                + "checks and restart %.1f, stop and second start %.1f, second load %.1f%n", liar.proxy().mismatchingReplies(),
+                (started - t0) / 1e9, (loaded - started) / 1e9, (restartedAt - loaded) / 1e9, (secondStarted - restartedAt) / 1e9,
+                (secondLoaded - secondStarted) / 1e9);
     }
 
     /** One closed-loop run with hot keys and MULTI_PUTs; final reads of every key go into {@code finalState}. */

@@ -73,6 +73,20 @@ class ByzantineLoopbackClusterTest {
         run(mode, false);
     }
 
+    /** Refusals at correct replicas that show the attack arrived (as in the simulation's {@code ByzantineBehaviour}). */
+    static List<Refusal> refusedAs(ByzantineMode mode) {
+        return switch (mode) {
+            case EQUIVOCATING_LEADER -> List.of(Refusal.CONFLICTING_PRE_PREPARE, Refusal.WRONG_VIEW);
+            case FORGED_MACS -> List.of(Refusal.BAD_MAC, Refusal.BAD_REQUEST_AUTH);
+            case WRONG_DIGESTS -> List.of(Refusal.DIGEST_MISMATCH, Refusal.EQUIVOCATION, Refusal.BAD_REQUEST_AUTH);
+            case REPLAYS -> List.of(Refusal.FORGED_SENDER);
+            case LYING_VIEW_CHANGE -> List.of(Refusal.BAD_VIEW_CHANGE, Refusal.BAD_SIGNATURE);
+            case WRONG_CHECKPOINTS -> List.of(Refusal.CHECKPOINT_MISMATCH, Refusal.BAD_CHECKPOINT, Refusal.BAD_SIGNATURE);
+            case FOREIGN_EMPTIES -> List.of(Refusal.WRONG_LEADER, Refusal.WRONG_PILLAR);
+            default -> List.of();
+        };
+    }
+
     private static void run(ByzantineMode mode, boolean viewChangeExpected) {
         boolean allFinish = viewChangeExpected;
         String context = mode.cliName() + ", seed " + SEED;
@@ -153,6 +167,17 @@ class ByzantineLoopbackClusterTest {
                 System.out.println("ByzantineLoopbackClusterTest: " + byzantine + ", conflicting pre-prepares refused " + refused);
             }
             assertTrue(byzantine.changed() + byzantine.withheld() + byzantine.added() > 0, "the adversary acted, " + context);
+            java.util.Map<Refusal, Long> refusals = new java.util.TreeMap<>();
+            for (int r : CORRECT) {
+                for (PillarSnapshot s : nodes.get(r).pillars()) {
+                    s.refusals().forEach((k, v) -> refusals.merge(k, v, Long::sum));
+                }
+            }
+            System.out.println("ByzantineLoopbackClusterTest: " + context + ": " + byzantine + ", refusals at correct replicas "
+                    + refusals);
+            List<Refusal> expected = refusedAs(mode);
+            assertTrue(expected.isEmpty() || expected.stream().anyMatch(k -> refusals.getOrDefault(k, 0L) > 0),
+                    "the attack reached the correct replicas and was refused as one of " + expected + ": " + refusals + ", " + context);
         } finally {
             nodes.forEach(PbftReplicaNode::close);
         }
