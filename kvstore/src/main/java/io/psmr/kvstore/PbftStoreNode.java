@@ -9,7 +9,10 @@ import io.psmr.ordering.pbft.PbftKeys;
 import io.psmr.ordering.pbft.PbftPillarCore;
 import io.psmr.ordering.pbft.PbftReplicaNode;
 import io.psmr.ordering.pbft.PillarCore;
+import io.psmr.ordering.pbft.PillarNetwork;
 import io.psmr.ordering.pbft.PillarSnapshot;
+import io.psmr.ordering.pbft.byzantine.ByzantineMode;
+import io.psmr.ordering.pbft.byzantine.ByzantinePillarNetwork;
 import io.psmr.ordering.pbft.net.PbftNettyTransport;
 import io.psmr.ordering.pbft.net.PbftProposalServer;
 import io.psmr.ordering.pbft.net.PbftTransportConfig;
@@ -73,9 +76,14 @@ public final class PbftStoreNode implements AutoCloseable {
     private final ReplyServer replies;
     private final Replica store;
     private final PbftProposalServer proposals;
+    /** Testing only: what this replica does wrong on purpose, or null (a correct replica). */
+    private final ByzantineMode byzantine;
+    private final ByzantinePillarNetwork lyingNetwork;
+    private final ForgedReplies forgedReplies;
 
     private PbftStoreNode(int replica, PbftConfig config, PbftKeys keys, Addresses bind, PeerAddresses peers,
-                          ReplicaConfig storeConfig, long firstRequestNumber) {
+                          ReplicaConfig storeConfig, long firstRequestNumber, ByzantineMode byzantine) {
+        this.byzantine = byzantine;
         this.replica = replica;
         this.config = config;
         PbftNettyTransport t = null;
@@ -83,6 +91,8 @@ public final class PbftStoreNode implements AutoCloseable {
         PbftBroadcast b = null;
         ReplyServer rs = null;
         Replica r = null;
+        ByzantinePillarNetwork lying = null;
+        ForgedReplies forging = null;
         try {
             t = PbftNettyTransport.start(replica, config, bind.pillars(), peers, PbftTransportConfig.defaults());
             HmacAuthenticator auth = new HmacAuthenticator(keys);
@@ -92,11 +102,19 @@ public final class PbftStoreNode implements AutoCloseable {
             for (int p = 0; p < config.pillars(); p++) {
                 cores.add(PbftPillarCore.create(config, replica, p, auth));
             }
-            n = new PbftReplicaNode(replica, config, cores, t, b.sink(), PbftReplicaNode.Settings.defaults(), System::nanoTime);
+            PillarNetwork network = t;
+            if (byzantine != null && byzantine.rewritesEnvelopes()) {
+                lying = new ByzantinePillarNetwork(t, replica, byzantine, config, auth, replica); // seed: the replica id
+                network = lying;
+            }
+            n = new PbftReplicaNode(replica, config, cores, network, b.sink(), PbftReplicaNode.Settings.defaults(), System::nanoTime);
             n.start();
             b.start();
             rs = ReplyServer.start(bind.replies(), ReplyServerConfig.defaults());
-            r = Replica.start(storeConfig.toBuilder().replicaId(replica + 1).build(), b, rs);
+            if (byzantine == ByzantineMode.WRONG_REPLIES) {
+                forging = new ForgedReplies(rs);
+            }
+            r = Replica.start(storeConfig.toBuilder().replicaId(replica + 1).build(), b, forging != null ? forging : rs);
             this.proposals = PbftProposalServer.start(replica, b, bind.proposals(),
                     PbftProposalServer.Config.defaults(config.maxRequestBytes()));
         } catch (RuntimeException e) {
@@ -117,6 +135,8 @@ public final class PbftStoreNode implements AutoCloseable {
             }
             throw e;
         }
+        this.lyingNetwork = lying;
+        this.forgedReplies = forging;
         this.transport = t;
         this.node = n;
         this.broadcast = b;
@@ -137,13 +157,25 @@ public final class PbftStoreNode implements AutoCloseable {
      */
     public static PbftStoreNode start(int replica, PbftConfig config, PbftKeys keys, Addresses bind, PeerAddresses peers,
                                       ReplicaConfig storeConfig, long firstRequestNumber) {
+        return start(replica, config, keys, bind, peers, storeConfig, firstRequestNumber, null);
+    }
+
+    /**
+     * As {@link #start(int, PbftConfig, PbftKeys, Addresses, PeerAddresses, ReplicaConfig, long)}, but, if
+     * {@code byzantine} is not null, a Byzantine replica on purpose (<b>testing and demonstration only</b>): its
+     * outgoing PBFT envelopes go through a {@link ByzantinePillarNetwork} (seeded with the replica id), or, for
+     * {@link ByzantineMode#WRONG_REPLIES}, its replies through {@link ForgedReplies}.
+     */
+    public static PbftStoreNode start(int replica, PbftConfig config, PbftKeys keys, Addresses bind, PeerAddresses peers,
+                                      ReplicaConfig storeConfig, long firstRequestNumber, ByzantineMode byzantine) {
         Objects.requireNonNull(config, "config");
         if (storeConfig.limits().maxBatchBytes() > config.maxRequestBytes()) {
             throw new IllegalArgumentException("a store batch may take " + storeConfig.limits().maxBatchBytes()
                     + " bytes but PBFT requests are limited to " + config.maxRequestBytes() + " bytes (maxRequestBytes)");
         }
         return new PbftStoreNode(replica, config, Objects.requireNonNull(keys, "keys"), bind,
-                Objects.requireNonNull(peers, "peers"), Objects.requireNonNull(storeConfig, "storeConfig"), firstRequestNumber);
+                Objects.requireNonNull(peers, "peers"), Objects.requireNonNull(storeConfig, "storeConfig"), firstRequestNumber,
+                byzantine);
     }
 
     /** The PBFT replica id, {@code 0..n-1}. */
@@ -180,6 +212,25 @@ public final class PbftStoreNode implements AutoCloseable {
     public boolean isPrimaryOfPillar0() {
         long view = node.pillars().get(0).view();
         return view >= 0 && view % config.replicaCount() == replica;
+    }
+
+    /** What this replica does wrong on purpose (testing only), if anything. */
+    public Optional<ByzantineMode> byzantine() {
+        return Optional.ofNullable(byzantine);
+    }
+
+    /**
+     * For {@code cluster status}: the Byzantine mode and what it did so far ("BYZANTINE (testing): MODE, ..."), or
+     * null for a correct replica.
+     */
+    public String byzantineSummary() {
+        if (byzantine == null) {
+            return null;
+        }
+        String did = lyingNetwork != null ? "envelopes changed " + lyingNetwork.changed() + ", withheld "
+                + lyingNetwork.withheld() + ", added " + lyingNetwork.added()
+                : "replies forged " + (forgedReplies == null ? 0 : forgedReplies.forged());
+        return "BYZANTINE (testing tool): " + byzantine.cliName() + "; " + did;
     }
 
     /** What stopped the PBFT replica or its store, if anything did. */

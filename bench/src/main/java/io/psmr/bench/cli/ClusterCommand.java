@@ -117,6 +117,13 @@ public final class ClusterCommand implements Callable<Integer> {
                         + "with a replica down, fixed avoids a view change every n-th instance.")
         io.psmr.ordering.pbft.LeaderRotation rotation;
 
+        @Option(names = "--byzantine", paramLabel = "replica-N=MODE",
+                description = "PBFT only, TESTING AND DEMONSTRATION ONLY: run replica N as a Byzantine replica on purpose, "
+                        + "at most f of them (repeat the flag); MODE: silent, equivocating-leader, forged-macs, wrong-digests, "
+                        + "replays, lying-view-change, wrong-checkpoints, foreign-empties or wrong-replies. Kept in "
+                        + "cluster.json (restart keeps it); shown by cluster status.")
+        List<String> byzantine = List.of();
+
         @Option(names = "--force",
                 description = "If DIR holds a stopped cluster, delete its cluster.json, data/, logs/ and keys/ first and start a new one.")
         boolean force;
@@ -134,6 +141,8 @@ public final class ClusterCommand implements Callable<Integer> {
         public Integer call() throws Exception {
             CommandLine cl = spec.commandLine();
             require(cl, !(force && resume), "--force and --resume cannot be combined: --force deletes the cluster that --resume would start");
+            require(cl, !resume || byzantine.isEmpty(), "--byzantine cannot be combined with --resume: the Byzantine replicas"
+                    + " are those cluster.json names");
             requireTimeout(cl, timeout);
             if (resume) {
                 return resume(cl);
@@ -146,13 +155,14 @@ public final class ClusterCommand implements Callable<Integer> {
                 require(cl, !(ratis || pbft) || !cl.getParseResult().hasMatchedOption(flag), flag + " is a Ring Paxos setting; a "
                         + ordering.cliName() + " cluster has none");
             }
-            for (String flag : new String[] {"--pillars", "--leader-rotation"}) {
+            for (String flag : new String[] {"--pillars", "--leader-rotation", "--byzantine"}) {
                 require(cl, pbft || !cl.getParseResult().hasMatchedOption(flag), flag + " is a PBFT setting; a "
                         + ordering.cliName() + " cluster has none");
             }
             int n = pbft && !cl.getParseResult().hasMatchedOption("--replicas") ? 4 : replicas;
             require(cl, !pbft || (n >= 4 && (n - 1) % 3 == 0 && n <= 64), "--replicas of a pbft cluster must be 3f+1 (4, 7, 10, ... 64), got " + n);
             require(cl, pillars >= 1 && pillars <= 64, "--pillars must be from 1 to 64, got " + pillars);
+            java.util.Map<String, io.psmr.ordering.pbft.byzantine.ByzantineMode> liars = byzantineModes(cl, n);
             require(cl, acceptors >= 1 && acceptors <= 15, "--acceptors must be from 1 to 15, got " + acceptors);
             require(cl, pbft || (replicas >= 1 && replicas <= 16), "--replicas must be from 1 to 16, got " + replicas);
             require(cl, workers >= 1 && workers <= 1024, "--workers must be from 1 to 1024, got " + workers);
@@ -175,7 +185,7 @@ public final class ClusterCommand implements Callable<Integer> {
                 }
             }
             if (pbft) {
-                launcher.startPbft(n, pillars, rotation, settings, timeout);
+                launcher.startPbft(n, pillars, rotation, settings, liars, timeout);
             } else if (ratis) {
                 launcher.startRatis(replicas, settings, timeout);
             } else {
@@ -187,6 +197,29 @@ public final class ClusterCommand implements Callable<Integer> {
             printStatus(out, launcher);
             out.flush();
             return 0;
+        }
+
+        /** {@code --byzantine replica-N=MODE...} of a cluster of {@code n} PBFT replicas, checked: node, mode, at most f. */
+        private java.util.Map<String, io.psmr.ordering.pbft.byzantine.ByzantineMode> byzantineModes(CommandLine cl, int n) {
+            java.util.Map<String, io.psmr.ordering.pbft.byzantine.ByzantineMode> modes = new java.util.TreeMap<>();
+            for (String spec : byzantine) {
+                int eq = spec.indexOf('=');
+                require(cl, eq > 0, "--byzantine must be replica-N=MODE, got '" + spec + "'");
+                String node = spec.substring(0, eq);
+                String mode = spec.substring(eq + 1);
+                boolean known = node.matches("replica-[1-9][0-9]{0,2}") && Integer.parseInt(node.substring(8)) <= n;
+                require(cl, known, "--byzantine: no replica '" + node + "' in a cluster of " + n + " (replica-1 to replica-" + n + ")");
+                try {
+                    require(cl, modes.put(node, io.psmr.ordering.pbft.byzantine.ByzantineMode.fromCliName(mode)) == null,
+                            "--byzantine names " + node + " twice");
+                } catch (IllegalArgumentException e) {
+                    throw new CommandLine.ParameterException(cl, "--byzantine " + node + ": " + e.getMessage());
+                }
+            }
+            int f = (n - 1) / 3;
+            require(cl, modes.size() <= f, "--byzantine names " + modes.size() + " replicas, but " + n + " replicas tolerate f = "
+                    + f + " Byzantine ones");
+            return modes;
         }
 
         /** {@code --resume}: every shape flag given must agree with cluster.json; then each node restarts. */
@@ -361,8 +394,9 @@ public final class ClusterCommand implements Callable<Integer> {
     }
 
     static void printStatus(PrintWriter out, ClusterLauncher launcher) {
-        boolean ratis = launcher.directory().read().isRatis();
-        boolean pbft = launcher.directory().read().orderedByPbft();
+        ClusterDescriptor described = launcher.directory().read();
+        boolean ratis = described.isRatis();
+        boolean pbft = described.orderedByPbft();
         List<ClusterLauncher.NodeView> views = launcher.status();
         out.printf(Locale.ROOT, "%-12s %-9s %-8s %-6s %-6s %-9s %-12s %s%n", "node", "role", "pid", "port", "reply", "state",
                 "instance", "digest");
@@ -376,6 +410,10 @@ public final class ClusterCommand implements Callable<Integer> {
                     n.pid() == null ? "-" : n.pid(), n.port(), n.replyPort() > 0 ? Integer.toString(n.replyPort()) : "-",
                     state, n.role() == NodeRole.REPLICA && s != null ? Long.toString(s.instance()) : "-",
                     s != null && s.digest() != null ? String.format(Locale.ROOT, "%016x", s.digest()) : "-");
+            if (pbft) {
+                described.pbft().byzantineMode(n.name()).ifPresent(m -> out.println("  " + n.name()
+                        + " is BYZANTINE on purpose: " + m.cliName() + " (" + m.description() + "; testing tool)"));
+            }
             if (s != null && s.failure() != null) {
                 out.println("  " + n.name() + " failed: " + s.failure());
             }

@@ -11,6 +11,7 @@ import com.fasterxml.jackson.databind.deser.std.StdDeserializer;
 import com.fasterxml.jackson.databind.module.SimpleModule;
 import com.fasterxml.jackson.databind.ser.std.StdSerializer;
 import io.psmr.ordering.OrderingProtocol;
+import io.psmr.ordering.pbft.byzantine.ByzantineMode;
 import io.psmr.scheduler.SchedulerMode;
 import java.io.IOException;
 import java.util.function.Function;
@@ -34,7 +35,9 @@ final class ClusterJson {
                     .addDeserializer(SchedulerMode.class, new NameDeserializer<>(SchedulerMode.class, SchedulerMode::fromCliName))
                     .addSerializer(OrderingProtocol.class, new NameSerializer<>(OrderingProtocol.class, OrderingProtocol::cliName))
                     .addDeserializer(OrderingProtocol.class,
-                            new NameDeserializer<>(OrderingProtocol.class, OrderingProtocol::fromCliName)));
+                            new NameDeserializer<>(OrderingProtocol.class, OrderingProtocol::fromCliName))
+                    .addSerializer(ByzantineMode.class, new NameSerializer<>(ByzantineMode.class, ByzantineMode::cliName))
+                    .addDeserializer(ByzantineMode.class, new NameDeserializer<>(ByzantineMode.class, ByzantineMode::fromCliName)));
 
     private ClusterJson() {
     }

@@ -111,11 +111,27 @@ public final class ClusterLauncher {
      */
     public ClusterDescriptor startPbft(int replicas, int pillars, io.psmr.ordering.pbft.LeaderRotation rotation,
                                        ClusterSettings settings, Duration timeout) throws InterruptedException {
+        return startPbft(replicas, pillars, rotation, settings, java.util.Map.of(), timeout);
+    }
+
+    /**
+     * As {@link #startPbft(int, int, io.psmr.ordering.pbft.LeaderRotation, ClusterSettings, Duration)}, with the
+     * replicas of {@code byzantine} (node name to mode, at most f) Byzantine on purpose: <b>a testing and demonstration
+     * tool</b>. The modes are recorded in {@code cluster.json} ({@code pbft.byzantine}), so a restart keeps them.
+     *
+     * @throws IllegalArgumentException also if {@code byzantine} names an unknown replica or more than f
+     */
+    public ClusterDescriptor startPbft(int replicas, int pillars, io.psmr.ordering.pbft.LeaderRotation rotation,
+                                       ClusterSettings settings,
+                                       java.util.Map<String, io.psmr.ordering.pbft.byzantine.ByzantineMode> byzantine,
+                                       Duration timeout) throws InterruptedException {
         if (replicas < 4 || (replicas - 1) % 3 != 0) {
             throw new IllegalArgumentException("a PBFT cluster has 3f+1 replicas (4, 7, 10, ...), got " + replicas);
         }
-        prepareDirectory();
         int f = (replicas - 1) / 3;
+        List<List<Integer>> placeholder = java.util.Collections.nCopies(replicas, java.util.Collections.nCopies(pillars, 1));
+        new PbftClusterSettings(f, pillars, rotation, placeholder, byzantine); // refuses bad Byzantine modes before any file is written
+        prepareDirectory();
         List<Integer> ports = freePorts(replicas * (2 + pillars));
         int p = 0;
         List<ClusterNode> nodes = new ArrayList<>();
@@ -129,7 +145,7 @@ public final class ClusterLauncher {
             pillarPorts.add(own);
         }
         ClusterDescriptor cluster = new ClusterDescriptor(ClusterDescriptor.VERSION, OrderingProtocol.PBFT, "127.0.0.1",
-                settings, nodes, List.of(), null, new PbftClusterSettings(f, pillars, rotation, pillarPorts));
+                settings, nodes, List.of(), null, new PbftClusterSettings(f, pillars, rotation, pillarPorts, byzantine));
         try {
             io.psmr.ordering.pbft.keys.PbftKeyFiles.generate(dir.keysDir(), replicas, pillars, new java.security.SecureRandom(), false);
         } catch (IOException e) {

@@ -3,8 +3,13 @@ package io.psmr.kvstore.cluster;
 import io.psmr.kvstore.PbftCluster;
 import io.psmr.ordering.pbft.LeaderRotation;
 import io.psmr.ordering.pbft.PbftConfig;
+import com.fasterxml.jackson.annotation.JsonInclude;
+import io.psmr.ordering.pbft.byzantine.ByzantineMode;
+import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.TreeMap;
 
 /**
  * The PBFT part of a {@code cluster.json} ({@code "pbft"}; absent for the other orderings): what every replica must
@@ -15,11 +20,33 @@ import java.util.Objects;
  * @param pillars     Np, COP pillars per replica
  * @param rotation    leaders: {@code ROTATING} (COP's block-wise rotation) or {@code FIXED}
  * @param pillarPorts per replica (index = PBFT replica id = store replica id − 1), one port per pillar
+ * @param byzantine   <b>testing only</b>: replicas that are Byzantine on purpose, by node name ({@code replica-N}), with
+ *                    their mode ({@code --byzantine replica-N=MODE}); at most f of them; empty (and left out of the
+ *                    file) for a correct cluster
  */
-public record PbftClusterSettings(int f, int pillars, LeaderRotation rotation, List<List<Integer>> pillarPorts) {
+public record PbftClusterSettings(int f, int pillars, LeaderRotation rotation, List<List<Integer>> pillarPorts,
+                                  @JsonInclude(JsonInclude.Include.NON_EMPTY) Map<String, ByzantineMode> byzantine) {
+
+    /** A cluster of correct replicas only. */
+    public PbftClusterSettings(int f, int pillars, LeaderRotation rotation, List<List<Integer>> pillarPorts) {
+        this(f, pillars, rotation, pillarPorts, Map.of());
+    }
 
     /** Checks the fields, naming the bad one. */
+    @com.fasterxml.jackson.annotation.JsonCreator
     public PbftClusterSettings {
+        byzantine = byzantine == null ? Map.of() : Collections.unmodifiableMap(new TreeMap<>(byzantine));
+        if (byzantine.size() > f) {
+            throw new IllegalArgumentException("pbft.byzantine names " + byzantine.size() + " replicas; f = " + f
+                    + " tolerates at most " + f);
+        }
+        for (Map.Entry<String, ByzantineMode> e : byzantine.entrySet()) {
+            Objects.requireNonNull(e.getValue(), "pbft.byzantine: the mode of " + e.getKey());
+            if (!e.getKey().matches("replica-[1-9][0-9]*") || Integer.parseInt(e.getKey().substring(8)) > 3 * f + 1) {
+                throw new IllegalArgumentException("pbft.byzantine: no replica '" + e.getKey() + "' (replica-1 to replica-"
+                        + (3 * f + 1) + ")");
+            }
+        }
         Objects.requireNonNull(rotation, "pbft.rotation");
         if (f < 1 || f > 21) {
             throw new IllegalArgumentException("pbft.f must be from 1 to 21, got " + f);
@@ -43,6 +70,11 @@ public record PbftClusterSettings(int f, int pillars, LeaderRotation rotation, L
                 }
             }
         }
+    }
+
+    /** Testing only: the Byzantine mode of node {@code name}, if it is Byzantine on purpose. */
+    public java.util.Optional<ByzantineMode> byzantineMode(String name) {
+        return java.util.Optional.ofNullable(byzantine.get(name));
     }
 
     /** n = 3f + 1. */

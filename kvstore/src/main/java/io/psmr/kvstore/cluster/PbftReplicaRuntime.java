@@ -91,7 +91,10 @@ final class PbftReplicaRuntime implements NodeRuntime {
         }
         PbftStoreNode pbft = PbftStoreNode.start(r, config, keys, new PbftStoreNode.Addresses(pillars,
                         new InetSocketAddress(cluster.host(), node.port()), new InetSocketAddress(cluster.host(), node.replyPort())),
-                cluster::pillarAddress, rc, (incarnation << INCARNATION_SHIFT) + 1);
+                cluster::pillarAddress, rc, (incarnation << INCARNATION_SHIFT) + 1,
+                s.byzantineMode(node.name()).orElse(null));
+        s.byzantineMode(node.name()).ifPresent(m -> LOG.warn("{}: BYZANTINE ON PURPOSE ({}: {}); a testing and demonstration"
+                + " tool, never for production", node.name(), m.cliName(), m.description()));
         LOG.info("{}: PBFT replica {} of {} ({} pillars, {} leaders), incarnation {}, pillar ports {}, starting empty at"
                 + " instance 1 (no state transfer)", node.name(), r, s.replicas(), s.pillars(), s.rotation(), incarnation,
                 s.pillarPorts().get(r));
@@ -132,7 +135,12 @@ final class PbftReplicaRuntime implements NodeRuntime {
         String failure = pbft.failure().map(Throwable::getMessage).orElse(null);
         return new NodeStatus(node.name(), ProcessHandle.current().pid(), replica.isServing() && failure == null,
                 pbft.isPrimaryOfPillar0(), idle.instance(instance), digest, failure, System.currentTimeMillis(),
-                detail(pbft.status()));
+                byzantine(pbft.byzantineSummary(), detail(pbft.status())));
+    }
+
+    /** The detail with a first line naming the Byzantine mode (testing only), if the replica has one. */
+    static String byzantine(String summary, String detail) {
+        return summary == null ? detail : summary + "\n" + detail;
     }
 
     /** Per pillar: view, h, core refusals; then transport refusals and drops, and proposal-port refusals. */

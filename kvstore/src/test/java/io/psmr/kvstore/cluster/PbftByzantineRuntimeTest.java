@@ -1,0 +1,60 @@
+package io.psmr.kvstore.cluster;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.psmr.ordering.OrderingProtocol;
+import io.psmr.ordering.node.NodeStatus;
+import io.psmr.ordering.pbft.LeaderRotation;
+import io.psmr.ordering.pbft.byzantine.ByzantineMode;
+import io.psmr.ordering.pbft.keys.PbftKeyFiles;
+import io.psmr.scheduler.SchedulerMode;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@link PbftReplicaRuntime} takes a replica's Byzantine mode from cluster.json at every start (so {@code cluster
+ * restart} keeps it) and says so first in its status detail; a correct replica's detail says nothing of it. In one
+ * JVM, two replicas of a 4-replica cluster, real ports and key files.
+ */
+class PbftByzantineRuntimeTest {
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void theModeInClusterJsonIsAppliedAndShownAtEachStart() throws Exception {
+        List<Integer> ports = ClusterLauncher.freePorts(4 * 4);
+        List<ClusterNode> nodes = new ArrayList<>();
+        List<List<Integer>> pillarPorts = new ArrayList<>();
+        int p = 0;
+        for (int r = 1; r <= 4; r++) {
+            nodes.add(new ClusterNode("replica-" + r, NodeRole.REPLICA, r, r, ports.get(p++), ports.get(p++), 0, null, null));
+            pillarPorts.add(List.of(ports.get(p++), ports.get(p++)));
+        }
+        ClusterDescriptor cluster = new ClusterDescriptor(ClusterDescriptor.VERSION, OrderingProtocol.PBFT, "127.0.0.1",
+                new ClusterSettings(SchedulerMode.BITMAP_INDEXED, 2, 1000, 16, 10), nodes, List.of(), null,
+                new PbftClusterSettings(1, 2, LeaderRotation.FIXED, pillarPorts, Map.of("replica-1", ByzantineMode.WRONG_REPLIES)));
+        ClusterDirectory directory = new ClusterDirectory(dir);
+        directory.create(cluster);
+        PbftKeyFiles.generate(directory.keysDir(), 4, 2, new SecureRandom(), false);
+        ClusterDescriptor read = directory.read();
+        for (int start = 1; start <= 2; start++) { // a second start, as a restart does
+            try (PbftReplicaRuntime liar = PbftReplicaRuntime.start(directory, read, read.node("replica-1").orElseThrow());
+                 PbftReplicaRuntime honest = PbftReplicaRuntime.start(directory, read, read.node("replica-2").orElseThrow())) {
+                NodeStatus s = liar.status();
+                assertTrue(s.detail().startsWith("BYZANTINE (testing tool): wrong-replies; replies forged 0\npillar 0: view 0"),
+                        "start " + start + ": " + s.detail());
+                NodeStatus h = honest.status();
+                assertFalse(h.detail().contains("BYZANTINE"), h.detail());
+                assertEquals("replica-2", h.name());
+            }
+        }
+    }
+}
