@@ -45,8 +45,8 @@ import org.junit.jupiter.api.io.TempDir;
  *
  * <p>Checks: every operation answered in both phases; the correct replicas left view 0 in every pillar (the view change
  * away from the liar completed); the three correct replicas' digests are equal; the history of both phases, closed
- * by final reads, is linearizable per key (so no accepted result was forged); the proxy saw mismatching replies in
- * the second run (the liar's forged results arrived while it voted and were outvoted); {@code cluster status} marks the
+ * by final reads, is linearizable per key (so no accepted result was forged); the liar forged replies in the
+ * second run (its own counter, in its status); {@code cluster status} marks the
  * Byzantine replica and shows what it did.
  */
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
@@ -106,8 +106,8 @@ class ClusterByzantineProcessTest {
         long secondStarted = System.nanoTime();
         LoadReport liar = load(launcher, seed + 1, second, secondState, context);
         long secondLoaded = System.nanoTime();
-        assertTrue(liar.proxy().mismatchingReplies() > 0, "the liar's replies reached the proxy while it voted: "
-                + liar.proxy() + ", " + context);
+        // Whether a forged reply arrives before its command's f+1 matching ones is timing: the attack is proven by the
+        // liar's own forged-reply counter below, its failure by the history and the outputs.
         assertEquals(1, liar.digests().stream().distinct().count(),
                 "digests differ (the liar stores correctly): " + liar.digests() + ", " + context);
         assertLinearizable(second, secondState, context); // so no accepted result was a forged one
