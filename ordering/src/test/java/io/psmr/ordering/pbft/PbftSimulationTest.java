@@ -22,13 +22,54 @@ class PbftSimulationTest {
 
     private static final int FAULT_TICKS = 400;
     private static final int HEAL_LIMIT_TICKS = 20_000;
+    /** A restart comes 5 to 5 + this many ticks after its crash (possibly after healing). */
+    private static final int MAX_DOWN_TICKS = 200;
 
     /** A small configuration so that checkpoints, watermarks and view changes happen in short runs. */
     static PbftConfig smallConfig(int pillars, LeaderRotation rotation) {
         return new PbftConfig(1, pillars, 4, 8, 40, 320, 2, 10, rotation, 64, 64);
     }
 
-    record Outcome(long seed, List<String> violations, long ticks, long messages, int requests, long views) {
+    record Outcome(long seed, List<String> violations, long ticks, long messages, int requests, long views,
+            int recoveries, int amnesiacRestarts) {
+    }
+
+    /** What happens to replicas in a run, chosen per seed. */
+    enum Faults {
+        /** Nothing crashes. */
+        NONE,
+        /** One replica crash-stops and stays down. */
+        CRASH_STOP,
+        /** Crashes, each followed by a recovery with state kept; any replica, one down at a time. */
+        RECOVER,
+        /** One replica crashes and restarts with amnesia, possibly more than once. */
+        AMNESIA
+    }
+
+    /** One crash and, if {@code restartAt >= 0}, the restart after it. */
+    record Episode(int replica, long crashAt, long restartAt) {
+    }
+
+    /**
+     * The run's crashes and restarts, in time order, never overlapping: at most one replica is down
+     * at a time, and after an amnesiac restart only that (faulty) replica crashes again.
+     */
+    static List<Episode> schedule(Faults faults, Random random, int n) {
+        List<Episode> episodes = new ArrayList<>();
+        if (faults == Faults.CRASH_STOP) {
+            episodes.add(new Episode(random.nextInt(n), random.nextInt(FAULT_TICKS), -1));
+        } else if (faults != Faults.NONE) {
+            int victim = random.nextInt(n);
+            long at = random.nextInt(FAULT_TICKS / 2);
+            int count = 1 + random.nextInt(3);
+            for (int i = 0; i < count && at < FAULT_TICKS; i++) {
+                int replica = faults == Faults.AMNESIA ? victim : random.nextInt(n);
+                long restartAt = at + 5 + random.nextInt(MAX_DOWN_TICKS);
+                episodes.add(new Episode(replica, at, restartAt));
+                at = restartAt + 1 + random.nextInt(100);
+            }
+        }
+        return episodes;
     }
 
     static Outcome runSeed(long seed) {
@@ -44,16 +85,28 @@ class PbftSimulationTest {
         int clients = 2 + random.nextInt(3);
         long[] numbers = new long[clients];
         long[] sentAt = new long[clients];
-        boolean crash = random.nextInt(3) == 0;
-        long crashAt = random.nextInt(FAULT_TICKS);
         int n = config.replicaCount();
+        Faults faults = Faults.values()[random.nextInt(Faults.values().length)];
+        List<Episode> episodes = schedule(faults, random, n);
+        long lastEvent = 0;
+        for (Episode e : episodes) {
+            lastEvent = Math.max(lastEvent, Math.max(e.crashAt(), e.restartAt()));
+        }
         for (int t = 0; t < FAULT_TICKS + HEAL_LIMIT_TICKS; t++) {
             boolean faultPhase = t < FAULT_TICKS;
             if (t == FAULT_TICKS) {
                 net.heal();
             }
-            if (crash && t == crashAt) {
-                c.crash(random.nextInt(n));
+            for (Episode e : episodes) {
+                if (t == e.crashAt()) {
+                    c.crash(e.replica());
+                } else if (t == e.restartAt()) {
+                    if (faults == Faults.AMNESIA) {
+                        c.restartWithAmnesia(e.replica());
+                    } else {
+                        c.recover(e.replica());
+                    }
+                }
             }
             for (int cl = 0; cl < clients; cl++) {
                 RequestId outstanding = numbers[cl] == 0 ? null : new RequestId(cl, numbers[cl]);
@@ -71,14 +124,15 @@ class PbftSimulationTest {
                 }
             }
             c.tick();
-            if (!faultPhase && c.allDone()) {
+            if (!faultPhase && t > lastEvent && c.allDone()) {
                 break;
             }
         }
         List<String> violations = new ArrayList<>(c.violations);
         if (!c.allDone()) {
             long ordered = c.submitted.keySet().stream().filter(c.orderedAt::containsKey).count();
-            StringBuilder s = new StringBuilder("liveness: " + ordered + "/" + c.submitted.size() + " ordered;");
+            StringBuilder s = new StringBuilder("liveness (" + faults + " " + episodes + "): " + ordered + "/"
+                    + c.submitted.size() + " ordered;");
             for (PbftCluster.Replica r : c.live()) {
                 s.append(" r").append(r.id).append(" executed ").append(r.executedUpTo);
                 for (PbftPillar p : r.pillars) {
@@ -93,7 +147,7 @@ class PbftSimulationTest {
         }
         for (String bad : List.of("BAD_MAC", "FORGED_SENDER", "BAD_VIEW_CHANGE", "BAD_NEW_VIEW", "CONFLICTING_PRE_PREPARE",
                 "EQUIVOCATION", "DIGEST_MISMATCH", "WRONG_LEADER", "BAD_REQUEST_AUTH")) {
-            long count = c.refusals(Refusal.valueOf(bad));
+            long count = c.refusalsAmongCorrect(Refusal.valueOf(bad));
             if (count > 0) {
                 violations.add("correct replicas refused each other: " + bad + " x" + count);
             }
@@ -104,7 +158,10 @@ class PbftSimulationTest {
                 views = Math.max(views, p.view());
             }
         }
-        return new Outcome(seed, violations, c.now, net.sent, c.submitted.size(), views);
+        if (!violations.isEmpty()) {
+            violations.add(0, faults + " " + episodes + ", amnesiac " + c.amnesiac);
+        }
+        return new Outcome(seed, violations, c.now, net.sent, c.submitted.size(), views, c.recoveries, c.amnesiacRestarts);
     }
 
     @Test
@@ -115,6 +172,8 @@ class PbftSimulationTest {
         long requests = 0;
         long messages = 0;
         long viewChanges = 0;
+        long recoveries = 0;
+        long amnesiacRestarts = 0;
         for (long seed = first; seed < first + count; seed++) {
             Outcome o;
             try {
@@ -128,10 +187,16 @@ class PbftSimulationTest {
             requests += o.requests();
             messages += o.messages();
             viewChanges += o.views();
+            recoveries += o.recoveries();
+            amnesiacRestarts += o.amnesiacRestarts();
         }
-        assertTrue(requests > count * 10L, "the runs ordered almost nothing: " + requests);
-        System.out.printf("pbft simulation: %d seeds from %d, %d requests, %d messages, %d views reached in total%n",
-                count, first, requests, messages, viewChanges);
+        if (count >= 20) { // one run alone may order few requests and restart nothing
+            assertTrue(requests > count * 10L, "the runs ordered almost nothing: " + requests);
+            assertTrue(recoveries > 0 && amnesiacRestarts > 0, "no restart happened: " + recoveries + " recoveries, "
+                    + amnesiacRestarts + " amnesiac restarts");
+        }
+        System.out.printf("pbft simulation: %d seeds from %d, %d requests, %d messages, %d views reached, %d recoveries,"
+                + " %d amnesiac restarts in total%n", count, first, requests, messages, viewChanges, recoveries, amnesiacRestarts);
     }
 
     @Test
