@@ -6,7 +6,9 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import io.psmr.ordering.pbft.PbftMessage.Request;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 
@@ -31,7 +33,7 @@ class PbftSimulationTest {
     }
 
     record Outcome(long seed, List<String> violations, long ticks, long messages, int requests, long views,
-            int recoveries, int amnesiacRestarts) {
+            int recoveries, int amnesiacRestarts, Map<Refusal, Long> excused) {
     }
 
     /** What happens to replicas in a run, chosen per seed. */
@@ -161,7 +163,8 @@ class PbftSimulationTest {
         if (!violations.isEmpty()) {
             violations.add(0, faults + " " + episodes + ", amnesiac " + c.amnesiac);
         }
-        return new Outcome(seed, violations, c.now, net.sent, c.submitted.size(), views, c.recoveries, c.amnesiacRestarts);
+        return new Outcome(seed, violations, c.now, net.sent, c.submitted.size(), views, c.recoveries, c.amnesiacRestarts,
+                new EnumMap<>(c.excused));
     }
 
     @Test
@@ -174,6 +177,7 @@ class PbftSimulationTest {
         long viewChanges = 0;
         long recoveries = 0;
         long amnesiacRestarts = 0;
+        Map<Refusal, Long> excused = new EnumMap<>(Refusal.class);
         for (long seed = first; seed < first + count; seed++) {
             Outcome o;
             try {
@@ -189,6 +193,7 @@ class PbftSimulationTest {
             viewChanges += o.views();
             recoveries += o.recoveries();
             amnesiacRestarts += o.amnesiacRestarts();
+            o.excused().forEach((reason, k) -> excused.merge(reason, k, Long::sum));
         }
         if (count >= 20) { // one run alone may order few requests and restart nothing
             assertTrue(requests > count * 10L, "the runs ordered almost nothing: " + requests);
@@ -196,7 +201,8 @@ class PbftSimulationTest {
                     + amnesiacRestarts + " amnesiac restarts");
         }
         System.out.printf("pbft simulation: %d seeds from %d, %d requests, %d messages, %d views reached, %d recoveries,"
-                + " %d amnesiac restarts in total%n", count, first, requests, messages, viewChanges, recoveries, amnesiacRestarts);
+                + " %d amnesiac restarts in total; refused from amnesiac replicas: %s%n", count, first, requests, messages, viewChanges,
+                recoveries, amnesiacRestarts, excused);
     }
 
     @Test
