@@ -151,6 +151,12 @@ class PbftCluster {
     final EnumMap<Refusal, Long> excused = new EnumMap<>(Refusal.class);
     /** Refusals counted by pillars that an amnesiac restart replaced. */
     private final EnumMap<Refusal, Long> retired = new EnumMap<>(Refusal.class);
+    /**
+     * Per amnesiac replica, its recovery point: the highest high watermark of the live correct replicas
+     * when it restarted. Every instance it may have pre-prepared, prepared or committed and forgotten
+     * lies at or below it; it has recovered once it executed through it.
+     */
+    final Map<Integer, Long> recoveryPoint = new TreeMap<>();
     int recoveries;
     int amnesiacRestarts;
     /** Where each request was (first) ordered. */
@@ -256,16 +262,37 @@ class PbftCluster {
         Replica fresh = new Replica(id);
         replicas[id] = fresh;
         StableCheckpoint donor = null;
+        long high = 0;
         for (Replica r : live()) {
+            if (r.id != id && !amnesiac.contains(r.id)) {
+                for (PbftPillar p : r.pillars) {
+                    high = Math.max(high, p.lowWatermark() + config.watermarkWindow());
+                }
+            }
             if (r.id != id && !amnesiac.contains(r.id) && r.lastStable != null
                     && (donor == null || r.lastStable.seq() > donor.seq())) {
                 donor = r.lastStable;
             }
         }
+        recoveryPoint.merge(id, high, Math::max);
         if (donor != null) {
             fresh.onStable(donor);
         }
         drain(fresh);
+    }
+
+    /**
+     * A live amnesiac replica that has not yet executed through its recovery point, or -1. While one
+     * exists, the simulation orders recovery requests for it (see {@code PbftSimulationTest}).
+     */
+    int recovering() {
+        for (Map.Entry<Integer, Long> e : recoveryPoint.entrySet()) {
+            Replica r = replicas[e.getKey()];
+            if (!network.crashed.contains(r.id) && r.executedUpTo < e.getValue()) {
+                return r.id;
+            }
+        }
+        return -1;
     }
 
     /** Collects every pillar's outputs until none is left (execution may produce more). */

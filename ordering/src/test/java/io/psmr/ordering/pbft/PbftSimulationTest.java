@@ -94,6 +94,10 @@ class PbftSimulationTest {
         for (Episode e : episodes) {
             lastEvent = Math.max(lastEvent, Math.max(e.crashAt(), e.restartAt()));
         }
+        // The recovery client: PBFT's recovery request (see restartWithAmnesia and docs/pbft.md).
+        int recoveryClient = clients;
+        long recoveryNumber = 0;
+        long recoverySentAt = 0;
         for (int t = 0; t < FAULT_TICKS + HEAL_LIMIT_TICKS; t++) {
             boolean faultPhase = t < FAULT_TICKS;
             if (t == FAULT_TICKS) {
@@ -125,16 +129,30 @@ class PbftSimulationTest {
                     sentAt[cl] = t;
                 }
             }
+            RequestId recoveryOutstanding = recoveryNumber == 0 ? null : new RequestId(recoveryClient, recoveryNumber);
+            boolean recoveryDone = recoveryOutstanding == null || c.orderedAt.containsKey(recoveryOutstanding);
+            int recovering = c.recovering();
+            if (recoveryDone && recovering >= 0) {
+                // An amnesiac replica short of its recovery point sends a recovery request; ordering
+                // such requests moves the order and the stable checkpoint past what it forgot.
+                recoveryNumber++;
+                byte[] payload = {(byte) 'R', (byte) recovering};
+                c.submit(Request.sign(recoveryClient, recoveryNumber, payload, c.auth, n), recovering);
+                recoverySentAt = t;
+            } else if (!recoveryDone && t - recoverySentAt > 60) {
+                c.submit(c.submitted.get(recoveryOutstanding), random.nextInt(n));
+                recoverySentAt = t;
+            }
             c.tick();
-            if (!faultPhase && t > lastEvent && c.allDone()) {
+            if (!faultPhase && t > lastEvent && c.recovering() < 0 && c.allDone()) {
                 break;
             }
         }
         List<String> violations = new ArrayList<>(c.violations);
-        if (!c.allDone()) {
+        if (!c.allDone() || c.recovering() >= 0) {
             long ordered = c.submitted.keySet().stream().filter(c.orderedAt::containsKey).count();
-            StringBuilder s = new StringBuilder("liveness (" + faults + " " + episodes + "): " + ordered + "/"
-                    + c.submitted.size() + " ordered;");
+            StringBuilder s = new StringBuilder("liveness: " + ordered + "/" + c.submitted.size() + " ordered, recovery points "
+                    + c.recoveryPoint + ";");
             for (PbftCluster.Replica r : c.live()) {
                 s.append(" r").append(r.id).append(" executed ").append(r.executedUpTo);
                 for (PbftPillar p : r.pillars) {
@@ -161,7 +179,7 @@ class PbftSimulationTest {
             }
         }
         if (!violations.isEmpty()) {
-            violations.add(0, faults + " " + episodes + ", amnesiac " + c.amnesiac);
+            violations.add(0, rotation + " " + faults + " " + episodes + ", amnesiac " + c.amnesiac + ", excused " + c.excused);
         }
         return new Outcome(seed, violations, c.now, net.sent, c.submitted.size(), views, c.recoveries, c.amnesiacRestarts,
                 new EnumMap<>(c.excused));
