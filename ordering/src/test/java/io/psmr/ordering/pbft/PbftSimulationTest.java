@@ -33,7 +33,7 @@ class PbftSimulationTest {
     }
 
     record Outcome(long seed, List<String> violations, long ticks, long messages, int requests, long views,
-            int recoveries, int amnesiacRestarts, Map<Refusal, Long> excused) {
+            int recoveries, int amnesiacRestarts, long recoveryRequests, Map<Refusal, Long> excused) {
     }
 
     /** What happens to replicas in a run, chosen per seed. */
@@ -182,7 +182,7 @@ class PbftSimulationTest {
             violations.add(0, rotation + " " + faults + " " + episodes + ", amnesiac " + c.amnesiac + ", excused " + c.excused);
         }
         return new Outcome(seed, violations, c.now, net.sent, c.submitted.size(), views, c.recoveries, c.amnesiacRestarts,
-                new EnumMap<>(c.excused));
+                recoveryNumber, new EnumMap<>(c.excused));
     }
 
     @Test
@@ -195,6 +195,7 @@ class PbftSimulationTest {
         long viewChanges = 0;
         long recoveries = 0;
         long amnesiacRestarts = 0;
+        long recoveryRequests = 0;
         Map<Refusal, Long> excused = new EnumMap<>(Refusal.class);
         for (long seed = first; seed < first + count; seed++) {
             Outcome o;
@@ -211,6 +212,7 @@ class PbftSimulationTest {
             viewChanges += o.views();
             recoveries += o.recoveries();
             amnesiacRestarts += o.amnesiacRestarts();
+            recoveryRequests += o.recoveryRequests();
             o.excused().forEach((reason, k) -> excused.merge(reason, k, Long::sum));
         }
         if (count >= 20) { // one run alone may order few requests and restart nothing
@@ -219,8 +221,8 @@ class PbftSimulationTest {
                     + amnesiacRestarts + " amnesiac restarts");
         }
         System.out.printf("pbft simulation: %d seeds from %d, %d requests, %d messages, %d views reached, %d recoveries,"
-                + " %d amnesiac restarts in total; refused from amnesiac replicas: %s%n", count, first, requests, messages, viewChanges,
-                recoveries, amnesiacRestarts, excused);
+                + " %d amnesiac restarts, %d recovery requests in total; refused from amnesiac replicas: %s%n", count, first, requests,
+                messages, viewChanges, recoveries, amnesiacRestarts, recoveryRequests, excused);
     }
 
     @Test
