@@ -155,6 +155,9 @@ class PbftSimulationTest {
                 recoverySentAt = t;
             }
             c.tick();
+            if (outsideModel && !c.violations.isEmpty()) {
+                break; // the run has shown what it is for
+            }
             if (!faultPhase && t > lastEvent && c.recovering() < 0 && c.allDone()) {
                 break;
             }
