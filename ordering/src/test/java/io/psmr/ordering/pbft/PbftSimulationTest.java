@@ -14,8 +14,10 @@ import org.junit.jupiter.api.Test;
 
 /**
  * PBFT pillars over the seeded simulated network: 4 replicas × 1 or 2 pillars, loss, duplication,
- * reordering, delay, and in some runs the crash-stop of one replica. Then the network heals and
- * every request must be ordered and executed by every live replica; agreement must hold throughout.
+ * reordering, delay, and per seed ({@link Faults}) no crash, a crash-stop, crashes with recovery (state
+ * kept) or crashes with amnesiac restarts of one replica, one replica down at a time. Then the network
+ * heals and every request must be ordered and executed by every live replica, restarted ones included;
+ * agreement must hold throughout.
  *
  * <p>{@code -Dpsmr.pbft.seeds=N} runs N seeds (default 100); {@code -Dpsmr.seed=S} runs only seed S.
  * A failure names its seed.
