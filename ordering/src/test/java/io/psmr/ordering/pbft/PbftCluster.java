@@ -6,6 +6,7 @@ import io.psmr.ordering.pbft.PbftReady.StableCheckpoint;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.HexFormat;
@@ -14,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 
 /**
  * n replicas × Np pillars over a {@link PbftNetwork}, each replica with a minimal execution stage:
@@ -39,6 +41,8 @@ class PbftCluster {
         long executedUpTo;
         byte[] state = new byte[32];
         int stateTransfers;
+        /** The highest stable checkpoint this replica learned (what a state transfer from it would give). */
+        StableCheckpoint lastStable;
 
         Replica(int id) {
             this.id = id;
@@ -103,6 +107,9 @@ class PbftCluster {
         }
 
         void onStable(StableCheckpoint cp) {
+            if (lastStable == null || cp.seq() > lastStable.seq()) {
+                lastStable = cp;
+            }
             for (PbftPillar p : pillars) {
                 p.stableCheckpoint(cp);
             }
@@ -134,6 +141,24 @@ class PbftCluster {
     final Set<Integer> byzantine = new HashSet<>();
     /** The digest committed at each seq by the first correct replica. */
     final Map<Long, byte[]> decided = new HashMap<>();
+    /**
+     * Replicas restarted with amnesia: each may have sent PREPAREs, COMMITs, VIEW-CHANGEs it no longer
+     * remembers, so it is the run's one faulty replica from its restart on (its commits and its
+     * progress are still checked). Refusals of envelopes it sent are counted in {@link #excused}.
+     */
+    final Set<Integer> amnesiac = new TreeSet<>();
+    /** Refusals of envelopes sent by an amnesiac replica (after its restart); not "among correct replicas". */
+    final EnumMap<Refusal, Long> excused = new EnumMap<>(Refusal.class);
+    /** Refusals counted by pillars that an amnesiac restart replaced. */
+    private final EnumMap<Refusal, Long> retired = new EnumMap<>(Refusal.class);
+    /**
+     * Per amnesiac replica, its recovery point: the highest high watermark of the live correct replicas
+     * when it restarted. Every instance it may have pre-prepared, prepared or committed and forgotten
+     * lies at or below it; it has recovered once it executed through it.
+     */
+    final Map<Integer, Long> recoveryPoint = new TreeMap<>();
+    int recoveries;
+    int amnesiacRestarts;
     /** Where each request was (first) ordered. */
     final Map<RequestId, Long> orderedAt = new HashMap<>();
     /** Every request submitted, in order. */
@@ -173,7 +198,20 @@ class PbftCluster {
         for (PbftEnvelope e : network.due(now)) {
             Replica r = replicas[e.to()];
             if (e.pillar() >= 0 && e.pillar() < config.pillars()) {
-                r.pillars[e.pillar()].step(e);
+                PbftPillar p = r.pillars[e.pillar()];
+                if (amnesiac.contains(e.from())) {
+                    // Attribute what this envelope makes the receiver refuse to its faulty sender.
+                    Map<Refusal, Long> before = p.refusals();
+                    p.step(e);
+                    p.refusals().forEach((reason, count) -> {
+                        long added = count - before.getOrDefault(reason, 0L);
+                        if (added > 0) {
+                            excused.merge(reason, added, Long::sum);
+                        }
+                    });
+                } else {
+                    p.step(e);
+                }
             }
             drain(r);
         }
@@ -188,9 +226,73 @@ class PbftCluster {
         }
     }
 
-    /** Crash-stops replica {@code id}. */
+    /** Crashes replica {@code id}: it stops, and what was in flight to it is lost. */
     void crash(int id) {
         network.crashed.add(id);
+        network.dropInFlightTo(id);
+    }
+
+    /**
+     * Replica {@code id} comes back with its state kept (a paused process, or one whose state survived
+     * on disk): its pillars and execution stage resume where they stopped; only its in-flight messages
+     * were lost. It catches up by the protocol's retransmissions, relays and checkpoints.
+     */
+    void recover(int id) {
+        if (!network.crashed.remove(id)) {
+            throw new IllegalStateException("replica " + id + " is not crashed");
+        }
+        recoveries++;
+    }
+
+    /**
+     * Replica {@code id} comes back with amnesia: fresh pillars (view 0, no log) and a fresh execution
+     * stage. The state-transfer stand-in gives it the highest stable checkpoint of a live correct
+     * replica and that checkpoint's state (as {@link Replica#onStable} does for a lagging replica); the
+     * rest it learns from retransmissions, relays, later checkpoints and the view-change messages.
+     */
+    void restartWithAmnesia(int id) {
+        if (!network.crashed.remove(id)) {
+            throw new IllegalStateException("replica " + id + " is not crashed");
+        }
+        for (PbftPillar p : replicas[id].pillars) {
+            p.refusals().forEach((reason, count) -> retired.merge(reason, count, Long::sum));
+        }
+        amnesiac.add(id);
+        amnesiacRestarts++;
+        Replica fresh = new Replica(id);
+        replicas[id] = fresh;
+        StableCheckpoint donor = null;
+        long high = 0;
+        for (Replica r : live()) {
+            if (r.id != id && !amnesiac.contains(r.id)) {
+                for (PbftPillar p : r.pillars) {
+                    high = Math.max(high, p.lowWatermark() + config.watermarkWindow());
+                }
+            }
+            if (r.id != id && !amnesiac.contains(r.id) && r.lastStable != null
+                    && (donor == null || r.lastStable.seq() > donor.seq())) {
+                donor = r.lastStable;
+            }
+        }
+        recoveryPoint.merge(id, high, Math::max);
+        if (donor != null) {
+            fresh.onStable(donor);
+        }
+        drain(fresh);
+    }
+
+    /**
+     * A live amnesiac replica that has not yet executed through its recovery point, or -1. While one
+     * exists, the simulation orders recovery requests for it (see {@code PbftSimulationTest}).
+     */
+    int recovering() {
+        for (Map.Entry<Integer, Long> e : recoveryPoint.entrySet()) {
+            Replica r = replicas[e.getKey()];
+            if (!network.crashed.contains(r.id) && r.executedUpTo < e.getValue()) {
+                return r.id;
+            }
+        }
+        return -1;
     }
 
     /** Collects every pillar's outputs until none is left (execution may produce more). */
@@ -245,9 +347,14 @@ class PbftCluster {
         return true;
     }
 
-    /** Total refusals of {@code reason} over every live pillar. */
+    /** Refusals of {@code reason} not caused by an amnesiac replica's envelopes. */
+    long refusalsAmongCorrect(Refusal reason) {
+        return refusals(reason) - excused.getOrDefault(reason, 0L);
+    }
+
+    /** Total refusals of {@code reason} over every pillar, replaced ones included. */
     long refusals(Refusal reason) {
-        long sum = 0;
+        long sum = retired.getOrDefault(reason, 0L);
         for (Replica r : replicas) {
             for (PbftPillar p : r.pillars) {
                 sum += p.refusals(reason);

@@ -55,6 +55,14 @@ class PbftNetwork {
         return out;
     }
 
+    /**
+     * Loses every envelope still in flight to {@code replica}: what a crashed process had not yet
+     * received is gone, even if it comes back before the envelope would have arrived.
+     */
+    void dropInFlightTo(int replica) {
+        queue.removeIf(t -> t.envelope.to() == replica);
+    }
+
     /** Called at the start of every cluster tick; Byzantine networks act on their own here. */
     void tick(long now) {
     }
