@@ -71,7 +71,7 @@ import picocli.CommandLine.Spec;
                 + "comma-separated values; every (ordering, mode) runs at every point of their product that applies to it, "
                 + "and results.csv, summary.md and the table add the sweep's columns (pillars, leaders, cross-partition share, "
                 + "the bytes PBFT replicas send per operation: the leader's, i.e. the most of any one replica, and the mean), "
-                + "with e2e-pillars.png, e2e-leader-bytes.png and e2e-cross-partition.png. With a sweep flag, --modes runs "
+                + "with e2e-pillars.png and e2e-leader-bytes.png (pbft), e2e-cross-partition.png and e2e-cross-partition-relative.png (--partitions). With a sweep flag, --modes runs "
                 + "exactly the modes named (no CBASE and sequential references added).",
             "",
             "Default: every mode but keys-hashed, 3 runs of 3 s after a 1 s warm-up: about 70 s on 2 cores.",

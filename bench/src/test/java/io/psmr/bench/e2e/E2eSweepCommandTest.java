@@ -91,6 +91,7 @@ class E2eSweepCommandTest {
         assertTrue(Files.size(dir.resolve("e2e-leader-bytes.png")) > 0);
         assertTrue(Files.size(dir.resolve("e2e-throughput.png")) > 0);
         assertFalse(Files.exists(dir.resolve("e2e-cross-partition.png")), "no partitions, no cross-partition chart");
+        assertFalse(Files.exists(dir.resolve("e2e-cross-partition-relative.png")), "no partitions, no cross-partition chart");
         assertTrue(Files.readString(dir.resolve("summary.md")).contains("| Np | leaders | cross % |"));
     }
 
@@ -117,6 +118,7 @@ class E2eSweepCommandTest {
         assertEquals(List.of("0/bitmap-indexed", "0/sequential", "50/bitmap-indexed", "50/sequential", "100/bitmap-indexed",
                 "100/sequential"), points);
         assertTrue(Files.size(dir.resolve("e2e-cross-partition.png")) > 0);
+        assertTrue(Files.size(dir.resolve("e2e-cross-partition-relative.png")) > 0);
         assertFalse(Files.exists(dir.resolve("e2e-pillars.png")), "no pbft, no pillar chart");
     }
 }
