@@ -8,6 +8,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.HashMap;
+import java.util.Map;
 import org.knowm.xchart.BitmapEncoder;
 import org.knowm.xchart.CategoryChart;
 import org.knowm.xchart.CategoryChartBuilder;
@@ -163,7 +165,7 @@ public final class E2eCharts {
         CategoryChart chart = chart("Throughput relative to 0% two-partition MULTI_PUTs (" + s.sweep().partitions()
                 + " key partitions) - " + s.cores() + " cores", "two-partition MULTI_PUTs, % of operations",
                 "throughput / median at 0% (median, min-max)");
-        java.util.Map<String, Double> base = new java.util.HashMap<>();
+        Map<String, Double> base = new HashMap<>();
         for (E2eResult r : results) {
             if (r.variant().crossPct() == 0) {
                 base.put(crossSeries(r, s), r.throughputOps());

@@ -20,6 +20,7 @@ import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.stream.Collectors;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.Callable;
@@ -218,7 +219,7 @@ public final class E2eCommand implements Callable<Integer> {
             o.println("wrote " + dir.resolve("results.csv") + ", "
                     + (failover.isPresent() ? dir.resolve(E2eReport.FAILOVER_CSV) + ", " : "")
                     + dir.resolve("summary.md") + ", " + chart
-                    + sweepCharts.stream().map(p -> ", " + p).collect(java.util.stream.Collectors.joining()));
+                    + sweepCharts.stream().map(p -> ", " + p).collect(Collectors.joining()));
         }
         o.flush();
         return 0;

@@ -10,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.stream.Collectors;
 import java.util.Locale;
 import java.util.Optional;
 
@@ -154,7 +155,7 @@ public final class E2eReport {
 
     /** Values joined by slashes: {@code 1/2/4}. */
     static String join(List<Integer> values) {
-        return values.stream().map(String::valueOf).collect(java.util.stream.Collectors.joining("/"));
+        return values.stream().map(String::valueOf).collect(Collectors.joining("/"));
     }
 
     /** The key partitions and cross-partition shares, in words; empty without partitions. */
@@ -177,7 +178,7 @@ public final class E2eReport {
                 case PBFT -> "PBFT in-process (f=" + E2eBench.PBFT.f() + ", " + E2eBench.PBFT.replicaCount()
                         + " replicas each executing, " + join(s.sweep().pillars()) + " pillars, "
                         + (s.sweep().given() ? s.sweep().rotations().stream().map(r -> r.name().toLowerCase(Locale.ROOT))
-                                .collect(java.util.stream.Collectors.joining("/")) + " leaders, " : "")
+                                .collect(Collectors.joining("/")) + " leaders, " : "")
                         + "f+1 matching replies)";
                 default -> o.description();
             });

@@ -9,6 +9,7 @@ import io.psmr.ordering.OrderingProtocol;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Objects;
 
 /**
  * What one {@code psmr bench e2e} invocation measures.
@@ -37,7 +38,7 @@ public record E2eSettings(List<OrderingProtocol> orderings, List<SchedulerMode> 
     public E2eSettings {
         orderings = List.copyOf(orderings);
         modes = List.copyOf(modes);
-        java.util.Objects.requireNonNull(sweep, "sweep");
+        Objects.requireNonNull(sweep, "sweep");
     }
 
     /** Settings without a sweep: one point at {@code batch}, PBFT's defaults. */
