@@ -5,7 +5,8 @@ import java.util.Locale;
 import picocli.CommandLine;
 
 /** {@code --leader-rotation rotating|fixed}. */
-final class RotationConverter implements CommandLine.ITypeConverter<LeaderRotation> {
+public final class RotationConverter implements CommandLine.ITypeConverter<LeaderRotation> {
+    /** The rotation named {@code value}, as {@code LeaderRotation}'s constant in lower case. */
     @Override
     public LeaderRotation convert(String value) {
         for (LeaderRotation r : LeaderRotation.values()) {

@@ -28,6 +28,7 @@ import io.psmr.bench.load.LoadRun;
 import io.psmr.bench.load.WorkloadSpec;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -36,6 +37,7 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 import org.HdrHistogram.Histogram;
 
 /**
@@ -70,7 +72,12 @@ public final class E2eBench {
      * PBFT of the runs: f=1 (4 PBFT replicas, each with a store replica, all executing), {@link PbftCluster#config}'s
      * defaults with 2 pillars and rotating leaders, as {@code ./psmr load --ordering pbft}.
      */
-    static final PbftConfig PBFT = PbftCluster.config(1, 2, LeaderRotation.ROTATING);
+    static final PbftConfig PBFT = pbft(new E2eVariant(E2eVariant.DEFAULT_PILLARS, E2eVariant.DEFAULT_ROTATION, 1, 0));
+
+    /** PBFT of the runs at {@code v}: as {@link #PBFT} with its pillars and leader rotation. */
+    static PbftConfig pbft(E2eVariant v) {
+        return PbftCluster.config(1, v.pillars(), v.rotation());
+    }
 
     /** How long the replica may take to apply what was ordered once the clients have stopped. */
     static final long QUIESCE_SECONDS = 120;
@@ -86,7 +93,11 @@ public final class E2eBench {
 
     /** Runs that {@link #run} and {@link #runFailover} make, warm-ups and failover trials included (for a progress bar). */
     public int totalRuns() {
-        return settings.orderings().size() * settings.modes().size() * (1 + settings.runs()) + failoverTrials();
+        int configs = 0;
+        for (OrderingProtocol o : settings.orderings()) {
+            configs += settings.sweep().variants(o).size() * settings.modes().size();
+        }
+        return configs * (1 + settings.runs()) + failoverTrials();
     }
 
     /** Failover trials {@link #runFailover} makes: {@link E2eSettings#runs()} when Ring Paxos is measured, else none. */
@@ -110,7 +121,8 @@ public final class E2eBench {
         if (failoverTrials() == 0) {
             return Optional.empty();
         }
-        LoadOptions o = options(FAILOVER_MODE, settings.duration());
+        LoadOptions o = options(settings.sweep().variants(OrderingProtocol.RING_PAXOS).get(0), FAILOVER_MODE,
+                settings.duration());
         ReplicaConfig rc = replicaConfig(FAILOVER_MODE, o);
         ProxyConfig pc = LoadRun.proxyConfig(o, rc);
         List<E2eFailover.Sample> samples = new ArrayList<>();
@@ -122,11 +134,12 @@ public final class E2eBench {
     }
 
     /** What one run measured. */
-    record Sample(double throughputOps, double meanBatch, Histogram latencyMicros, long retries) {
+    record Sample(double throughputOps, double meanBatch, Histogram latencyMicros, long retries, double leaderBytesPerOp,
+                  double meanBytesPerOp) {
     }
 
-    /** One (ordering, mode) pair's samples are keyed by this. */
-    record Key(OrderingProtocol ordering, SchedulerMode mode) {
+    /** One (ordering, sweep point, mode)'s samples are keyed by this. */
+    record Key(OrderingProtocol ordering, E2eVariant variant, SchedulerMode mode) {
     }
 
     /**
@@ -137,30 +150,35 @@ public final class E2eBench {
     public List<E2eResult> run(Consumer<SchedulerMode> afterRun) throws InterruptedException {
         for (SchedulerMode m : settings.modes()) {
             for (OrderingProtocol ord : settings.orderings()) {
-                runOnce(ord, m, settings.warmup());
-                afterRun.accept(m);
+                for (E2eVariant v : settings.sweep().variants(ord)) {
+                    runOnce(ord, v, m, settings.warmup());
+                    afterRun.accept(m);
+                }
             }
         }
         Map<Key, List<Sample>> samples = new HashMap<>();
         for (int round = 0; round < settings.runs(); round++) {
             for (SchedulerMode m : settings.modes()) {
                 for (OrderingProtocol ord : settings.orderings()) {
-                    samples.computeIfAbsent(new Key(ord, m), k -> new ArrayList<>()).add(runOnce(ord, m, settings.duration()));
-                    afterRun.accept(m);
+                    for (E2eVariant v : settings.sweep().variants(ord)) {
+                        samples.computeIfAbsent(new Key(ord, v, m), k -> new ArrayList<>())
+                                .add(runOnce(ord, v, m, settings.duration()));
+                        afterRun.accept(m);
+                    }
                 }
             }
         }
         return summarise(settings, samples);
     }
 
-    /** The load settings of {@code mode}'s runs of {@code duration}. */
-    LoadOptions options(SchedulerMode mode, Duration duration) {
+    /** The load settings of {@code mode}'s runs of {@code duration} at sweep point {@code v}. */
+    LoadOptions options(E2eVariant v, SchedulerMode mode, Duration duration) {
         E2eSettings s = settings;
         WorkloadSpec x = s.workload();
         WorkloadSpec w = new WorkloadSpec(x.clients(), x.keys(), x.readFraction(), x.multiPutFraction(), x.multiPutKeys(),
-                x.valueSize(), duration, 0, s.seed());
+                x.valueSize(), duration, 0, s.seed(), s.sweep().partitions(), v.crossPct());
         return new LoadOptions(1, mode == SchedulerMode.SEQUENTIAL ? SchedulerMode.SEQUENTIAL : SchedulerMode.BITMAP_INDEXED, s.workers(),
-                mode.batch(s.batch()), s.window(), Duration.ZERO, s.conflictPct(), Duration.ofSeconds(5), w);
+                mode.batch(v.batch()), s.window(), Duration.ZERO, s.conflictPct(), Duration.ofSeconds(5), w);
     }
 
     /** {@code ./psmr load}'s replica settings with the mode's detection and graph. */
@@ -182,22 +200,29 @@ public final class E2eBench {
      * the proxy needs, and how to close it all.
      */
     private record Setup(AtomicBroadcast broadcast, LocalReplyRouter router, List<Replica> replicas, LongSupplier lastInstance,
-                         ReplyTrust replyTrust, Runnable closer) implements AutoCloseable {
+                         ReplyTrust replyTrust, Supplier<long[]> sentBytes, Runnable closer) implements AutoCloseable {
         @Override
         public void close() {
             closer.run();
         }
     }
 
-    private static Setup setup(OrderingProtocol ordering, ReplicaConfig rc) throws InterruptedException {
+    private static Setup setup(OrderingProtocol ordering, E2eVariant v, ReplicaConfig rc) throws InterruptedException {
         if (ordering == OrderingProtocol.LOCAL) {
             EmbeddedCluster c = EmbeddedCluster.start(1, rc);
-            return new Setup(c.broadcast(), c.router(), c.replicas(), c.broadcast()::lastInstance, ReplyTrust.FIRST_REPLY, c::close);
+            return new Setup(c.broadcast(), c.router(), c.replicas(), c.broadcast()::lastInstance, ReplyTrust.FIRST_REPLY,
+                    () -> new long[0], c::close);
         }
         if (ordering == OrderingProtocol.PBFT) {
-            PbftCluster c = PbftCluster.start(PBFT, rc);
+            PbftCluster c = PbftCluster.start(pbft(v), rc);
             return new Setup(c.broadcast(), c.router(), c.replicas(), c::lastInstance,
-                    ReplyTrust.matching(c.f(), c.replicaIds()), c::close);
+                    ReplyTrust.matching(c.f(), c.replicaIds()), () -> {
+                        long[] sent = new long[c.replicas().size()];
+                        for (int i = 0; i < sent.length; i++) {
+                            sent[i] = c.pbft().network().sentBytes(i);
+                        }
+                        return sent;
+                    }, c::close);
         }
         LoopbackRingPaxos rp = LoopbackRingPaxos.start(3, 1, RING_PAXOS_TRANSPORT);
         LocalReplyRouter router = new LocalReplyRouter();
@@ -212,16 +237,18 @@ public final class E2eBench {
             rp.close();
             throw e;
         }
-        return new Setup(rp.proposing(), router, List.of(replica), rp.proposing()::lastInstance, ReplyTrust.FIRST_REPLY, () -> {
+        return new Setup(rp.proposing(), router, List.of(replica), rp.proposing()::lastInstance, ReplyTrust.FIRST_REPLY,
+                () -> new long[0], () -> {
             replica.close();
             rp.close();
         });
     }
 
-    private Sample runOnce(OrderingProtocol ordering, SchedulerMode mode, Duration duration) throws InterruptedException {
-        LoadOptions o = options(mode, duration);
+    private Sample runOnce(OrderingProtocol ordering, E2eVariant v, SchedulerMode mode, Duration duration)
+            throws InterruptedException {
+        LoadOptions o = options(v, mode, duration);
         ReplicaConfig rc = replicaConfig(mode, o);
-        try (Setup setup = setup(ordering, rc)) {
+        try (Setup setup = setup(ordering, v, rc)) {
             ProxyConfig pc = LoadRun.proxyConfig(o, rc).toBuilder().replyTrust(setup.replyTrust()).build();
             try (ClientProxy proxy = ClientProxy.start(pc, setup.broadcast(), setup.router(), LoadRun.hotKeys(o, pc))) {
                 LoadResult r = LoadGenerator.run(proxy, o.workload(), HistorySink.NONE);
@@ -235,7 +262,15 @@ public final class E2eBench {
                     }
                     checkRun(ordering.cliName() + "/" + mode.cliName(), r, ps, replica);
                 }
-                return new Sample(r.throughput(), ps.meanBatchSize(), r.latencyMicros(), ps.retries());
+                // Every replica has applied everything ordered, so the protocol traffic of these operations is sent.
+                long[] sent = setup.sentBytes().get();
+                double most = Double.NaN;
+                double mean = Double.NaN;
+                if (sent.length > 0) {
+                    most = (double) Arrays.stream(sent).max().getAsLong() / r.acknowledged();
+                    mean = (double) Arrays.stream(sent).sum() / sent.length / r.acknowledged();
+                }
+                return new Sample(r.throughput(), ps.meanBatchSize(), r.latencyMicros(), ps.retries(), most, mean);
             }
         }
     }
@@ -274,25 +309,32 @@ public final class E2eBench {
         samples.forEach((k, v) -> ops.put(k, RunStatistics.of(v, Sample::throughputOps)));
         List<E2eResult> out = new ArrayList<>();
         for (OrderingProtocol ord : s.orderings()) {
-            RunStatistics cbase = ops.get(new Key(ord, SchedulerMode.CBASE));
-            RunStatistics seq = ops.get(new Key(ord, SchedulerMode.SEQUENTIAL));
-            for (SchedulerMode m : s.modes()) {
-                List<Sample> v = samples.get(new Key(ord, m));
-                RunStatistics thr = ops.get(new Key(ord, m));
-                double med = thr.median();
-                RunStatistics local = ops.get(new Key(OrderingProtocol.LOCAL, m));
-                Histogram all = new Histogram(3);
-                long retries = 0;
-                for (Sample x : v) {
-                    all.add(x.latencyMicros());
-                    retries += x.retries();
+            for (E2eVariant p : s.sweep().variants(ord)) {
+                RunStatistics cbase = ops.get(new Key(ord, p, SchedulerMode.CBASE));
+                RunStatistics seq = ops.get(new Key(ord, p, SchedulerMode.SEQUENTIAL));
+                for (SchedulerMode m : s.modes()) {
+                    List<Sample> v = samples.get(new Key(ord, p, m));
+                    RunStatistics thr = ops.get(new Key(ord, p, m));
+                    double med = thr.median();
+                    RunStatistics local = ops.get(new Key(OrderingProtocol.LOCAL, p.forOrdering(OrderingProtocol.LOCAL), m));
+                    Histogram all = new Histogram(3);
+                    long retries = 0;
+                    for (Sample x : v) {
+                        all.add(x.latencyMicros());
+                        retries += x.retries();
+                    }
+                    boolean traffic = v.stream().noneMatch(x -> Double.isNaN(x.leaderBytesPerOp()));
+                    RunStatistics leader = traffic ? RunStatistics.of(v, Sample::leaderBytesPerOp) : null;
+                    out.add(new E2eResult(ord, m, m.batch(p.batch()), med, thr.min(), thr.max(),
+                            cbase == null ? Double.NaN : med / cbase.median(),
+                            seq == null ? Double.NaN : med / seq.median(),
+                            RunStatistics.of(v, Sample::meanBatch).median(),
+                            all.getValueAtPercentile(50), all.getValueAtPercentile(99), all.getValueAtPercentile(99.9), retries,
+                            v.size(), local == null ? Double.NaN : med / local.median(), p,
+                            traffic ? leader.median() : Double.NaN, traffic ? leader.min() : Double.NaN,
+                            traffic ? leader.max() : Double.NaN,
+                            traffic ? RunStatistics.of(v, Sample::meanBytesPerOp).median() : Double.NaN));
                 }
-                out.add(new E2eResult(ord, m, m.batch(s.batch()), med, thr.min(), thr.max(),
-                        cbase == null ? Double.NaN : med / cbase.median(),
-                        seq == null ? Double.NaN : med / seq.median(),
-                        RunStatistics.of(v, Sample::meanBatch).median(),
-                        all.getValueAtPercentile(50), all.getValueAtPercentile(99), all.getValueAtPercentile(99.9), retries,
-                        v.size(), local == null ? Double.NaN : med / local.median()));
             }
         }
         return out;

@@ -5,7 +5,10 @@ import io.psmr.bench.cli.OutputFormat;
 import io.psmr.bench.cli.OutputOptions;
 import io.psmr.bench.cli.ResultsDir;
 import io.psmr.bench.cli.SchedulerModeConverter;
+import io.psmr.bench.cli.RotationConverter;
 import io.psmr.bench.load.WorkloadOptions;
+import io.psmr.bench.load.WorkloadSpec;
+import io.psmr.ordering.pbft.LeaderRotation;
 import io.psmr.ordering.OrderingProtocol;
 import io.psmr.scheduler.SchedulerMode;
 import io.psmr.simulation.progress.Progress;
@@ -17,6 +20,7 @@ import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.stream.Collectors;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.Callable;
@@ -64,9 +68,19 @@ import picocli.CommandLine.Spec;
                 + "once the dead coordinator's in-flight decisions are past), and the next coordinator's election; median, min and max in ms, next to the tick and suspect timeout that dominate "
                 + "them; written to failover.csv.",
             "",
+            "Sweeps: --pillars, --leader-rotation (pbft), --batch and --cross-partition (with --partitions) take "
+                + "comma-separated values; every (ordering, mode) runs at every point of their product that applies to it, "
+                + "and results.csv, summary.md and the table add the sweep's columns (pillars, leaders, cross-partition share, "
+                + "the bytes PBFT replicas send per operation: the leader's, i.e. the most of any one replica, and the mean), "
+                + "with e2e-pillars.png and e2e-leader-bytes.png (pbft), e2e-cross-partition.png and e2e-cross-partition-relative.png (--partitions). With a sweep flag, --modes runs "
+                + "exactly the modes named (no CBASE and sequential references added).",
+            "",
             "Default: every mode but keys-hashed, 3 runs of 3 s after a 1 s warm-up: about 70 s on 2 cores.",
             ""})
 public final class E2eCommand implements Callable<Integer> {
+
+    /** The most pillars {@code --pillars} accepts. */
+    static final int MAX_PILLARS = 16;
 
     static final List<SchedulerMode> DEFAULT_MODES = List.of(SchedulerMode.CBASE, SchedulerMode.KEYS_PAIRWISE,
             SchedulerMode.BITMAP_MONITOR, SchedulerMode.BITMAP_INDEXED, SchedulerMode.RW_BITMAP, SchedulerMode.SEQUENTIAL);
@@ -87,9 +101,31 @@ public final class E2eCommand implements Callable<Integer> {
             description = "Worker threads of the replica, 1 to 256 (default: available processors).")
     Integer workers;
 
-    @Option(names = "--batch", paramLabel = "B", defaultValue = "200",
-            description = "Most client commands per batch, 1 to 4095; cbase always uses 1 (default: ${DEFAULT-VALUE}).")
-    int batch;
+    @Option(names = "--batch", paramLabel = "B", defaultValue = "200", split = ",",
+            description = "Most client commands per batch, 1 to 4095; cbase always uses 1. A comma-separated list sweeps "
+                    + "it, e.g. 1,200 for batching off and on (default: ${DEFAULT-VALUE}).")
+    List<Integer> batch;
+
+    @Option(names = "--pillars", paramLabel = "NP", split = ",",
+            description = "pbft only: COP pillars per PBFT replica, 1 to " + MAX_PILLARS + "; a comma-separated list "
+                    + "sweeps it, e.g. 1,2,4 (default: 2).")
+    List<Integer> pillars;
+
+    @Option(names = "--leader-rotation", paramLabel = "ROTATION", split = ",", converter = RotationConverter.class,
+            description = "pbft only: rotating (COP: every replica leads instances in turn) or fixed (one primary); a "
+                    + "comma-separated list sweeps it, e.g. rotating,fixed (default: rotating).")
+    List<LeaderRotation> rotations;
+
+    @Option(names = "--partitions", paramLabel = "P",
+            description = "Key partitions, 2 to 1024: key k is in partition k mod P, and the mix's MULTI_PUTs stay in one "
+                    + "partition (default: none; needed by --cross-partition above 0).")
+    Integer partitions;
+
+    @Option(names = "--cross-partition", paramLabel = "PCT", split = ",",
+            description = "Percentage of operations that are MULTI_PUTs of --multi-put-keys keys over two partitions "
+                    + "(MLBFT's cross-border requests), 0 to 100, exactly that many of every 100 per client; a "
+                    + "comma-separated list sweeps it, e.g. 0,10,25,50,100 (default: 0).")
+    List<Integer> crossPartition;
 
     @Option(names = "--window", paramLabel = "N", defaultValue = "4",
             description = "Batches the proxy keeps outstanding, 1 to 1024: above 1 the replica's graph holds several "
@@ -143,9 +179,10 @@ public final class E2eCommand implements Callable<Integer> {
         if (format == OutputFormat.TEXT) {
             o.println("psmr bench e2e: " + E2eReport.machine(settings));
             long perMode = settings.warmup().toMillis() + settings.runs() * settings.duration().toMillis();
-            int configs = settings.orderings().size() * settings.modes().size();
-            o.printf(Locale.ROOT, "%d modes x %d orderings x %d runs; about %d s%n", settings.modes().size(),
-                    settings.orderings().size(), 1 + settings.runs(),
+            int configs = (bench.totalRuns() - bench.failoverTrials()) / (1 + settings.runs());
+            o.printf(Locale.ROOT, "%d modes x %d orderings%s x %d runs; about %d s%n", settings.modes().size(),
+                    settings.orderings().size(), settings.sweep().given() ? " x sweep points (" + configs + " in all)" : "",
+                    1 + settings.runs(),
                     (configs * (perMode + 300L * (1 + settings.runs()))
                             + bench.failoverTrials() * (settings.duration().toMillis() + 300L)) / 1000 + 2);
             if (bench.failoverTrials() > 0) {
@@ -168,6 +205,7 @@ public final class E2eCommand implements Callable<Integer> {
         }
         E2eReport.write(dir, results, failover, settings, timestamp);
         Path chart = E2eCharts.write(dir, results, settings);
+        List<Path> sweepCharts = E2eCharts.writeSweep(dir, results, settings);
         if (format == OutputFormat.CSV) {
             o.print(E2eReport.csv(results, settings));
         } else {
@@ -180,7 +218,8 @@ public final class E2eCommand implements Callable<Integer> {
             o.println();
             o.println("wrote " + dir.resolve("results.csv") + ", "
                     + (failover.isPresent() ? dir.resolve(E2eReport.FAILOVER_CSV) + ", " : "")
-                    + dir.resolve("summary.md") + ", " + chart);
+                    + dir.resolve("summary.md") + ", " + chart
+                    + sweepCharts.stream().map(p -> ", " + p).collect(Collectors.joining()));
         }
         o.flush();
         return 0;
@@ -194,6 +233,8 @@ public final class E2eCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--ordering: " + e.getMessage());
         }
+        boolean swept = pillars != null || rotations != null || partitions != null || crossPartition != null
+                || batch.size() > 1;
         List<SchedulerMode> m = new ArrayList<>();
         if (modes == null || modes.isEmpty()) {
             m.addAll(DEFAULT_MODES);
@@ -203,25 +244,62 @@ public final class E2eCommand implements Callable<Integer> {
                     m.add(mode);
                 }
             }
-            // The references of the ratios, always measured in the same invocation.
-            if (!m.contains(SchedulerMode.CBASE)) {
+            // The references of the ratios, always measured in the same invocation (a sweep multiplies every mode
+            // by its points, so there only the modes asked for run).
+            if (!swept && !m.contains(SchedulerMode.CBASE)) {
                 m.add(0, SchedulerMode.CBASE);
             }
-            if (!m.contains(SchedulerMode.SEQUENTIAL)) {
+            if (!swept && !m.contains(SchedulerMode.SEQUENTIAL)) {
                 m.add(SchedulerMode.SEQUENTIAL);
             }
         }
         int w = workers != null ? workers : Runtime.getRuntime().availableProcessors();
         require(w >= 1 && w <= 256, "--workers must be from 1 to 256, got " + w);
-        require(batch >= 1 && batch <= 4095, "--batch must be from 1 to 4095, got " + batch);
+        for (int b : batch) {
+            require(b >= 1 && b <= 4095, "--batch must be from 1 to 4095, got " + b);
+        }
+        distinct("--batch", batch);
+        List<Integer> np = pillars == null ? List.of(E2eVariant.DEFAULT_PILLARS) : pillars;
+        for (int p : np) {
+            require(p >= 1 && p <= MAX_PILLARS, "--pillars must be from 1 to " + MAX_PILLARS + ", got " + p);
+        }
+        distinct("--pillars", np);
+        List<LeaderRotation> rot = rotations == null ? List.of(E2eVariant.DEFAULT_ROTATION) : rotations;
+        distinct("--leader-rotation", rot);
+        if (!orderings.contains(OrderingProtocol.PBFT)) {
+            require(pillars == null, "--pillars applies to pbft only; use --ordering pbft or all");
+            require(rotations == null, "--leader-rotation applies to pbft only; use --ordering pbft or all");
+        }
+        List<Integer> cross = crossPartition == null ? List.of(0) : crossPartition;
+        for (int c : cross) {
+            require(c >= 0 && c <= 100, "--cross-partition must be a percentage from 0 to 100, got " + c);
+        }
+        distinct("--cross-partition", cross);
+        int parts = partitions == null ? 0 : partitions;
+        require(partitions == null || (parts >= 2 && parts <= 1024), "--partitions must be from 2 to 1024, got " + parts);
+        boolean anyCross = cross.stream().anyMatch(c -> c > 0);
+        require(!anyCross || parts >= 2, "--cross-partition above 0 needs --partitions of at least 2");
         require(window >= 1 && window <= 1024, "--window must be from 1 to 1024, got " + window);
         require(conflict >= 0 && conflict <= 100, "--conflict must be a percentage from 0 to 100, got " + conflict);
         require(bits >= 1, "--bitmap-bits must be at least 1, got " + bits);
         runLength("--duration", duration);
         runLength("--warmup", warmup);
         require(runs >= 1 && runs <= 100, "--runs must be from 1 to 100, got " + runs);
-        return new E2eSettings(orderings, m, workload.spec(duration, seed), w, batch, window, conflict, bits, runs, warmup,
-                duration, seed, Runtime.getRuntime().availableProcessors(), out.path());
+        WorkloadSpec spec = workload.spec(duration, seed);
+        require(!anyCross || spec.multiPutKeys() >= 2, "--cross-partition above 0 needs --multi-put-keys of at least 2, got "
+                + spec.multiPutKeys());
+        require((long) parts * spec.multiPutKeys() <= spec.keys(), "--partitions (" + parts + ") times --multi-put-keys ("
+                + spec.multiPutKeys() + ") must be at most --keys (" + spec.keys() + ")");
+        E2eSweep sweep = new E2eSweep(np, rot, batch, cross, parts, swept);
+        return new E2eSettings(orderings, m, spec, w, batch.get(0), window, conflict, bits, runs, warmup,
+                duration, seed, Runtime.getRuntime().availableProcessors(), out.path(), sweep);
+    }
+
+    private <T> void distinct(String flag, List<T> values) {
+        for (int i = 0; i < values.size(); i++) {
+            require(values.indexOf(values.get(i)) == i, flag + " lists " + String.valueOf(values.get(i))
+                    .toLowerCase(Locale.ROOT) + " twice");
+        }
     }
 
     private void runLength(String flag, Duration d) {

@@ -10,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.stream.Collectors;
 import java.util.Locale;
 import java.util.Optional;
 
@@ -22,6 +23,15 @@ public final class E2eReport {
     /** The exact header of results.csv. */
     public static final String CSV_HEADER = "mode,graph,batch,window,workers,clients,conflict_pct,throughput_ops,"
             + "ratio_vs_cbase,ratio_vs_sequential,mean_batch,p50_us,p99_us,p999_us,runs,ordering,ratio_vs_local";
+
+    /**
+     * The columns results.csv adds after {@link #CSV_HEADER} when a sweep flag was given ({@link E2eSweep#given()}):
+     * the sweep point (pillars and rotation empty but for pbft), the throughput's range and per core, and under pbft
+     * the bytes replicas sent per acknowledged operation (leader: the most of any one replica, with fixed leaders the
+     * primary's, median with min and max over the runs; mean: averaged over the replicas).
+     */
+    public static final String SWEEP_COLUMNS = "pillars,leader_rotation,cross_partition_pct,partitions,throughput_min_ops,"
+            + "throughput_max_ops,ops_per_core,leader_bytes_per_op,leader_bytes_min,leader_bytes_max,mean_bytes_per_op";
 
     /** The file of the failover trials, written only when Ring Paxos is measured. */
     public static final String FAILOVER_CSV = "failover.csv";
@@ -41,7 +51,8 @@ public final class E2eReport {
 
     /** results.csv: the header, then one row per (ordering, mode) in report order. NaN columns are empty. */
     public static String csv(List<E2eResult> results, E2eSettings s) {
-        StringBuilder b = new StringBuilder(CSV_HEADER).append('\n');
+        boolean sweep = s.sweep().given();
+        StringBuilder b = new StringBuilder(CSV_HEADER).append(sweep ? "," + SWEEP_COLUMNS : "").append('\n');
         for (E2eResult r : results) {
             b.append(r.mode().cliName()).append(',').append(io.psmr.bench.scheduler.BenchReport.graphColumn(r.mode())).append(',')
                     .append(r.batch()).append(',').append(s.window()).append(',').append(workers(r, s)).append(',')
@@ -52,28 +63,52 @@ public final class E2eReport {
                     .append(num(r.meanBatch(), "%.1f")).append(',')
                     .append(r.p50Micros()).append(',').append(r.p99Micros()).append(',').append(r.p999Micros()).append(',')
                     .append(r.runs()).append(',').append(r.ordering().cliName()).append(',')
-                    .append(num(r.ratioVsLocal(), "%.3f")).append('\n');
+                    .append(num(r.ratioVsLocal(), "%.3f"));
+            if (sweep) {
+                E2eVariant v = r.variant();
+                b.append(',').append(v.pillars() > 0 ? Integer.toString(v.pillars()) : "").append(',')
+                        .append(v.rotationName()).append(',').append(v.crossPct()).append(',').append(s.sweep().partitions())
+                        .append(',').append(Math.round(r.minOps())).append(',').append(Math.round(r.maxOps())).append(',')
+                        .append(Math.round(r.throughputOps() / s.cores())).append(',')
+                        .append(num(r.leaderBytesPerOp(), "%.1f")).append(',').append(num(r.leaderBytesMin(), "%.1f"))
+                        .append(',').append(num(r.leaderBytesMax(), "%.1f")).append(',')
+                        .append(num(r.meanBytesPerOp(), "%.1f"));
+            }
+            b.append('\n');
         }
         return b.toString();
     }
 
     /** The table on stdout. */
     public static void table(List<E2eResult> results, E2eSettings s, PrintWriter out) {
-        out.printf(Locale.ROOT, "%-9s %-15s %5s %5s %22s %8s %8s %8s %7s %9s %9s %9s%n", "ordering", "mode", "batch", "thr",
-                "kops/s median [min-max]", "x CBASE", "x seq", "x local", "mean b", "p50 us", "p99 us", "p999 us");
+        boolean sweep = s.sweep().given();
+        out.printf(Locale.ROOT, "%-9s %-15s %5s %5s %22s %8s %8s %8s %7s %9s %9s %9s%s%n", "ordering", "mode", "batch", "thr",
+                "kops/s median [min-max]", "x CBASE", "x seq", "x local", "mean b", "p50 us", "p99 us", "p999 us",
+                sweep ? String.format(Locale.ROOT, " %3s %-8s %4s %22s %8s", "Np", "leaders", "x%", "leader B/op [min-max]",
+                        "mean B/op") : "");
         for (E2eResult r : results) {
             String k = String.format(Locale.ROOT, "%.1f [%.1f-%.1f]", r.throughputOps() / 1e3, r.minOps() / 1e3,
                     r.maxOps() / 1e3);
-            out.printf(Locale.ROOT, "%-9s %-15s %5d %5s %22s %8s %8s %8s %7s %9d %9d %9d%n", r.ordering().cliName(),
+            out.printf(Locale.ROOT, "%-9s %-15s %5d %5s %22s %8s %8s %8s %7s %9d %9d %9d%s%n", r.ordering().cliName(),
                     r.mode().cliName(), r.batch(), r.mode().parallel() ? Integer.toString(s.workers()) : "-", k,
                     dash(r.ratioVsCbase()), dash(r.ratioVsSequential()), dash(r.ratioVsLocal()), num(r.meanBatch(), "%.1f"),
-                    r.p50Micros(), r.p99Micros(), r.p999Micros());
+                    r.p50Micros(), r.p99Micros(), r.p999Micros(), sweep ? " " + sweepCells(r) : "");
         }
         long retries = results.stream().mapToLong(E2eResult::retries).sum();
         if (retries > 0) {
             out.printf(Locale.ROOT, "(the proxy retried %d batches over the measured runs)%n", retries);
         }
         out.flush();
+    }
+
+    /** The sweep's cells of a row of the text table: pillars, leaders, cross-partition share, bytes per operation. */
+    static String sweepCells(E2eResult r) {
+        E2eVariant v = r.variant();
+        String leader = Double.isNaN(r.leaderBytesPerOp()) ? "-" : String.format(Locale.ROOT, "%.0f [%.0f-%.0f]",
+                r.leaderBytesPerOp(), r.leaderBytesMin(), r.leaderBytesMax());
+        return String.format(Locale.ROOT, "%3s %-8s %4d %22s %8s", v.pillars() > 0 ? Integer.toString(v.pillars()) : "-",
+                v.rotation() == null ? "-" : v.rotationName(), v.crossPct(), leader,
+                Double.isNaN(r.meanBytesPerOp()) ? "-" : String.format(Locale.ROOT, "%.0f", r.meanBytesPerOp()));
     }
 
     /** failover.csv: the header and one row. */
@@ -110,12 +145,26 @@ public final class E2eReport {
     /** The machine and settings, one line. */
     public static String machine(E2eSettings s) {
         return String.format(Locale.ROOT, "%d cores, Java %s (%s), %s %s; 1 replica over %s, "
-                        + "%d closed-loop clients, one proxy (batch <= %d, window %d), %d workers, %d%% hot-key batches, "
-                        + "%d keys, m = %,d bits; %d measured runs of %d ms after a %d ms warm-up per mode",
+                        + "%d closed-loop clients, one proxy (batch <= %s, window %d), %d workers, %d%% hot-key batches, "
+                        + "%d keys%s, m = %,d bits; %d measured runs of %d ms after a %d ms warm-up per mode",
                 s.cores(), System.getProperty("java.version"), System.getProperty("java.vm.name"),
-                System.getProperty("os.name"), System.getProperty("os.arch"), orderings(s), s.clients(), s.batch(), s.window(),
-                s.workers(), s.conflictPct(), s.keys(), s.bitmapBits(), s.runs(), s.duration().toMillis(),
+                System.getProperty("os.name"), System.getProperty("os.arch"), orderings(s), s.clients(), join(s.sweep().batches()),
+                s.window(), s.workers(), s.conflictPct(), s.keys(), partitions(s), s.bitmapBits(), s.runs(), s.duration().toMillis(),
                 s.warmup().toMillis());
+    }
+
+    /** Values joined by slashes: {@code 1/2/4}. */
+    static String join(List<Integer> values) {
+        return values.stream().map(String::valueOf).collect(Collectors.joining("/"));
+    }
+
+    /** The key partitions and cross-partition shares, in words; empty without partitions. */
+    static String partitions(E2eSettings s) {
+        if (s.sweep().partitions() == 0) {
+            return "";
+        }
+        return String.format(Locale.ROOT, " in %d partitions (key k in k mod %d), %s%% of operations two-partition MULTI_PUTs",
+                s.sweep().partitions(), s.sweep().partitions(), join(s.sweep().crossPcts()));
     }
 
     /** The orderings of the settings, in words. */
@@ -127,7 +176,10 @@ public final class E2eReport {
                 case RING_PAXOS -> "Ring Paxos on loopback (3 acceptors, tick "
                         + E2eBench.RING_PAXOS_TRANSPORT.tickInterval().toMillis() + " ms)";
                 case PBFT -> "PBFT in-process (f=" + E2eBench.PBFT.f() + ", " + E2eBench.PBFT.replicaCount()
-                        + " replicas each executing, " + E2eBench.PBFT.pillars() + " pillars, f+1 matching replies)";
+                        + " replicas each executing, " + join(s.sweep().pillars()) + " pillars, "
+                        + (s.sweep().given() ? s.sweep().rotations().stream().map(r -> r.name().toLowerCase(Locale.ROOT))
+                                .collect(Collectors.joining("/")) + " leaders, " : "")
+                        + "f+1 matching replies)";
                 default -> o.description();
             });
         }
@@ -151,14 +203,25 @@ public final class E2eReport {
                 + "commands per batch; latency is from submit to reply, as the client sees it, all measured runs merged. "
                 + "Clients, proxy and replica share the " + s.cores() + " cores.");
         o.println();
+        boolean sweep = s.sweep().given();
         o.println("| ordering | mode | batch | workers | kops/s | min-max | x CBASE | x seq | x local | mean batch | p50 us "
-                + "| p99 us | p999 us |");
-        o.println("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+                + "| p99 us | p999 us |" + (sweep ? " Np | leaders | cross % | kops/s per core | leader B/op | min-max "
+                + "| mean B/op |" : ""));
+        o.println("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|" + (sweep ? "---:|---|---:|---:|---:|---:|---:|" : ""));
         for (E2eResult r : results) {
-            o.printf(Locale.ROOT, "| %s | %s | %d | %d | %.1f | %.1f-%.1f | %s | %s | %s | %s | %d | %d | %d |%n",
+            o.printf(Locale.ROOT, "| %s | %s | %d | %d | %.1f | %.1f-%.1f | %s | %s | %s | %s | %d | %d | %d |%s%n",
                     r.ordering().cliName(), r.mode().cliName(), r.batch(), workers(r, s), r.throughputOps() / 1e3, r.minOps() / 1e3,
                     r.maxOps() / 1e3, dash(r.ratioVsCbase()), dash(r.ratioVsSequential()), dash(r.ratioVsLocal()),
-                    num(r.meanBatch(), "%.1f"), r.p50Micros(), r.p99Micros(), r.p999Micros());
+                    num(r.meanBatch(), "%.1f"), r.p50Micros(), r.p99Micros(), r.p999Micros(), sweep ? sweepMarkdown(r, s) : "");
+        }
+        if (sweep) {
+            o.println();
+            o.println("Sweep columns: `Np` and `leaders` are PBFT's pillars per replica and leader rotation; `cross %` the "
+                    + "share of operations that are MULTI_PUTs over two key partitions; `kops/s per core` the median over the "
+                    + s.cores() + " cores of this machine (every replica, proxy and client share them); `leader B/op` the most "
+                    + "bytes any one PBFT replica sent to the others per acknowledged operation (with fixed leaders, the "
+                    + "primary's; with rotating leaders every replica leads some instances), median [min-max] over the runs; "
+                    + "`mean B/op` the same averaged over the replicas. Replies to clients are in-process and not counted.");
         }
         failover.ifPresent(f -> {
             o.println();
@@ -194,6 +257,19 @@ public final class E2eReport {
         if (failover.isPresent()) {
             Files.writeString(dir.resolve(FAILOVER_CSV), failoverCsv(failover.get()), StandardCharsets.UTF_8);
         }
+    }
+
+    private static String sweepMarkdown(E2eResult r, E2eSettings s) {
+        E2eVariant v = r.variant();
+        return String.format(Locale.ROOT, " %s | %s | %d | %.1f | %s | %s | %s |", v.pillars() > 0 ? v.pillars() : "-",
+                v.rotation() == null ? "-" : v.rotationName(), v.crossPct(), r.throughputOps() / 1e3 / s.cores(),
+                dash0(r.leaderBytesPerOp()), Double.isNaN(r.leaderBytesMin()) ? "-"
+                        : String.format(Locale.ROOT, "%.0f-%.0f", r.leaderBytesMin(), r.leaderBytesMax()),
+                dash0(r.meanBytesPerOp()));
+    }
+
+    private static String dash0(double v) {
+        return Double.isNaN(v) ? "-" : String.format(Locale.ROOT, "%.0f", v);
     }
 
     private static String dash(double v) {

@@ -23,8 +23,26 @@ import io.psmr.ordering.OrderingProtocol;
  * @param runs              measured runs
  * @param ratioVsLocal      median over the same mode's median over the local sequencer, same invocation; NaN if
  *                          local was not run
+ * @param variant           the sweep point of the runs
+ * @param leaderBytesPerOp  PBFT: median over runs of the most bytes any one replica sent per acknowledged operation
+ *                          (with fixed leaders, the primary's); NaN for other orderings
+ * @param leaderBytesMin    the least of the same over the runs
+ * @param leaderBytesMax    the most of the same over the runs
+ * @param meanBytesPerOp    PBFT: median over runs of the bytes a replica sent per acknowledged operation, averaged
+ *                          over the replicas; NaN for other orderings
  */
 public record E2eResult(OrderingProtocol ordering, SchedulerMode mode, int batch, double throughputOps, double minOps, double maxOps, double ratioVsCbase,
                         double ratioVsSequential, double meanBatch, long p50Micros, long p99Micros, long p999Micros,
-                        long retries, int runs, double ratioVsLocal) {
+                        long retries, int runs, double ratioVsLocal, E2eVariant variant, double leaderBytesPerOp,
+                        double leaderBytesMin, double leaderBytesMax, double meanBytesPerOp) {
+
+    /** A result without traffic figures, at PBFT's default point (or none for other orderings) and {@code batch}. */
+    public E2eResult(OrderingProtocol ordering, SchedulerMode mode, int batch, double throughputOps, double minOps, double maxOps,
+            double ratioVsCbase, double ratioVsSequential, double meanBatch, long p50Micros, long p99Micros, long p999Micros,
+            long retries, int runs, double ratioVsLocal) {
+        this(ordering, mode, batch, throughputOps, minOps, maxOps, ratioVsCbase, ratioVsSequential, meanBatch, p50Micros,
+                p99Micros, p999Micros, retries, runs, ratioVsLocal,
+                new E2eVariant(E2eVariant.DEFAULT_PILLARS, E2eVariant.DEFAULT_ROTATION, batch, 0).forOrdering(ordering),
+                Double.NaN, Double.NaN, Double.NaN, Double.NaN);
+    }
 }

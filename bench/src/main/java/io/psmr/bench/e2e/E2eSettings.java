@@ -9,6 +9,7 @@ import io.psmr.ordering.OrderingProtocol;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Objects;
 
 /**
  * What one {@code psmr bench e2e} invocation measures.
@@ -27,14 +28,25 @@ import java.util.List;
  * @param seed        seed of the clients' choices
  * @param cores       available processors
  * @param outDir      the folder that receives {@code bench-e2e-<timestamp>/}
+ * @param sweep       the points every (ordering, mode) pair runs at; {@code batch} is its first batch
  */
 public record E2eSettings(List<OrderingProtocol> orderings, List<SchedulerMode> modes, WorkloadSpec workload, int workers, int batch, int window, int conflictPct,
-                          int bitmapBits, int runs, Duration warmup, Duration duration, long seed, int cores, Path outDir) {
+                          int bitmapBits, int runs, Duration warmup, Duration duration, long seed, int cores, Path outDir,
+                          E2eSweep sweep) {
 
     /** Copies the list. */
     public E2eSettings {
         orderings = List.copyOf(orderings);
         modes = List.copyOf(modes);
+        Objects.requireNonNull(sweep, "sweep");
+    }
+
+    /** Settings without a sweep: one point at {@code batch}, PBFT's defaults. */
+    public E2eSettings(List<OrderingProtocol> orderings, List<SchedulerMode> modes, WorkloadSpec workload, int workers, int batch,
+            int window, int conflictPct, int bitmapBits, int runs, Duration warmup, Duration duration, long seed, int cores,
+            Path outDir) {
+        this(orderings, modes, workload, workers, batch, window, conflictPct, bitmapBits, runs, warmup, duration, seed, cores,
+                outDir, E2eSweep.none(batch));
     }
 
     /** Closed-loop clients. */

@@ -233,7 +233,7 @@ public final class LoadGenerator {
         final HistorySink history;
         final long session;
         final Progress progress;
-        final Random random;
+        final CommandMix mix;
         final Histogram latency = new Histogram(MAX_LATENCY_MICROS, 3);
         final long[] byStatus = new long[KvStatus.values().length];
         long acknowledged;
@@ -249,7 +249,7 @@ public final class LoadGenerator {
             this.history = history;
             this.session = session;
             this.progress = progress;
-            this.random = new Random(spec.seed() * 0x9E3779B97F4A7C15L + index);
+            this.mix = new CommandMix(spec, new Random(spec.seed() * 0x9E3779B97F4A7C15L + index), index);
         }
 
         void run(long startNs) throws InterruptedException {
@@ -287,28 +287,20 @@ public final class LoadGenerator {
 
         private void one() throws InterruptedException {
             opCount++;
-            double u = random.nextDouble();
-            KvOp op;
-            byte[][] keys;
+            CommandMix.Command c = mix.next();
+            KvOp op = c.op();
+            byte[][] keys = new byte[c.keys().length][];
+            for (int i = 0; i < keys.length; i++) {
+                keys[i] = key(c.keys()[i]);
+            }
             byte[][] values = null;
-            if (u < spec.multiPutFraction()) {
-                op = KvOp.MULTI_PUT;
-                keys = distinctKeys(spec.multiPutKeys());
+            if (op == KvOp.MULTI_PUT) {
                 values = new byte[keys.length][];
                 for (int i = 0; i < keys.length; i++) {
                     values[i] = value(i);
                 }
-            } else {
-                keys = new byte[][] {key(random.nextInt(spec.keys()))};
-                if (u < spec.multiPutFraction() + spec.readFraction()) {
-                    op = KvOp.READ;
-                } else {
-                    int w = random.nextInt(100);
-                    op = w < 35 ? KvOp.CREATE : w < 80 ? KvOp.UPDATE : KvOp.DELETE;
-                    if (op != KvOp.DELETE) {
-                        values = new byte[][] {value(0)};
-                    }
-                }
+            } else if (op == KvOp.CREATE || op == KvOp.UPDATE) {
+                values = new byte[][] {value(0)};
             }
             long invoke = System.nanoTime();
             progress.outstanding.incrementAndGet();
@@ -373,29 +365,6 @@ public final class LoadGenerator {
                         r == null ? null : r.status(), r == null || op != KvOp.READ ? null : r.value(), error,
                         r == null || r.detail().isEmpty() ? null : r.detail(), initial));
             }
-        }
-
-        private byte[][] distinctKeys(int count) {
-            int[] chosen = new int[count];
-            byte[][] keys = new byte[count][];
-            for (int i = 0; i < count; i++) {
-                int k;
-                do {
-                    k = random.nextInt(spec.keys());
-                } while (contains(chosen, i, k));
-                chosen[i] = k;
-                keys[i] = key(k);
-            }
-            return keys;
-        }
-
-        private static boolean contains(int[] a, int n, int k) {
-            for (int i = 0; i < n; i++) {
-                if (a[i] == k) {
-                    return true;
-                }
-            }
-            return false;
         }
 
         /** {@code s<session>.c<client>.<op>[.<pair>]}, padded with dots to the value size (cut if longer). */

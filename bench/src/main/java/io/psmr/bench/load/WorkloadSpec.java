@@ -16,6 +16,12 @@ import java.util.Objects;
  * {@link java.util.Random} seeded from {@code seed} and its index, so a run's operation sequence per
  * client is reproducible (the interleaving is not).
  *
+ * <p><b>Partitions</b> (MLBFT's cross-border requests, for {@code psmr bench e2e --cross-partition}). With
+ * {@code partitions} P above 0, key {@code k} belongs to partition {@code k mod P}; every MULTI_PUT of the mix above
+ * takes its keys from one partition, and exactly {@code crossPartitionPct} of every 100 consecutive operations of a
+ * client are instead MULTI_PUTs whose {@code multiPutKeys} keys alternate between two different partitions. See
+ * {@link CommandMix}. With P = 0 (the default) keys have no partitions.
+ *
  * @param clients          closed-loop clients, each on its own thread
  * @param keys             size of the key space
  * @param readFraction     fraction of operations that are READs, 0 to 1
@@ -25,9 +31,19 @@ import java.util.Objects;
  * @param duration         how long clients keep issuing operations
  * @param opsPerClient     stop a client after this many operations; 0 for no limit
  * @param seed             the seed of every client's choices
+ * @param partitions       key partitions, 0 for none or 2 and more; at most {@code keys / multiPutKeys}
+ * @param crossPartitionPct percentage of operations that are two-partition MULTI_PUTs, 0 to 100; above 0 needs
+ *                         {@code partitions} of at least 2 and {@code multiPutKeys} of at least 2
  */
 public record WorkloadSpec(int clients, int keys, double readFraction, double multiPutFraction, int multiPutKeys,
-                           int valueSize, Duration duration, long opsPerClient, long seed) {
+                           int valueSize, Duration duration, long opsPerClient, long seed, int partitions,
+                           int crossPartitionPct) {
+
+    /** A workload without partitions. */
+    public WorkloadSpec(int clients, int keys, double readFraction, double multiPutFraction, int multiPutKeys,
+            int valueSize, Duration duration, long opsPerClient, long seed) {
+        this(clients, keys, readFraction, multiPutFraction, multiPutKeys, valueSize, duration, opsPerClient, seed, 0, 0);
+    }
 
     /** Validates the fields. */
     public WorkloadSpec {
@@ -54,5 +70,25 @@ public record WorkloadSpec(int clients, int keys, double readFraction, double mu
         if (opsPerClient < 0) {
             throw new IllegalArgumentException("opsPerClient must be at least 0, got " + opsPerClient);
         }
+        if (partitions < 0 || partitions == 1) {
+            throw new IllegalArgumentException("partitions must be 0 (none) or at least 2, got " + partitions);
+        }
+        if (partitions > 0 && (long) partitions * multiPutKeys > keys) {
+            throw new IllegalArgumentException("partitions (" + partitions + ") times multiPutKeys (" + multiPutKeys
+                    + ") must be at most keys (" + keys + "): every partition must hold a MULTI_PUT's keys");
+        }
+        if (crossPartitionPct < 0 || crossPartitionPct > 100) {
+            throw new IllegalArgumentException("crossPartitionPct must be from 0 to 100, got " + crossPartitionPct);
+        }
+        if (crossPartitionPct > 0 && (partitions < 2 || multiPutKeys < 2)) {
+            throw new IllegalArgumentException("cross-partition MULTI_PUTs need at least 2 partitions and 2 keys per "
+                    + "MULTI_PUT, got " + partitions + " and " + multiPutKeys);
+        }
+    }
+
+    /** The same workload over {@code partitions} partitions with {@code crossPartitionPct} two-partition MULTI_PUTs. */
+    public WorkloadSpec withPartitions(int partitions, int crossPartitionPct) {
+        return new WorkloadSpec(clients, keys, readFraction, multiPutFraction, multiPutKeys, valueSize, duration,
+                opsPerClient, seed, partitions, crossPartitionPct);
     }
 }

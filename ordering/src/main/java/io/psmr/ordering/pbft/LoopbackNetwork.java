@@ -4,6 +4,7 @@ import io.psmr.ordering.pbft.PbftMessage.Request;
 import io.psmr.ordering.pbft.agent.BoundedQueue;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * The in-JVM network between the replicas of a {@link LoopbackPbft} cluster: one bounded inbox of frames per
@@ -19,6 +20,13 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * can fail the proposal with an overload; a request its pillar refuses is reported back the same way
  * ({@link #onRefused}), so the proposer fails it at once.
  *
+ * <h2>Traffic</h2>
+ * Every frame a replica sends to another counts its encoded length towards the sender's {@link #sentBytes(int)},
+ * whether or not the receiver's inbox takes it: what the replica would put on the wire (the COP paper's leader
+ * outgoing traffic, Fig. 8). Client requests ({@link #submit}) are the clients' traffic, not a replica's, and are
+ * not counted. The counters are {@link LongAdder}s, one per sending replica, so that the pillars of a replica,
+ * each on its own thread, add to them without contending.
+ *
  * <p>Thread safety: all methods from any thread; each inbox has one consumer, its pillar's agent.
  */
 public final class LoopbackNetwork implements PillarNetwork {
@@ -29,6 +37,7 @@ public final class LoopbackNetwork implements PillarNetwork {
     private final BoundedQueue<byte[]>[][] requests;
     private final AtomicLongArray dropped;
     private final AtomicReferenceArray<RefusedRequests> refusals;
+    private final LongAdder[] sentBytes;
 
     /**
      * @param replicas          n, at least 1
@@ -53,6 +62,10 @@ public final class LoopbackNetwork implements PillarNetwork {
         }
         this.dropped = new AtomicLongArray(replicas);
         this.refusals = new AtomicReferenceArray<>(replicas);
+        this.sentBytes = new LongAdder[replicas];
+        for (int r = 0; r < replicas; r++) {
+            sentBytes[r] = new LongAdder();
+        }
     }
 
     /** Where refusals of requests submitted to {@code replica} go (its proposer); replaces any earlier listener. */
@@ -92,7 +105,12 @@ public final class LoopbackNetwork implements PillarNetwork {
             dropped.incrementAndGet(Math.floorMod(to, replicas));
             return false;
         }
-        if (!frames[to][pillar].offer(EnvelopeCodec.encode(envelope))) {
+        byte[] frame = EnvelopeCodec.encode(envelope);
+        int from = envelope.from();
+        if (from >= 0 && from < replicas) {
+            sentBytes[from].add(frame.length);
+        }
+        if (!frames[to][pillar].offer(frame)) {
             dropped.incrementAndGet(to);
             return false;
         }
@@ -141,5 +159,14 @@ public final class LoopbackNetwork implements PillarNetwork {
     /** Frames to {@code replica} dropped so far because its inbox was full or the address was bad. */
     public long dropped(int replica) {
         return dropped.get(replica);
+    }
+
+    /**
+     * Bytes of frames {@code replica} has sent so far (encoded envelopes, MACs included; dropped ones too, as a wire
+     * would carry them). A sum of {@link LongAdder}s: exact once the senders are quiet, a close lower bound while
+     * they send.
+     */
+    public long sentBytes(int replica) {
+        return sentBytes[replica].sum();
     }
 }
