@@ -31,10 +31,10 @@ import picocli.CommandLine.Spec;
         synopsisSubcommandLabel = "COMMAND",
         commandListHeading = "%nCommands:%n",
         description = {
-            "Run a replicated key-value store as separate processes on 127.0.0.1: Ring Paxos acceptors and replicas, or Apache Ratis peers.",
-            "Drive it with ./psmr load --cluster DIR. Docs: docs/ringpaxos.md (Running a cluster of processes), docs/integration.md (Ratis)."},
+            "Run a replicated key-value store as separate processes on 127.0.0.1: Ring Paxos acceptors and replicas, Apache Ratis peers, or PBFT replicas.",
+            "Drive it with ./psmr load --cluster DIR. Docs: docs/ringpaxos.md (Running a cluster of processes), docs/integration.md (Ratis), docs/pbft.md (PBFT)."},
         subcommands = {ClusterCommand.Start.class, ClusterCommand.Status.class, ClusterCommand.Kill.class,
-            ClusterCommand.Restart.class, ClusterCommand.Stop.class})
+            ClusterCommand.Restart.class, ClusterCommand.Stop.class, ClusterCommand.RotateKeys.class})
 public final class ClusterCommand implements Callable<Integer> {
 
     @Spec
@@ -367,6 +367,32 @@ public final class ClusterCommand implements Callable<Integer> {
             ClusterLauncher launcher = launcher(spec, dir.dir);
             List<String> stopped = launcher.stop(Duration.ofSeconds(10));
             spec.commandLine().getOut().println("stopped " + stopped.size() + " nodes" + (stopped.isEmpty() ? "" : ": " + String.join(", ", stopped)));
+            spec.commandLine().getOut().flush();
+            return 0;
+        }
+    }
+
+    /** {@code cluster rotate-keys}. */
+    @Command(name = "rotate-keys", mixinStandardHelpOptions = true,
+            description = "Replace a stopped PBFT cluster's keys (DIR/keys) with a new key generation, keeping its data; then start it with --resume.")
+    static final class RotateKeys implements Callable<Integer> {
+        @Spec
+        CommandSpec spec;
+
+        @CommandLine.Mixin
+        DirOption dir;
+
+        @Override
+        public Integer call() {
+            ClusterLauncher launcher = launcher(spec, dir.dir);
+            String generation;
+            try {
+                generation = launcher.rotateKeys();
+            } catch (IllegalArgumentException e) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--dir: " + e.getMessage());
+            }
+            spec.commandLine().getOut().println("wrote key generation " + generation + " into "
+                    + launcher.directory().keysDir() + "; start the cluster with: ./psmr cluster start --resume --dir " + dir.dir);
             spec.commandLine().getOut().flush();
             return 0;
         }

@@ -1,6 +1,7 @@
 package io.psmr.bench.cluster;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -136,5 +137,25 @@ class ClusterPbftProcessTest {
                 () -> launcher.restart("replica-1", Duration.ofSeconds(30)));
         assertTrue(readable.getMessage().contains("PBFT key file " + file + " is rw-r--r--: readable or writable by group or"
                 + " others; run chmod 600 " + file), readable.getMessage());
+
+        // Keys rotate only while the whole cluster is stopped; the new generation is owner-only again.
+        IllegalArgumentException running = assertThrows(IllegalArgumentException.class, launcher::rotateKeys);
+        assertTrue(running.getMessage().startsWith("stop the cluster first (./psmr cluster stop --dir ")
+                && running.getMessage().contains("these still run: replica-2 (pid "), running.getMessage());
+        String before = generationOf(file);
+        launcher.stop(Duration.ofSeconds(10));
+        String generation = launcher.rotateKeys();
+        for (int r = 0; r < 4; r++) {
+            Path rotated = PbftKeyFiles.file(launcher.directory().keysDir(), r);
+            assertEquals(generation, generationOf(rotated), rotated.toString());
+            assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(rotated)), rotated.toString());
+        }
+        assertFalse(generation.equals(before), "a new generation, not " + before);
+        PbftKeyFiles.load(launcher.directory().keysDir(), 2, 4, 2); // loads as the node will
+    }
+
+    private static String generationOf(Path keyFile) throws java.io.IOException {
+        return Files.readAllLines(keyFile).stream().filter(l -> l.startsWith("generation=")).findFirst()
+                .map(l -> l.substring("generation=".length())).orElseThrow();
     }
 }

@@ -314,6 +314,37 @@ public final class ClusterLauncher {
         return stopped;
     }
 
+    /**
+     * Replaces a stopped PBFT cluster's keys with a new key generation ({@code DIR/keys}, owner-only), keeping its
+     * data: pair keys are shared, so every replica changes generation at once, and none may run meanwhile.
+     *
+     * @return the new generation's id
+     * @throws IllegalArgumentException if the cluster is not PBFT, or names the nodes still running
+     * @throws UncheckedIOException     if the key files cannot be written
+     */
+    public String rotateKeys() {
+        ClusterDescriptor cluster = dir.read();
+        if (!cluster.orderedByPbft()) {
+            throw new IllegalArgumentException("only a pbft cluster has keys; this one is ordered by "
+                    + cluster.ordering().cliName());
+        }
+        List<String> running = new ArrayList<>();
+        for (ClusterNode n : cluster.nodes()) {
+            live(n).ifPresent(ph -> running.add(n.name() + " (pid " + ph.pid() + ")"));
+        }
+        if (!running.isEmpty()) {
+            throw new IllegalArgumentException("stop the cluster first (./psmr cluster stop --dir " + dir.path()
+                    + "): all replicas change keys together, and these still run: " + String.join(", ", running));
+        }
+        PbftClusterSettings s = cluster.pbft();
+        try {
+            return io.psmr.ordering.pbft.keys.PbftKeyFiles.generate(dir.keysDir(), s.replicas(), s.pillars(),
+                    new java.security.SecureRandom(), true);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write the PBFT keys into " + dir.keysDir() + ": " + e.getMessage(), e);
+        }
+    }
+
     /** Every node with what its process and status file say now. */
     public List<NodeView> status() {
         ClusterDescriptor cluster = dir.read();
