@@ -111,17 +111,28 @@ public final class ClusterLauncher {
      */
     public ClusterDescriptor startPbft(int replicas, int pillars, io.psmr.ordering.pbft.LeaderRotation rotation,
                                        ClusterSettings settings, Duration timeout) throws InterruptedException {
+        return startPbft(replicas, pillars, rotation, settings, PbftClusterSettings.DEFAULT_CHECKPOINT_INTERVAL, timeout);
+    }
+
+    /**
+     * As the other {@code startPbft}, with the store's (and so PBFT's) checkpoint every {@code checkpointInterval}
+     * delivered instances; each replica serves its checkpoints on its own checkpoint port (state transfer).
+     */
+    public ClusterDescriptor startPbft(int replicas, int pillars, io.psmr.ordering.pbft.LeaderRotation rotation,
+                                       ClusterSettings settings, int checkpointInterval, Duration timeout)
+            throws InterruptedException {
         if (replicas < 4 || (replicas - 1) % 3 != 0) {
             throw new IllegalArgumentException("a PBFT cluster has 3f+1 replicas (4, 7, 10, ...), got " + replicas);
         }
         prepareDirectory();
         int f = (replicas - 1) / 3;
-        List<Integer> ports = freePorts(replicas * (2 + pillars));
+        List<Integer> ports = freePorts(replicas * (3 + pillars));
         int p = 0;
         List<ClusterNode> nodes = new ArrayList<>();
         List<List<Integer>> pillarPorts = new ArrayList<>();
         for (int r = 1; r <= replicas; r++) {
-            nodes.add(new ClusterNode("replica-" + r, NodeRole.REPLICA, r, r, ports.get(p++), ports.get(p++), 0, null, null));
+            nodes.add(new ClusterNode("replica-" + r, NodeRole.REPLICA, r, r, ports.get(p++), ports.get(p++), ports.get(p++),
+                    null, null));
             List<Integer> own = new ArrayList<>();
             for (int i = 0; i < pillars; i++) {
                 own.add(ports.get(p++));
@@ -129,7 +140,8 @@ public final class ClusterLauncher {
             pillarPorts.add(own);
         }
         ClusterDescriptor cluster = new ClusterDescriptor(ClusterDescriptor.VERSION, OrderingProtocol.PBFT, "127.0.0.1",
-                settings, nodes, List.of(), null, new PbftClusterSettings(f, pillars, rotation, pillarPorts));
+                settings, nodes, List.of(), null, new PbftClusterSettings(f, pillars, rotation, pillarPorts,
+                checkpointInterval));
         try {
             io.psmr.ordering.pbft.keys.PbftKeyFiles.generate(dir.keysDir(), replicas, pillars, new java.security.SecureRandom(), false);
         } catch (IOException e) {
