@@ -149,6 +149,7 @@ final class PbftReplicaRuntime implements NodeRuntime {
             PbftStoreNode first = rt.startIncarnation(local, null);
             synchronized (rt.lock) {
                 rt.current = first;
+                rt.lock.notifyAll();
             }
             return rt;
         } catch (IOException e) {
@@ -231,11 +232,21 @@ final class PbftReplicaRuntime implements NodeRuntime {
     private void catchUp() {
         long started = System.nanoTime();
         PbftStoreNode stale;
-        synchronized (lock) {
-            if (closed) {
-                return;
+        try {
+            synchronized (lock) {
+                // A replica can fall behind while its incarnation is still starting (the others' first frames
+                // already carry a stable checkpoint): wait until the start has handed it over.
+                while (current == null && !closed) {
+                    lock.wait(100);
+                }
+                if (closed) {
+                    return;
+                }
+                stale = current;
             }
-            stale = current;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return;
         }
         long have = stale.store().stats().lastInstance();
         List<InetSocketAddress> peers = cluster.checkpointPeers(node);
