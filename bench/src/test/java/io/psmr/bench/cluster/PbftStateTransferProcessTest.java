@@ -87,7 +87,7 @@ class PbftStateTransferProcessTest {
 
         LoadReport report = ClusterLoad.run(launcher.directory(), options, op -> {
             history.add(op);
-            if (done.incrementAndGet() == CLIENTS * OPS / 5) {
+            if (done.incrementAndGet() == CLIENTS * OPS / 2) { // late enough for a local checkpoint of its own
                 Thread t = new Thread(() -> {
                     try {
                         launcher.kill("replica-3");
@@ -127,6 +127,10 @@ class PbftStateTransferProcessTest {
                     () -> context + "; status: " + launcher.status() + "\nreplica-3's log ends:\n" + tail(log, 40));
             String lines = Files.readString(log);
             assertTrue(lines.contains("fell behind: checkpoint"), "the restart had to state-transfer, " + context);
+            if (killedCheckpoint > 0) {
+                assertTrue(lines.contains("resumed from checkpoint " + killedCheckpoint + " (its own)"),
+                        "the restart first installed its own checkpoint " + killedCheckpoint + ", " + context);
+            }
             caughtUp.set(lastLine(log, "caught up by state transfer"));
             awaitCondition("replica-3 to serve again", () -> launcher.status().stream().anyMatch(n ->
                     n.node().name().equals("replica-3") && n.alive() && n.status() != null && n.status().serving()), context);
