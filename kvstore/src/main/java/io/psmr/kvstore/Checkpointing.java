@@ -13,8 +13,12 @@ import java.util.Objects;
  * @param hook             the ordering layer's part (see {@link Hook}); {@link Hook#NONE} if it needs none
  * @param maxRecordedBytes bound on the copy-on-write before-images one checkpoint may hold; beyond
  *                         it that checkpoint is abandoned (the next one tries again)
+ * @param neverSkip        false: a checkpoint due while the previous one is still written is skipped
+ *                         (checkpoints are local); true: delivery waits for the previous one instead, so
+ *                         that every replica checkpoints every multiple of {@code interval} (PBFT certifies
+ *                         each one: a skipped one would be a missing vote)
  */
-public record Checkpointing(long interval, CheckpointStore store, Hook hook, long maxRecordedBytes) {
+public record Checkpointing(long interval, CheckpointStore store, Hook hook, long maxRecordedBytes, boolean neverSkip) {
 
     /** Default bound on before-images: 256 MiB. */
     public static final long DEFAULT_MAX_RECORDED_BYTES = 256L << 20;
@@ -31,9 +35,19 @@ public record Checkpointing(long interval, CheckpointStore store, Hook hook, lon
         }
     }
 
+    /** Skipping a checkpoint due while the previous one is written ({@code neverSkip} false). */
+    public Checkpointing(long interval, CheckpointStore store, Hook hook, long maxRecordedBytes) {
+        this(interval, store, hook, maxRecordedBytes, false);
+    }
+
     /** Every {@code interval} instances into {@code store}, with the default before-image bound. */
     public static Checkpointing every(long interval, CheckpointStore store, Hook hook) {
         return new Checkpointing(interval, store, hook, DEFAULT_MAX_RECORDED_BYTES);
+    }
+
+    /** The same, but delivery waits for the previous checkpoint instead of skipping one ({@code neverSkip}). */
+    public Checkpointing neverSkipping() {
+        return new Checkpointing(interval, store, hook, maxRecordedBytes, true);
     }
 
     /** The ordering layer's part in a checkpoint. */

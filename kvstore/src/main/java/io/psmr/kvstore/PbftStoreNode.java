@@ -4,7 +4,10 @@ import io.psmr.kvstore.net.ReplyServer;
 import io.psmr.kvstore.net.ReplyServerConfig;
 import io.psmr.ordering.pbft.HmacAuthenticator;
 import io.psmr.ordering.pbft.PbftBroadcast;
+import io.psmr.kvstore.checkpoint.InstalledCheckpoint;
 import io.psmr.ordering.pbft.PbftConfig;
+import io.psmr.ordering.pbft.PbftReady.StableCheckpoint;
+import io.psmr.ordering.pbft.PbftResumeState;
 import io.psmr.ordering.pbft.PbftKeys;
 import io.psmr.ordering.pbft.PbftPillarCore;
 import io.psmr.ordering.pbft.PbftReplicaNode;
@@ -81,8 +84,32 @@ public final class PbftStoreNode implements AutoCloseable {
     private final ByzantinePillarNetwork lyingNetwork;
     private final ForgedReplies forgedReplies;
 
+    /**
+     * How a replica checkpoints and where it resumes (docs/pbft.md, state transfer).
+     *
+     * @param checkpointing the store's checkpoints (taken without skipping); its hook must be {@code pbft}
+     * @param pbft          the bridge that certifies them as PBFT checkpoints
+     * @param installed     the checkpoint to resume from (installed into the store's file), or null: from the start
+     * @param adopt         the stable checkpoint that certified {@code installed} (a transferred one), or null
+     */
+    public record Checkpoints(Checkpointing checkpointing, PbftCheckpoints pbft, InstalledCheckpoint installed,
+                              StableCheckpoint adopt) {
+        /** Checks that the hook is the bridge. */
+        public Checkpoints {
+            Objects.requireNonNull(checkpointing, "checkpointing");
+            Objects.requireNonNull(pbft, "pbft");
+            if (checkpointing.hook() != pbft) {
+                throw new IllegalArgumentException("the store's checkpoint hook must be the PBFT bridge");
+            }
+            if (adopt != null && installed == null) {
+                throw new IllegalArgumentException("a stable checkpoint to adopt needs the checkpoint it certified");
+            }
+        }
+    }
+
     private PbftStoreNode(int replica, PbftConfig config, PbftKeys keys, Addresses bind, PeerAddresses peers,
-                          ReplicaConfig storeConfig, long firstRequestNumber, ByzantineMode byzantine) {
+                          ReplicaConfig storeConfig, long firstRequestNumber, Checkpoints checkpoints,
+                          ByzantineMode byzantine) {
         this.byzantine = byzantine;
         this.replica = replica;
         this.config = config;
@@ -96,8 +123,18 @@ public final class PbftStoreNode implements AutoCloseable {
         try {
             t = PbftNettyTransport.start(replica, config, bind.pillars(), peers, PbftTransportConfig.defaults());
             HmacAuthenticator auth = new HmacAuthenticator(keys);
+            PbftResumeState resume = null;
+            if (checkpoints != null && checkpoints.installed() != null) {
+                try {
+                    resume = PbftResumeState.fromBytes(ReplicaCheckpointState.fromBytes(
+                            checkpoints.installed().state()).orderingState());
+                } catch (java.io.IOException e) {
+                    throw new IllegalArgumentException("checkpoint " + checkpoints.installed().instance()
+                            + " holds no PBFT resume state: " + e.getMessage(), e);
+                }
+            }
             b = PbftBroadcast.create(replica, config, t, auth, RETAINED_INSTANCES, MAX_PENDING_PROPOSALS, 64,
-                    firstRequestNumber);
+                    firstRequestNumber, resume == null ? 1 : resume.nextInstance());
             List<PillarCore> cores = new ArrayList<>();
             for (int p = 0; p < config.pillars(); p++) {
                 cores.add(PbftPillarCore.create(config, replica, p, auth));
@@ -107,19 +144,26 @@ public final class PbftStoreNode implements AutoCloseable {
                 lying = new ByzantinePillarNetwork(t, replica, byzantine, config, auth, replica); // seed: the replica id
                 network = lying;
             }
-            n = new PbftReplicaNode(replica, config, cores, network, b.sink(), PbftReplicaNode.Settings.defaults(), System::nanoTime);
+            n = new PbftReplicaNode(replica, config, cores, network, b.sink(), PbftReplicaNode.Settings.defaults(),
+                    System::nanoTime, checkpoints == null ? null : new PbftReplicaNode.AppCheckpoints(checkpoints.pbft(),
+                    resume, checkpoints.adopt()));
             n.start();
             b.start();
             rs = ReplyServer.start(bind.replies(), ReplyServerConfig.defaults());
             if (byzantine == ByzantineMode.WRONG_REPLIES) {
                 forging = new ForgedReplies(rs);
             }
-            r = Replica.start(storeConfig.toBuilder().replicaId(replica + 1).build(), b, forging != null ? forging : rs);
+            ReplyRouter router = forging != null ? forging : rs;
+            r = checkpoints == null ? Replica.start(storeConfig.toBuilder().replicaId(replica + 1).build(), b, router)
+                    : Replica.start(storeConfig.toBuilder().replicaId(replica + 1).build(), b, router,
+                    checkpoints.checkpointing().neverSkipping(), checkpoints.installed());
             this.proposals = PbftProposalServer.start(replica, b, bind.proposals(),
                     PbftProposalServer.Config.defaults(config.maxRequestBytes()));
         } catch (RuntimeException e) {
             if (r != null) {
                 r.close();
+            } else if (checkpoints != null && checkpoints.installed() != null) {
+                checkpoints.installed().store().close(); // the replica did not take it over
             }
             if (rs != null) {
                 rs.close();
@@ -157,7 +201,7 @@ public final class PbftStoreNode implements AutoCloseable {
      */
     public static PbftStoreNode start(int replica, PbftConfig config, PbftKeys keys, Addresses bind, PeerAddresses peers,
                                       ReplicaConfig storeConfig, long firstRequestNumber) {
-        return start(replica, config, keys, bind, peers, storeConfig, firstRequestNumber, null);
+        return start(replica, config, keys, bind, peers, storeConfig, firstRequestNumber, null, null);
     }
 
     /**
@@ -168,6 +212,31 @@ public final class PbftStoreNode implements AutoCloseable {
      */
     public static PbftStoreNode start(int replica, PbftConfig config, PbftKeys keys, Addresses bind, PeerAddresses peers,
                                       ReplicaConfig storeConfig, long firstRequestNumber, ByzantineMode byzantine) {
+        return start(replica, config, keys, bind, peers, storeConfig, firstRequestNumber, null, byzantine);
+    }
+
+    /**
+     * As the other {@code start}; with {@code checkpoints} the store's checkpoints are the PBFT checkpoints, the
+     * replica resumes from {@code checkpoints.installed()} if given, and asks {@code checkpoints.pbft()}'s listener
+     * for state transfer when it falls behind a stable checkpoint.
+     *
+     * @throws IllegalArgumentException also if {@code config} cannot certify store checkpoints
+     *                                  ({@link PbftReplicaNode#checkAppCheckpoints}); the installed store is then
+     *                                  closed
+     */
+    public static PbftStoreNode start(int replica, PbftConfig config, PbftKeys keys, Addresses bind, PeerAddresses peers,
+                                      ReplicaConfig storeConfig, long firstRequestNumber, Checkpoints checkpoints) {
+        return start(replica, config, keys, bind, peers, storeConfig, firstRequestNumber, checkpoints, null);
+    }
+
+    /**
+     * The general form: store checkpoints as PBFT checkpoints if {@code checkpoints} is not null (see the overload
+     * taking them), and a Byzantine replica on purpose if {@code byzantine} is not null (<b>testing only</b>; see the
+     * overload taking it).
+     */
+    public static PbftStoreNode start(int replica, PbftConfig config, PbftKeys keys, Addresses bind, PeerAddresses peers,
+                                      ReplicaConfig storeConfig, long firstRequestNumber, Checkpoints checkpoints,
+                                      ByzantineMode byzantine) {
         Objects.requireNonNull(config, "config");
         if (storeConfig.limits().maxBatchBytes() > config.maxRequestBytes()) {
             throw new IllegalArgumentException("a store batch may take " + storeConfig.limits().maxBatchBytes()
@@ -175,7 +244,7 @@ public final class PbftStoreNode implements AutoCloseable {
         }
         return new PbftStoreNode(replica, config, Objects.requireNonNull(keys, "keys"), bind,
                 Objects.requireNonNull(peers, "peers"), Objects.requireNonNull(storeConfig, "storeConfig"), firstRequestNumber,
-                byzantine);
+                checkpoints, byzantine);
     }
 
     /** The PBFT replica id, {@code 0..n-1}. */

@@ -70,6 +70,7 @@ public final class Replica implements AutoCloseable {
     private final SnapshottingStore snapshots;
     private volatile long lastCheckpoint;
     private volatile boolean checkpointInFlight;
+    private final Object checkpointDone = new Object(); // notified when a checkpoint's files are committed
     private volatile long lastCheckpointPauseNanos = -1;
     private volatile long maxCheckpointPauseNanos = -1;
     private final LongAdder checkpointsSkipped = new LongAdder();
@@ -308,6 +309,18 @@ public final class Replica implements AutoCloseable {
          * so before-images are never recorded while an earlier checkpoint's files are checked and synced.
          */
         private void checkpoint(long instance) throws InterruptedException {
+            if (checkpointing.neverSkip()) {
+                // Every replica must checkpoint this instance (an ordering certifies it): wait, never skip.
+                synchronized (checkpointDone) {
+                    while (checkpointInFlight || snapshots.snapshotRunning()) {
+                        if (closed.get()) {
+                            throw new InterruptedException("replica " + config.replicaId()
+                                    + " closed while waiting for its previous checkpoint");
+                        }
+                        checkpointDone.wait(10); // woken when the previous one commits; bounded to see a close
+                    }
+                }
+            }
             if (checkpointInFlight || snapshots.snapshotRunning()) {
                 checkpointsSkipped.increment();
                 LOG.info("replica {}: checkpoint of instance {} skipped, the previous one is still being written",
@@ -327,6 +340,9 @@ public final class Replica implements AutoCloseable {
                 checkpointInFlight = true; // until its files are committed, not only its snapshot written
                 checkpointing.store().take(instance, snapshots, state).whenComplete((cp, e) -> {
                     checkpointInFlight = false;
+                    synchronized (checkpointDone) {
+                        checkpointDone.notifyAll();
+                    }
                     if (e != null) {
                         checkpointsFailed.increment();
                         LOG.warn("replica {}: checkpoint of instance {} failed: {}", config.replicaId(), instance,

@@ -239,6 +239,17 @@ public final class CheckpointStore {
         return new Checkpoint(target, m);
     }
 
+    /**
+     * Deletes the checkpoint of {@code instance} if it exists: one fetched from a peer that turned out not to be the
+     * certified state must not be installed later (a restart installs the newest local checkpoint).
+     */
+    public void delete(long instance) throws IOException {
+        Path d = directory(instance);
+        if (Files.exists(d)) {
+            deleteTree(d);
+        }
+    }
+
     static void deleteTree(Path p) throws IOException {
         if (!Files.exists(p)) {
             return;

@@ -111,7 +111,19 @@ public final class ClusterLauncher {
      */
     public ClusterDescriptor startPbft(int replicas, int pillars, io.psmr.ordering.pbft.LeaderRotation rotation,
                                        ClusterSettings settings, Duration timeout) throws InterruptedException {
-        return startPbft(replicas, pillars, rotation, settings, java.util.Map.of(), timeout);
+        return startPbft(replicas, pillars, rotation, settings, PbftClusterSettings.DEFAULT_CHECKPOINT_INTERVAL,
+                java.util.Map.of(), timeout);
+    }
+
+    /**
+     * As {@link #startPbft(int, int, io.psmr.ordering.pbft.LeaderRotation, ClusterSettings, Duration)}, with the
+     * store's (and so PBFT's) checkpoint every {@code checkpointInterval} delivered instances; each replica serves its
+     * checkpoints on its own checkpoint port (state transfer).
+     */
+    public ClusterDescriptor startPbft(int replicas, int pillars, io.psmr.ordering.pbft.LeaderRotation rotation,
+                                       ClusterSettings settings, int checkpointInterval, Duration timeout)
+            throws InterruptedException {
+        return startPbft(replicas, pillars, rotation, settings, checkpointInterval, java.util.Map.of(), timeout);
     }
 
     /**
@@ -125,19 +137,33 @@ public final class ClusterLauncher {
                                        ClusterSettings settings,
                                        java.util.Map<String, io.psmr.ordering.pbft.byzantine.ByzantineMode> byzantine,
                                        Duration timeout) throws InterruptedException {
+        return startPbft(replicas, pillars, rotation, settings, PbftClusterSettings.DEFAULT_CHECKPOINT_INTERVAL,
+                byzantine, timeout);
+    }
+
+    /**
+     * The general form: checkpoints every {@code checkpointInterval} delivered instances, and the replicas of
+     * {@code byzantine} Byzantine on purpose (testing only; empty for a correct cluster).
+     */
+    public ClusterDescriptor startPbft(int replicas, int pillars, io.psmr.ordering.pbft.LeaderRotation rotation,
+                                       ClusterSettings settings, int checkpointInterval,
+                                       java.util.Map<String, io.psmr.ordering.pbft.byzantine.ByzantineMode> byzantine,
+                                       Duration timeout) throws InterruptedException {
         if (replicas < 4 || (replicas - 1) % 3 != 0) {
             throw new IllegalArgumentException("a PBFT cluster has 3f+1 replicas (4, 7, 10, ...), got " + replicas);
         }
         int f = (replicas - 1) / 3;
         List<List<Integer>> placeholder = java.util.Collections.nCopies(replicas, java.util.Collections.nCopies(pillars, 1));
-        new PbftClusterSettings(f, pillars, rotation, placeholder, byzantine); // refuses bad Byzantine modes before any file is written
+        // Refuses bad Byzantine modes or a bad checkpoint interval before any file is written.
+        new PbftClusterSettings(f, pillars, rotation, placeholder, checkpointInterval, byzantine);
         prepareDirectory();
-        List<Integer> ports = freePorts(replicas * (2 + pillars));
+        List<Integer> ports = freePorts(replicas * (3 + pillars));
         int p = 0;
         List<ClusterNode> nodes = new ArrayList<>();
         List<List<Integer>> pillarPorts = new ArrayList<>();
         for (int r = 1; r <= replicas; r++) {
-            nodes.add(new ClusterNode("replica-" + r, NodeRole.REPLICA, r, r, ports.get(p++), ports.get(p++), 0, null, null));
+            nodes.add(new ClusterNode("replica-" + r, NodeRole.REPLICA, r, r, ports.get(p++), ports.get(p++), ports.get(p++),
+                    null, null));
             List<Integer> own = new ArrayList<>();
             for (int i = 0; i < pillars; i++) {
                 own.add(ports.get(p++));
@@ -145,7 +171,8 @@ public final class ClusterLauncher {
             pillarPorts.add(own);
         }
         ClusterDescriptor cluster = new ClusterDescriptor(ClusterDescriptor.VERSION, OrderingProtocol.PBFT, "127.0.0.1",
-                settings, nodes, List.of(), null, new PbftClusterSettings(f, pillars, rotation, pillarPorts, byzantine));
+                settings, nodes, List.of(), null, new PbftClusterSettings(f, pillars, rotation, pillarPorts,
+                checkpointInterval, byzantine));
         try {
             io.psmr.ordering.pbft.keys.PbftKeyFiles.generate(dir.keysDir(), replicas, pillars, new java.security.SecureRandom(), false);
         } catch (IOException e) {

@@ -20,21 +20,46 @@ import java.util.TreeMap;
  * @param pillars     Np, COP pillars per replica
  * @param rotation    leaders: {@code ROTATING} (COP's block-wise rotation) or {@code FIXED}
  * @param pillarPorts per replica (index = PBFT replica id = store replica id − 1), one port per pillar
+ * @param checkpointInterval delivered instances between the store's checkpoints, which are the PBFT checkpoints
+ *                    (absent or 0 in a cluster.json: {@link #DEFAULT_CHECKPOINT_INTERVAL})
  * @param byzantine   <b>testing only</b>: replicas that are Byzantine on purpose, by node name ({@code replica-N}), with
  *                    their mode ({@code --byzantine replica-N=MODE}); at most f of them; empty (and left out of the
  *                    file) for a correct cluster
  */
 public record PbftClusterSettings(int f, int pillars, LeaderRotation rotation, List<List<Integer>> pillarPorts,
+                                  int checkpointInterval,
                                   @JsonInclude(JsonInclude.Include.NON_EMPTY) Map<String, ByzantineMode> byzantine) {
 
-    /** A cluster of correct replicas only. */
+    /** Delivered instances between checkpoints by default (as a Ring Paxos replica's). */
+    public static final int DEFAULT_CHECKPOINT_INTERVAL = 512;
+
+    /** A cluster of correct replicas only, with the default checkpoint interval. */
     public PbftClusterSettings(int f, int pillars, LeaderRotation rotation, List<List<Integer>> pillarPorts) {
-        this(f, pillars, rotation, pillarPorts, Map.of());
+        this(f, pillars, rotation, pillarPorts, DEFAULT_CHECKPOINT_INTERVAL, Map.of());
+    }
+
+    /** A cluster of correct replicas only. */
+    public PbftClusterSettings(int f, int pillars, LeaderRotation rotation, List<List<Integer>> pillarPorts,
+                               int checkpointInterval) {
+        this(f, pillars, rotation, pillarPorts, checkpointInterval, Map.of());
+    }
+
+    /** With the default checkpoint interval. */
+    public PbftClusterSettings(int f, int pillars, LeaderRotation rotation, List<List<Integer>> pillarPorts,
+                               Map<String, ByzantineMode> byzantine) {
+        this(f, pillars, rotation, pillarPorts, DEFAULT_CHECKPOINT_INTERVAL, byzantine);
     }
 
     /** Checks the fields, naming the bad one. */
     @com.fasterxml.jackson.annotation.JsonCreator
     public PbftClusterSettings {
+        if (checkpointInterval == 0) {
+            checkpointInterval = DEFAULT_CHECKPOINT_INTERVAL;
+        }
+        if (checkpointInterval < 1 || checkpointInterval > 1 << 20) {
+            throw new IllegalArgumentException("pbft.checkpointInterval must be from 1 to " + (1 << 20) + ", got "
+                    + checkpointInterval);
+        }
         byzantine = byzantine == null ? Map.of() : Collections.unmodifiableMap(new TreeMap<>(byzantine));
         if (byzantine.size() > f) {
             throw new IllegalArgumentException("pbft.byzantine names " + byzantine.size() + " replicas; f = " + f
@@ -82,8 +107,15 @@ public record PbftClusterSettings(int f, int pillars, LeaderRotation rotation, L
         return 3 * f + 1;
     }
 
-    /** The protocol configuration every replica runs: {@link PbftCluster#config}. */
+    /**
+     * The protocol configuration every replica runs: {@link PbftCluster#config}, with a checkpoint possible at every
+     * sequence number (the store's checkpoint at instance n is certified at the sequence number that delivered n) and
+     * a watermark window of at least {@code 2 · checkpointInterval · pillars} (docs/pbft.md, state transfer).
+     */
     public PbftConfig config() {
-        return PbftCluster.config(f, pillars, rotation);
+        PbftConfig d = PbftCluster.config(f, pillars, rotation);
+        return new PbftConfig(d.f(), d.pillars(), 1, Math.max(d.watermarkWindow(), 2L * checkpointInterval * pillars),
+                d.requestTimeoutTicks(), d.maxViewChangeTimeoutTicks(), d.emptyInstanceDelayTicks(), d.retransmitTicks(),
+                d.leaderRotation(), d.maxRequestBytes(), d.maxPendingRequests());
     }
 }

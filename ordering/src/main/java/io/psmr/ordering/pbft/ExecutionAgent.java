@@ -22,7 +22,9 @@ import java.util.TreeMap;
  * the lower one order waits for. A commit the stage refuses (beyond its window: the pillar's stable checkpoint ran
  * ahead of this replica's execution) is set aside, lowest first, and offered again as the window moves; at most
  * {@code window} are set aside, beyond which this replica is so far behind a stable checkpoint that only state
- * transfer (not built) could bring it back, and it fail-stops saying so. A delivery the sink refuses is
+ * transfer could bring it back, and it fail-stops saying so. With {@link ApplicationCheckpoints}, a stable checkpoint
+ * above a gap in its log asks for state transfer instead ({@link ApplicationCheckpoints#transferNeeded}) and freezes
+ * execution until the replica is replaced by one resumed from the transferred state. A delivery the sink refuses is
  * kept and offered again before anything else is released. A command whose pillar queue is full is kept, per pillar,
  * and sent first next cycle; pillars drain their commands every cycle, so this holds little, and more than
  * {@code maxHeldCommands} for one pillar is a bug that fail-stops the replica.
@@ -59,6 +61,11 @@ public final class ExecutionAgent implements Agent {
 
     private final TreeMap<Long, PbftReady.Committed> beyondWindow = new TreeMap<>();
     private final int maxBeyondWindow;
+    private final ApplicationCheckpoints app;  // null: the stage's chain checkpoints
+    private final long resumedAt;                // the sequence number the stage resumed after (0: from the start)
+    private final List<PillarCommand> onStart;   // to every pillar when the agent starts
+    private boolean transferring;                // waiting for state transfer: releases nothing
+    private long transferSeq;                    // the newest stable checkpoint state transfer was asked for
     private ExecutionStage.Released<Request> heldDelivery;
     private ExecutionEvent.Stable unannounced;
     private long lastAwaited;
@@ -75,6 +82,25 @@ public final class ExecutionAgent implements Agent {
     public ExecutionAgent(int replica, ExecutionStage<Request> stage, List<BoundedQueue<ExecutionEvent>> fromPillars,
                           List<BoundedQueue<PillarCommand>> toPillars, DeliverySink sink, int maxHeldCommands,
                           int maxBeyondWindow) {
+        this(replica, stage, fromPillars, toPillars, sink, maxHeldCommands, maxBeyondWindow, null, 0, List.of());
+    }
+
+    /**
+     * An execution agent that certifies the application's checkpoints instead of the stage's hash chain, and asks
+     * for state transfer instead of fail-stopping when a stable checkpoint leaves it behind.
+     *
+     * @param app       the application's checkpoints, or null for the stage's chain checkpoints
+     * @param resumedAt the sequence number the stage resumed after ({@link ExecutionStage#resumed}), or 0: commits
+     *                  at or below it are ignored (its pillars may still order them: they start at the beginning)
+     * @param onStart   commands every pillar gets first (adopting the transferred stable checkpoint, the transferred
+     *                  duplicate table's {@link PillarCommand.ClientExecuted})
+     */
+    public ExecutionAgent(int replica, ExecutionStage<Request> stage, List<BoundedQueue<ExecutionEvent>> fromPillars,
+                          List<BoundedQueue<PillarCommand>> toPillars, DeliverySink sink, int maxHeldCommands,
+                          int maxBeyondWindow, ApplicationCheckpoints app, long resumedAt, List<PillarCommand> onStart) {
+        this.app = app;
+        this.resumedAt = resumedAt;
+        this.onStart = List.copyOf(onStart);
         this.maxBeyondWindow = maxBeyondWindow;
         this.role = "replica-" + replica + "/execution";
         this.stage = Objects.requireNonNull(stage, "stage");
@@ -100,8 +126,29 @@ public final class ExecutionAgent implements Agent {
     }
 
     @Override
+    public void onStart() {
+        for (PillarCommand c : onStart) {
+            for (int p = 0; p < toPillars.size(); p++) {
+                command(p, c);
+            }
+        }
+    }
+
+    /** Whether this replica waits for state transfer (its execution is frozen). Only the agent's thread. */
+    boolean transferring() {
+        return transferring;
+    }
+
+    @Override
     public int doWork() {
         int work = flushCommands();
+        if (app != null) {
+            ApplicationCheckpoints.Durable d;
+            while ((d = app.pollDurable()) != null) {
+                command(stage.checkpointPillar(d.seq()), new PillarCommand.CheckpointDigest(d.seq(), d.digest()));
+                work++;
+            }
+        }
         work += retryBeyondWindow();
         for (BoundedQueue<ExecutionEvent> q : fromPillars) {
             work += q.drain(this::take, PillarAgent.BATCH);
@@ -125,6 +172,9 @@ public final class ExecutionAgent implements Agent {
                 throw new IllegalStateException(role + ": pillar " + c.pillar() + " committed sequence number "
                         + committed.seq() + ", which belongs to pillar " + stage.pillarOf(committed.seq()));
             }
+            if (transferring || committed.seq() <= resumedAt) {
+                return; // its state will be replaced, or lies below the checkpoint this stage resumed from
+            }
             if (!offer(committed)) {
                 if (beyondWindow.putIfAbsent(committed.seq(), committed) != null) {
                     throw new IllegalStateException(role + ": sequence number " + committed.seq() + " was committed twice");
@@ -139,7 +189,19 @@ public final class ExecutionAgent implements Agent {
             return;
         }
         ExecutionEvent.Stable s = (ExecutionEvent.Stable) e;
-        requireNoGapBelow(s);
+        if (app != null) {
+            long seq = s.checkpoint().seq();
+            if (seq > transferSeq && (transferring || gapBelow(s) > 0)) {
+                transferring = true;
+                transferSeq = seq;
+                app.transferNeeded(s.checkpoint());
+            }
+            if (transferring) {
+                return;
+            }
+        } else {
+            requireNoGapBelow(s);
+        }
         if (stage.stable(s.checkpoint().seq())) {
             unannounced = s; // a newer stable checkpoint supersedes one not yet announced
         }
@@ -153,18 +215,31 @@ public final class ExecutionAgent implements Agent {
      * saying so, instead of waiting for ever.
      */
     private void requireNoGapBelow(ExecutionEvent.Stable s) {
+        long c = gapBelow(s);
         long seq = s.checkpoint().seq();
-        int pillars = fromPillars.size();
-        long first = stage.nextSeq() + Math.floorMod(s.pillar() - stage.nextSeq(), pillars);
-        for (long c = first; c <= seq; c += pillars) {
-            if (!stage.has(c) && !beyondWindow.containsKey(c)) {
+        if (c > 0) {
                 throw new IllegalStateException(role + " cannot catch up: checkpoint " + seq + " became stable at its"
                         + " pillar " + s.pillar() + " (the other replicas discarded their log up to it) while sequence"
                         + " number " + c + " of that pillar never committed here (it executed up to " + (stage.nextSeq() - 1)
                         + "); state transfer is needed to bring it back, and it is not built: restart it only while the"
                         + " others still hold the whole log, or start a new cluster");
+        }
+    }
+
+    /**
+     * The lowest sequence number of the reporting pillar at or below the stable checkpoint that never committed here
+     * (its pillar discarded its log up to the checkpoint, so it never will), or 0 if none is missing.
+     */
+    private long gapBelow(ExecutionEvent.Stable s) {
+        long seq = s.checkpoint().seq();
+        int pillars = fromPillars.size();
+        long first = stage.nextSeq() + Math.floorMod(s.pillar() - stage.nextSeq(), pillars);
+        for (long c = first; c <= seq; c += pillars) {
+            if (!stage.has(c) && !beyondWindow.containsKey(c)) {
+                return c;
             }
         }
+        return 0;
     }
 
     /**
@@ -199,6 +274,9 @@ public final class ExecutionAgent implements Agent {
     }
 
     private int release() {
+        if (transferring) {
+            return 0;
+        }
         int n = 0;
         while (true) {
             if (heldDelivery != null) {
@@ -211,6 +289,9 @@ public final class ExecutionAgent implements Agent {
             ExecutionStage.Released<Request> r = stage.poll();
             if (r == null) {
                 return n;
+            }
+            if (app != null && r.isDelivered() && r.instance() % app.interval() == 0) {
+                app.resumeState(r.instance(), stage.resumeState());
             }
             if (r.isCheckpoint()) {
                 command(r.checkpointPillar(), new PillarCommand.CheckpointDigest(r.seq(), r.checkpointDigest()));

@@ -83,6 +83,7 @@ public final class ExecutionStage<R> {
     private final RequestDeduplicator dedup;
     private final MessageDigest sha256;
     private final Object[] slots;
+    private final boolean chainCheckpoints;
 
     private long next = 1;
     private long nextInstance;
@@ -100,6 +101,30 @@ public final class ExecutionStage<R> {
      */
     public ExecutionStage(int pillars, int window, int checkpointInterval, long firstInstance, RequestKeys<R> keys,
                           RequestDeduplicator dedup) {
+        this(pillars, window, checkpointInterval, firstInstance, keys, dedup, true);
+    }
+
+    /**
+     * A stage resumed from an application checkpoint ({@link ApplicationCheckpoints}): it releases from
+     * {@code resume.nextSeq()} on, numbers delivered instances from {@code resume.nextInstance()}, continues the hash
+     * chain and the duplicate table, and marks no chain checkpoints (the application's checkpoints are certified
+     * instead).
+     */
+    public static <R> ExecutionStage<R> resumed(int pillars, int window, PbftResumeState resume, RequestKeys<R> keys) {
+        ExecutionStage<R> s = new ExecutionStage<>(pillars, window, 1, resume.nextInstance(), keys, resume.dedup(), false);
+        s.next = resume.nextSeq();
+        s.digest = resume.chainDigest();
+        s.lastStable = resume.seq();
+        return s;
+    }
+
+    /**
+     * As the public constructor; {@code chainCheckpoints} false marks no checkpoints in releases (the replica
+     * certifies its application's checkpoints instead, {@link ApplicationCheckpoints}).
+     */
+    public ExecutionStage(int pillars, int window, int checkpointInterval, long firstInstance, RequestKeys<R> keys,
+                          RequestDeduplicator dedup, boolean chainCheckpoints) {
+        this.chainCheckpoints = chainCheckpoints;
         if (pillars < 1) {
             throw new IllegalArgumentException("pillars must be at least 1, got " + pillars);
         }
@@ -185,7 +210,7 @@ public final class ExecutionStage<R> {
         digest = sha256.digest();
         boolean deliver = request != null && dedup.firstRelease(keys.client(request), keys.number(request));
         long instance = deliver ? nextInstance++ : 0;
-        boolean checkpoint = seq % checkpointInterval == 0;
+        boolean checkpoint = chainCheckpoints && seq % checkpointInterval == 0;
         return new Released<>(seq, instance, request, checkpoint ? digest.clone() : null,
                 checkpoint ? checkpointPillar(seq) : -1);
     }
@@ -229,6 +254,20 @@ public final class ExecutionStage<R> {
     /** The delivered instance the next non-empty sequence number will get. */
     public long nextInstance() {
         return nextInstance;
+    }
+
+    /**
+     * Where a stage resumed right now would continue: next sequence number and instance, the chain digest and the
+     * duplicate table ({@link #resumed}).
+     */
+    public PbftResumeState resumeState() {
+        java.io.ByteArrayOutputStream table = new java.io.ByteArrayOutputStream();
+        try (java.io.DataOutputStream out = new java.io.DataOutputStream(table)) {
+            dedup.writeTo(out);
+        } catch (java.io.IOException e) {
+            throw new IllegalStateException("cannot happen: writing to memory", e);
+        }
+        return new PbftResumeState(next, nextInstance, digest, table.toByteArray());
     }
 
     /** Sequence numbers committed but not yet released. */

@@ -76,11 +76,12 @@ public final class PbftBroadcast implements AtomicBroadcast {
 
     PbftBroadcast(int replica, PbftConfig config, RequestIntake network, Authenticator auth, int retainedInstances,
                   int maxPendingProposals, int maxLearners) {
-        this(replica, config, network, auth, retainedInstances, maxPendingProposals, maxLearners, 1);
+        this(replica, config, network, auth, retainedInstances, maxPendingProposals, maxLearners, 1, 1);
     }
 
     private PbftBroadcast(int replica, PbftConfig config, RequestIntake network, Authenticator auth,
-                          int retainedInstances, int maxPendingProposals, int maxLearners, long firstRequestNumber) {
+                          int retainedInstances, int maxPendingProposals, int maxLearners, long firstRequestNumber,
+                          long firstInstance) {
         this.replica = replica;
         this.pillars = config.pillars();
         this.replicas = config.replicaCount();
@@ -88,7 +89,8 @@ public final class PbftBroadcast implements AtomicBroadcast {
         this.auth = auth;
         this.maxValueBytes = config.maxRequestBytes();
         this.log = new RelayLog(LocalSequencer.builder().retainedInstances(retainedInstances)
-                .maxValueBytes(Math.max(1, maxValueBytes)).maxLearners(maxLearners).threadNamePrefix("psmr-pbft-" + replica + "-"));
+                .maxValueBytes(Math.max(1, maxValueBytes)).maxLearners(maxLearners).threadNamePrefix("psmr-pbft-" + replica + "-")
+                .firstInstance(firstInstance));
         this.maxPending = maxPendingProposals;
         this.permits = new Semaphore(maxPendingProposals);
         this.laneLocks = new Object[pillars];
@@ -119,6 +121,17 @@ public final class PbftBroadcast implements AtomicBroadcast {
     public static PbftBroadcast create(int replica, PbftConfig config, RequestIntake intake, Authenticator auth,
                                        int retainedInstances, int maxPendingProposals, int maxLearners,
                                        long firstRequestNumber) {
+        return create(replica, config, intake, auth, retainedInstances, maxPendingProposals, maxLearners,
+                firstRequestNumber, 1);
+    }
+
+    /**
+     * As the other {@code create}, for a replica resumed from a checkpoint at instance {@code firstInstance - 1}: its
+     * execution stage delivers from {@code firstInstance} on, and so does this broadcast.
+     */
+    public static PbftBroadcast create(int replica, PbftConfig config, RequestIntake intake, Authenticator auth,
+                                       int retainedInstances, int maxPendingProposals, int maxLearners,
+                                       long firstRequestNumber, long firstInstance) {
         java.util.Objects.requireNonNull(config, "config");
         java.util.Objects.requireNonNull(intake, "intake");
         java.util.Objects.requireNonNull(auth, "auth");
@@ -129,8 +142,11 @@ public final class PbftBroadcast implements AtomicBroadcast {
             throw new IllegalArgumentException("retainedInstances, maxPendingProposals and firstRequestNumber must be at"
                     + " least 1, got " + retainedInstances + ", " + maxPendingProposals + ", " + firstRequestNumber);
         }
+        if (firstInstance < 1) {
+            throw new IllegalArgumentException("firstInstance must be at least 1, got " + firstInstance);
+        }
         PbftBroadcast b = new PbftBroadcast(replica, config, intake, auth, retainedInstances, maxPendingProposals,
-                maxLearners, firstRequestNumber);
+                maxLearners, firstRequestNumber, firstInstance);
         intake.onRefused(b::refused);
         return b;
     }

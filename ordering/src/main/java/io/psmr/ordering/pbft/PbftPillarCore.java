@@ -85,6 +85,11 @@ public final class PbftPillarCore implements PillarCore {
     }
 
     @Override
+    public void clientExecuted(long client, long number) {
+        pillar.clientExecuted(client, number);
+    }
+
+    @Override
     public void needEmpty(long seq) {
         pillar.needEmpty(seq);
     }

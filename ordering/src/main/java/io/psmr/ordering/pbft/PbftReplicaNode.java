@@ -73,6 +73,58 @@ public final class PbftReplicaNode implements AutoCloseable {
      */
     public PbftReplicaNode(int replica, PbftConfig config, List<? extends PillarCore> cores, PillarNetwork network,
                            DeliverySink sink, Settings settings, LongSupplier clock) {
+        this(replica, config, cores, network, sink, settings, clock, null);
+    }
+
+    /**
+     * How a replica certifies its application's checkpoints (docs/pbft.md, state transfer).
+     *
+     * @param app    the application's checkpoints
+     * @param resume where execution resumes (a local or transferred checkpoint's ordering state), or null: from the start
+     * @param adopt  the stable checkpoint its pillars adopt first (the proof state transfer was checked against), or
+     *               null (a replica resumed from its own checkpoint learns the next stable one from the others)
+     */
+    public record AppCheckpoints(ApplicationCheckpoints app, PbftResumeState resume, PbftReady.StableCheckpoint adopt) {
+        /** Checks that the adopted checkpoint is the resumed one. */
+        public AppCheckpoints {
+            Objects.requireNonNull(app, "app");
+            if (adopt != null && (resume == null || adopt.seq() != resume.seq())) {
+                throw new IllegalArgumentException("the adopted stable checkpoint " + adopt.seq()
+                        + " is not the one execution resumes from (" + (resume == null ? "none" : resume.seq()) + ")");
+            }
+        }
+    }
+
+    /**
+     * Checks that {@code config} can certify application checkpoints every {@code interval} delivered instances:
+     * every sequence number must be a checkpoint number (K = 1; the checkpoint is at s(n)), and the watermark window
+     * must span at least twice the sequence numbers between two checkpoints (at most {@code interval · Np}: EMPTY
+     * instances only fill holes below delivered ones), so that it stays open while a checkpoint is written.
+     *
+     * @throws IllegalArgumentException naming the setting to change
+     */
+    public static void checkAppCheckpoints(PbftConfig config, long interval) {
+        if (config.checkpointInterval() != 1) {
+            throw new IllegalArgumentException("PBFT checkpoints follow the application's checkpoints, so every sequence"
+                    + " number must be able to carry one: checkpointInterval must be 1, got " + config.checkpointInterval());
+        }
+        long needed = 2 * interval * config.pillars();
+        if (config.watermarkWindow() < needed) {
+            throw new IllegalArgumentException("watermarkWindow " + config.watermarkWindow() + " is too small for an"
+                    + " application checkpoint every " + interval + " instances with " + config.pillars() + " pillars: up"
+                    + " to " + interval * config.pillars() + " sequence numbers lie between two checkpoints, so it must"
+                    + " be at least " + needed + " (or checkpoint more often)");
+        }
+    }
+
+    /**
+     * As the other constructor; with {@code checkpoints} non-null the replica certifies the application's
+     * checkpoints and asks it for state transfer when it falls behind ({@link AppCheckpoints}).
+     *
+     * @throws IllegalArgumentException as {@link #checkAppCheckpoints}
+     */
+    public PbftReplicaNode(int replica, PbftConfig config, List<? extends PillarCore> cores, PillarNetwork network,
+                           DeliverySink sink, Settings settings, LongSupplier clock, AppCheckpoints checkpoints) {
         Objects.requireNonNull(config, "config");
         Objects.requireNonNull(settings, "settings");
         if (replica < 0 || replica >= config.replicaCount()) {
@@ -109,13 +161,33 @@ public final class PbftReplicaNode implements AutoCloseable {
             pillarAgents.add(agent);
             agents.add(agent);
         }
-        ExecutionStage<PbftMessage.Request> stage = new ExecutionStage<>(config.pillars(), window,
-                (int) Math.min(Integer.MAX_VALUE, config.checkpointInterval()), 1, ExecutionAgent.REQUEST_KEYS,
-                new RequestDeduplicator(settings.dedupWindow(), settings.maxClients()));
+        ExecutionStage<PbftMessage.Request> stage;
+        List<PillarCommand> onStart = new ArrayList<>();
+        if (checkpoints == null) {
+            stage = new ExecutionStage<>(config.pillars(), window,
+                    (int) Math.min(Integer.MAX_VALUE, config.checkpointInterval()), 1, ExecutionAgent.REQUEST_KEYS,
+                    new RequestDeduplicator(settings.dedupWindow(), settings.maxClients()));
+        } else {
+            checkAppCheckpoints(config, checkpoints.app().interval());
+            PbftResumeState resume = checkpoints.resume();
+            if (resume == null) {
+                stage = new ExecutionStage<>(config.pillars(), window, 1, 1, ExecutionAgent.REQUEST_KEYS,
+                        new RequestDeduplicator(settings.dedupWindow(), settings.maxClients()), false);
+            } else {
+                stage = ExecutionStage.resumed(config.pillars(), window, resume, ExecutionAgent.REQUEST_KEYS);
+                if (checkpoints.adopt() != null) {
+                    onStart.add(new PillarCommand.Stable(checkpoints.adopt()));
+                }
+                // Requests ordered in the stretch this replica skipped would otherwise stay pending at its pillars.
+                resume.dedup().forEachClient((client, number) -> onStart.add(new PillarCommand.ClientExecuted(client, number)));
+            }
+        }
         // The execution agent runs first on thread 0: with fewer threads than agents it shares a thread with pillars.
         // Commands are held only while a pillar's queue is full, and pillars empty it every cycle: at most one per
         // sequence number of the window (EMPTY requests) plus checkpoints is generous.
-        agents.add(0, new ExecutionAgent(replica, stage, events, commands, sink, 2 * window + 2, window));
+        agents.add(0, new ExecutionAgent(replica, stage, events, commands, sink, 2 * window + 2 + onStart.size(), window,
+                checkpoints == null ? null : checkpoints.app(), checkpoints == null || checkpoints.resume() == null ? 0
+                        : checkpoints.resume().seq(), onStart));
         this.runner = new AgentRunner("psmr-pbft-replica-" + replica, agents, settings.threads(), IdleStrategy::backoff);
     }
 

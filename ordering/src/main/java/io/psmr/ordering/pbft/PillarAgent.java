@@ -118,6 +118,8 @@ public final class PillarAgent implements Agent {
             core.needEmpty(e.seq());
         } else if (command instanceof PillarCommand.Stable s) {
             core.stableCheckpoint(s.checkpoint());
+        } else if (command instanceof PillarCommand.ClientExecuted c) {
+            core.clientExecuted(c.client(), c.number());
         }
     }
 

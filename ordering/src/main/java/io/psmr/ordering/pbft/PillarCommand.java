@@ -22,6 +22,10 @@ public sealed interface PillarCommand {
     record NeedEmpty(long seq) implements PillarCommand {
     }
 
+    /** A transferred state says {@code client}'s requests up to {@code number} are executed. */
+    record ClientExecuted(long client, long number) implements PillarCommand {
+    }
+
     /** A checkpoint became stable at another pillar. */
     record Stable(StableCheckpoint checkpoint) implements PillarCommand {
     }

@@ -42,6 +42,13 @@ public interface PillarCore {
     /** A checkpoint became stable at another pillar of this replica (COP's shared checkpoints, §4.2.2). */
     void stableCheckpoint(StableCheckpoint checkpoint);
 
+    /**
+     * A transferred state says client {@code client}'s requests up to {@code number} are executed: forget and refuse
+     * them ({@link PbftPillar#clientExecuted}). Cores without a request table ignore it.
+     */
+    default void clientExecuted(long client, long number) {
+    }
+
     /** The execution stage waits on sequence number {@code seq} of this pillar: fill it (EMPTY if nothing is pending). */
     void needEmpty(long seq);
 

@@ -92,6 +92,67 @@ public final class RequestDeduplicator {
         return true;
     }
 
+    /**
+     * Each remembered client's highest released number, least recently released first (the order {@link #writeTo}
+     * keeps). A replica that installs a transferred state tells its pillars these ({@code clientExecuted}).
+     */
+    public void forEachClient(java.util.function.ObjLongConsumer<Long> action) {
+        for (Map.Entry<Long, ClientWindow> e : clients.entrySet()) {
+            action.accept(e.getKey(), e.getValue().highest);
+        }
+    }
+
+    /**
+     * Writes the filter deterministically: window, maxClients, the number of clients, then per client (least recently
+     * released first) its id, highest number and the bitmap of the numbers below it (length-prefixed
+     * {@link BitSet#toByteArray()}). Equal release histories give equal bytes. Big-endian.
+     */
+    public void writeTo(java.io.DataOutputStream out) throws java.io.IOException {
+        out.writeInt(window);
+        out.writeInt(maxClients);
+        out.writeInt(clients.size());
+        for (Map.Entry<Long, ClientWindow> e : clients.entrySet()) {
+            out.writeLong(e.getKey());
+            out.writeLong(e.getValue().highest);
+            byte[] bits = e.getValue().seen.toByteArray();
+            out.writeInt(bits.length);
+            out.write(bits);
+        }
+    }
+
+    /**
+     * Reads {@link #writeTo}'s output.
+     *
+     * @throws java.io.IOException naming what is wrong (a bad bound, a truncated or oversized part)
+     */
+    public static RequestDeduplicator readFrom(java.io.DataInputStream in) throws java.io.IOException {
+        int window = in.readInt();
+        int maxClients = in.readInt();
+        int count = in.readInt();
+        if (window < 1 || maxClients < 1 || count < 0 || count > maxClients) {
+            throw new java.io.IOException("duplicate table: window " + window + ", maxClients " + maxClients
+                    + ", clients " + count + " are not a valid table");
+        }
+        RequestDeduplicator d = new RequestDeduplicator(window, maxClients);
+        for (int i = 0; i < count; i++) {
+            long client = in.readLong();
+            ClientWindow w = new ClientWindow(window);
+            w.highest = in.readLong();
+            int n = in.readInt();
+            if (n < 0 || n > (window + 7) / 8) {
+                throw new java.io.IOException("duplicate table: client " + client + " has a bitmap of " + n
+                        + " bytes, more than a window of " + window + " needs");
+            }
+            byte[] bits = new byte[n];
+            in.readFully(bits);
+            w.seen.or(BitSet.valueOf(bits));
+            if (d.clients.put(client, w) != null) {
+                throw new java.io.IOException("duplicate table: client " + client + " appears twice");
+            }
+        }
+        return d;
+    }
+
     /** Clients remembered now. */
     public int clientCount() {
         return clients.size();
