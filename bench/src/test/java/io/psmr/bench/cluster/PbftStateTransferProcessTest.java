@@ -39,19 +39,20 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Issue 13's state transfer in processes: 4 PBFT replicas × 2 pillars (FIXED leaders, a store checkpoint, and so a
- * PBFT checkpoint, every {@value #INTERVAL} delivered instances). Under load replica-3 is killed; the cluster goes
- * on past three of its checkpoint intervals (so its log below is discarded everywhere); replica-3 is restarted,
- * installs its own last checkpoint, learns the newer stable checkpoint, fetches it from a peer, checks it against the
- * digest 2f+1 replicas certified, installs it and goes on from the log ("caught up by state transfer"). Then
- * replica-4 is killed, so every quorum needs replica-3: writes and the final reads still complete, the 3 live
- * replicas' digests agree, and the history closed by the final reads is linearizable per key.
+ * PBFT checkpoint, every {@value #INTERVAL} delivered instances). Under load replica-1, the primary (with FIXED
+ * leaders it leads every instance), is killed; the others change views and go on past many checkpoint intervals (so
+ * its log below is discarded everywhere); replica-1 is restarted, installs its own last checkpoint, learns the newer
+ * stable checkpoint, fetches it from a peer, checks it against the digest 2f+1 replicas certified, installs it and
+ * goes on from the log ("caught up by state transfer"). Then replica-4 is killed, so every quorum needs replica-1
+ * (now a backup of a later view): writes and the final reads still complete, the 3 live replicas' digests agree, and
+ * the history closed by the final reads is linearizable per key.
  */
 @Tag("process")
 @Timeout(value = 240, unit = TimeUnit.SECONDS)
 class PbftStateTransferProcessTest {
 
     static final int INTERVAL = 64;
-    /** Instances the others go on while replica-3 is down: beyond what their transports queue for it. */
+    /** Instances the others go on while replica-1 is down: beyond what their transports queue for it. */
     static final int BEHIND = 2000;
     static final int FILLERS = 8;
     static final int CLIENTS = 8;
@@ -81,8 +82,8 @@ class PbftStateTransferProcessTest {
         AtomicReference<Throwable> killFailure = new AtomicReference<>();
         AtomicLong killedAt = new AtomicLong();
         Map<String, String> finalState = new HashMap<>();
-        Path live = launcher.directory().dataDir("replica-1").resolve("checkpoints");
-        Path log = launcher.directory().logFile("replica-3");
+        Path live = launcher.directory().dataDir("replica-2").resolve("checkpoints");
+        Path log = launcher.directory().logFile("replica-1");
         AtomicReference<String> caughtUp = new AtomicReference<>();
 
         LoadReport report = ClusterLoad.run(launcher.directory(), options, op -> {
@@ -90,19 +91,19 @@ class PbftStateTransferProcessTest {
             if (done.incrementAndGet() == CLIENTS * OPS / 2) { // late enough for a local checkpoint of its own
                 Thread t = new Thread(() -> {
                     try {
-                        launcher.kill("replica-3");
+                        launcher.kill("replica-1");
                         killedAt.set(System.nanoTime());
                     } catch (Throwable e) {
                         killFailure.set(e);
                     }
-                }, "kill-replica-3");
+                }, "kill-replica-1");
                 killer.set(t);
                 t.start();
             }
         }, proxy -> {
             killer.get().join(TimeUnit.SECONDS.toMillis(30));
             assertEquals(null, killFailure.get(), context);
-            long killedCheckpoint = latestCheckpoint(launcher.directory().dataDir("replica-3").resolve("checkpoints"));
+            long killedCheckpoint = latestCheckpoint(launcher.directory().dataDir("replica-1").resolve("checkpoints"));
             List<KvClient> fillers = new ArrayList<>();
             for (int i = 0; i < FILLERS; i++) {
                 fillers.add(proxy.newClient()); // each writes a key of its own, outside the history
@@ -110,7 +111,7 @@ class PbftStateTransferProcessTest {
             KvClient filler = fillers.get(0);
             // Past the stable checkpoints alone is not enough: the others' transport queues frames for a dead peer
             // (4,096 per connection) and replays them when it reconnects, so a short absence heals from the log.
-            awaitCondition("replica-1 to checkpoint " + BEHIND + " instances past replica-3's " + killedCheckpoint, () -> {
+            awaitCondition("replica-2 to checkpoint " + BEHIND + " instances past replica-1's " + killedCheckpoint, () -> {
                 if (latestCheckpoint(live) >= killedCheckpoint + BEHIND) {
                     return true;
                 }
@@ -118,13 +119,13 @@ class PbftStateTransferProcessTest {
                 return false;
             }, context);
 
-            System.out.println("PbftStateTransferProcessTest: replica-3 killed at checkpoint " + killedCheckpoint
+            System.out.println("PbftStateTransferProcessTest: replica-1 killed at checkpoint " + killedCheckpoint
                     + "; before its restart: " + launcher.status().stream().filter(n -> n.status() != null)
                     .map(n -> n.node().name() + " instance " + n.status().instance() + ": " + n.status().detail())
                     .toList());
-            launcher.restart("replica-3", Duration.ofSeconds(90));
-            awaitCondition("replica-3 to catch up by state transfer", () -> logContains(log, "caught up by state transfer"),
-                    () -> context + "; status: " + launcher.status() + "\nreplica-3's log ends:\n" + tail(log, 40));
+            launcher.restart("replica-1", Duration.ofSeconds(90));
+            awaitCondition("replica-1 to catch up by state transfer", () -> logContains(log, "caught up by state transfer"),
+                    () -> context + "; status: " + launcher.status() + "\nreplica-1's log ends:\n" + tail(log, 40));
             String lines = Files.readString(log);
             assertTrue(lines.contains("fell behind: checkpoint"), "the restart had to state-transfer, " + context);
             if (killedCheckpoint > 0) {
@@ -132,10 +133,10 @@ class PbftStateTransferProcessTest {
                         "the restart first installed its own checkpoint " + killedCheckpoint + ", " + context);
             }
             caughtUp.set(lastLine(log, "caught up by state transfer"));
-            awaitCondition("replica-3 to serve again", () -> launcher.status().stream().anyMatch(n ->
-                    n.node().name().equals("replica-3") && n.alive() && n.status() != null && n.status().serving()), context);
+            awaitCondition("replica-1 to serve again", () -> launcher.status().stream().anyMatch(n ->
+                    n.node().name().equals("replica-1") && n.alive() && n.status() != null && n.status().serving()), context);
 
-            // From now on every quorum (2f+1 = 3) needs replica-3.
+            // From now on every quorum (2f+1 = 3) needs replica-1, the old primary.
             launcher.kill("replica-4");
             fill(filler, 2 * INTERVAL);
             KvClient reader = proxy.newClient();
