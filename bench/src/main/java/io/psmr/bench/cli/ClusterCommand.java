@@ -362,9 +362,28 @@ public final class ClusterCommand implements Callable<Integer> {
         @CommandLine.Mixin
         DirOption dir;
 
+        @Option(names = "--force", description = "Stop a PBFT cluster even though replicas executed instances after their"
+                + " last checkpoint: PBFT replicas keep their log in memory, so those are lost (a resumed cluster starts"
+                + " from checkpoints).")
+        boolean force;
+
         @Override
         public Integer call() throws Exception {
             ClusterLauncher launcher = launcher(spec, dir.dir);
+            List<ClusterLauncher.Uncheckpointed> unsaved = launcher.uncheckpointed();
+            if (!unsaved.isEmpty() && !force) {
+                java.io.PrintWriter err = spec.commandLine().getErr();
+                err.println("not stopping: PBFT replicas keep their log in memory, and a stopped cluster resumes from its"
+                        + " checkpoints, so stopping now would lose what these replicas executed after their last checkpoint:");
+                for (ClusterLauncher.Uncheckpointed u : unsaved) {
+                    err.println("  " + u.node() + ": instances " + (u.checkpoint() + 1) + " to " + u.instance()
+                            + " (last checkpoint " + u.checkpoint() + ")");
+                }
+                err.println("run more load until the next checkpoint (every " + launcher.directory().read().pbft()
+                        .checkpointInterval() + " instances), or pass --force to stop anyway");
+                err.flush();
+                return 1;
+            }
             List<String> stopped = launcher.stop(Duration.ofSeconds(10));
             spec.commandLine().getOut().println("stopped " + stopped.size() + " nodes" + (stopped.isEmpty() ? "" : ": " + String.join(", ", stopped)));
             spec.commandLine().getOut().flush();

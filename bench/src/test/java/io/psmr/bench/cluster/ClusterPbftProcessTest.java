@@ -123,6 +123,16 @@ class ClusterPbftProcessTest {
         assertTrue(v.linearizable(), () -> context + ": " + String.join("\n", v.violations()));
         assertEquals(KEYS, v.keys(), context);
 
+        // What a stop would lose (cluster stop refuses without --force): the live replicas' instances past their last
+        // checkpoint (none yet: the load is shorter than the 512-instance interval); the killed replica is not live.
+        List<ClusterLauncher.Uncheckpointed> unsaved = launcher.uncheckpointed();
+        assertEquals(List.of("replica-2", "replica-3", "replica-4"),
+                unsaved.stream().map(ClusterLauncher.Uncheckpointed::node).toList(), unsaved + ", " + context);
+        for (ClusterLauncher.Uncheckpointed u : unsaved) {
+            assertEquals(0, u.checkpoint(), u + ", " + context);
+            assertTrue(u.instance() > 0, u + ", " + context);
+        }
+
         // The killed replica's key file: missing, then readable by others. Each restart is refused, saying why.
         Path file = PbftKeyFiles.file(launcher.directory().keysDir(), 0);
         Path aside = dir.resolve("replica-0.keys.aside");

@@ -116,6 +116,26 @@ public final class CheckpointStore {
         return out;
     }
 
+    /**
+     * The newest complete checkpoint's instance in checkpoint directory {@code root}, read without opening (or
+     * creating) a store; empty if there is none or no directory.
+     */
+    public static OptionalLong latestIn(Path root) throws IOException {
+        if (!Files.isDirectory(root)) {
+            return OptionalLong.empty();
+        }
+        long newest = -1;
+        try (DirectoryStream<Path> ds = Files.newDirectoryStream(root)) {
+            for (Path p : ds) {
+                String n = p.getFileName().toString();
+                if (COMPLETE.matcher(n).matches() && Files.isRegularFile(p.resolve(MANIFEST_FILE))) {
+                    newest = Math.max(newest, Long.parseLong(n));
+                }
+            }
+        }
+        return newest < 0 ? OptionalLong.empty() : OptionalLong.of(newest);
+    }
+
     /** The newest complete checkpoint's instance, if any. */
     public OptionalLong latest() throws IOException {
         List<Long> all = list();

@@ -372,6 +372,37 @@ public final class ClusterLauncher {
         }
     }
 
+    /**
+     * A live PBFT replica that executed instances after its newest checkpoint: a stop now loses them, since PBFT
+     * replicas keep their log in memory and a resumed cluster starts from checkpoints.
+     *
+     * @param node       the replica
+     * @param instance   the last instance it executed
+     * @param checkpoint its newest checkpoint's instance (0 if none)
+     */
+    public record Uncheckpointed(String node, long instance, long checkpoint) {
+    }
+
+    /** PBFT only (empty for the other orderings): each live replica with instances after its newest checkpoint. */
+    public List<Uncheckpointed> uncheckpointed() throws IOException {
+        ClusterDescriptor cluster = dir.read();
+        List<Uncheckpointed> out = new ArrayList<>();
+        if (!cluster.orderedByPbft()) {
+            return out;
+        }
+        for (NodeView v : status()) {
+            if (!v.alive() || v.status() == null) {
+                continue;
+            }
+            long checkpoint = io.psmr.kvstore.checkpoint.CheckpointStore
+                    .latestIn(dir.dataDir(v.node().name()).resolve("checkpoints")).orElse(0);
+            if (v.status().instance() > checkpoint) {
+                out.add(new Uncheckpointed(v.node().name(), v.status().instance(), checkpoint));
+            }
+        }
+        return out;
+    }
+
     /** Every node with what its process and status file say now. */
     public List<NodeView> status() {
         ClusterDescriptor cluster = dir.read();
