@@ -39,9 +39,14 @@ public final class IdleStrategy {
         reset();
     }
 
-    /** The default: 100 spins, 50 yields, then parks from 1 µs doubling up to 1 ms. */
+    /**
+     * The default: on 8 or more cores 100 spins and 50 yields, on fewer 2 yields only, then parks from 1 µs doubling
+     * up to 1 ms. Spinning agents of 4 in-JVM replicas starved each other on 2 cores: {@code load --ordering pbft}
+     * gave 6,092 ops/s (p99 176 ms) spinning and 9,932 ops/s (p99 76 ms) parking at once, one 8 s run each.
+     */
     public static IdleStrategy backoff() {
-        return new IdleStrategy(100, 50, 1_000, 1_000_000);
+        boolean manyCores = Runtime.getRuntime().availableProcessors() >= 8;
+        return new IdleStrategy(manyCores ? 100 : 0, manyCores ? 50 : 2, 1_000, 1_000_000);
     }
 
     /** After a duty cycle: resets on work, otherwise waits one step longer than last time. */
