@@ -1,5 +1,9 @@
 package io.psmr.bench.cluster;
 
+import static io.psmr.bench.cluster.NodeFiles.lastLine;
+import static io.psmr.bench.cluster.NodeFiles.latestCheckpoint;
+import static io.psmr.bench.cluster.NodeFiles.logContains;
+import static io.psmr.bench.cluster.NodeFiles.tail;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -184,53 +188,12 @@ class PbftStateTransferProcessTest {
         }
     }
 
-    /** The newest complete checkpoint in a replica's checkpoint directory (read-only: it belongs to another process). */
-    private static long latestCheckpoint(Path checkpoints) throws IOException {
-        if (!Files.isDirectory(checkpoints)) {
-            return 0;
-        }
-        try (var names = Files.list(checkpoints)) {
-            return names.map(p -> p.getFileName().toString()).filter(n -> n.matches("\\d{20}")).mapToLong(Long::parseLong)
-                    .max().orElse(0);
-        }
+    private static void awaitCondition(String what, NodeFiles.Condition c, String context) throws Exception {
+        NodeFiles.awaitCondition(what, c, 60, () -> context);
     }
 
-    private static boolean logContains(Path log, String text) {
-        try {
-            return Files.exists(log) && Files.readString(log).contains(text);
-        } catch (IOException e) {
-            return false;
-        }
-    }
-
-    private static String tail(Path log, int n) {
-        try {
-            List<String> lines = Files.readAllLines(log);
-            return String.join("\n", lines.subList(Math.max(0, lines.size() - n), lines.size()));
-        } catch (IOException e) {
-            return "(unreadable: " + e + ")";
-        }
-    }
-
-    private static String lastLine(Path log, String text) throws IOException {
-        return Files.readAllLines(log).stream().filter(l -> l.contains(text)).reduce((a, b) -> b).orElse("");
-    }
-
-    @FunctionalInterface
-    private interface Condition {
-        boolean holds() throws Exception;
-    }
-
-    private static void awaitCondition(String what, Condition c, String context) throws Exception {
-        awaitCondition(what, c, () -> context);
-    }
-
-    private static void awaitCondition(String what, Condition c, java.util.function.Supplier<String> context)
+    private static void awaitCondition(String what, NodeFiles.Condition c, java.util.function.Supplier<String> context)
             throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (!c.holds()) {
-            assertTrue(System.nanoTime() < deadline, () -> "timed out waiting for " + what + ", " + context.get());
-            Thread.sleep(100); // polling files another process writes, bounded by the deadline
-        }
+        NodeFiles.awaitCondition(what, c, 60, context);
     }
 }

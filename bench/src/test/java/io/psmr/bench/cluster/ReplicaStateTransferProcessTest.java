@@ -1,5 +1,8 @@
 package io.psmr.bench.cluster;
 
+import static io.psmr.bench.cluster.NodeFiles.lastLine;
+import static io.psmr.bench.cluster.NodeFiles.latestCheckpoint;
+import static io.psmr.bench.cluster.NodeFiles.logContains;
 import io.psmr.kvstore.cluster.ClusterLauncher;
 import io.psmr.kvstore.cluster.ReplicaRuntime;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -144,39 +147,7 @@ class ReplicaStateTransferProcessTest {
                 + " s; " + lastLine(launcher.directory().logFile("replica-2"), "caught up by state transfer"));
     }
 
-    /** The newest complete checkpoint in a replica's checkpoint directory (read-only: it belongs to another process). */
-    private static long latestCheckpoint(Path checkpoints) throws IOException {
-        if (!Files.isDirectory(checkpoints)) {
-            return 0;
-        }
-        try (var names = Files.list(checkpoints)) {
-            return names.map(p -> p.getFileName().toString()).filter(n -> n.matches("\\d{20}")).mapToLong(Long::parseLong)
-                    .max().orElse(0);
-        }
-    }
-
-    private static boolean logContains(Path log, String text) {
-        try {
-            return Files.exists(log) && Files.readString(log).contains(text);
-        } catch (IOException e) {
-            return false;
-        }
-    }
-
-    private static String lastLine(Path log, String text) throws IOException {
-        return Files.readAllLines(log).stream().filter(l -> l.contains(text)).reduce((a, b) -> b).orElse("");
-    }
-
-    @FunctionalInterface
-    private interface Condition {
-        boolean holds() throws Exception;
-    }
-
-    private static void awaitCondition(String what, Condition c, String context) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
-        while (!c.holds()) {
-            assertTrue(System.nanoTime() < deadline, "timed out waiting for " + what + ", " + context);
-            Thread.sleep(100); // polling files another process writes, bounded by the deadline
-        }
+    private static void awaitCondition(String what, NodeFiles.Condition c, String context) throws Exception {
+        NodeFiles.awaitCondition(what, c, 90, () -> context);
     }
 }
