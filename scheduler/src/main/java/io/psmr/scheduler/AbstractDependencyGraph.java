@@ -23,6 +23,15 @@ abstract class AbstractDependencyGraph<C extends Command> implements DependencyG
     private final ConflictDetection detection;
     private final int capacity;
     /**
+     * How many times a worker that finds no free batch checks again, pausing between checks, before
+     * it parks; 0 parks at once. A park and its unpark cost tens of microseconds on a virtual machine,
+     * as long as a batch of cheap commands runs; a short spin bridges the moment between one batch's
+     * removal and the next insert without a wake-up.
+     */
+    private final int spins;
+    /** free.size(), readable without the lock by spinning workers. */
+    private volatile int freeCount;
+    /**
      * A delivery thread blocked on a full graph is woken once the graph is down to this size: a
      * quarter of the capacity (at least one slot) below full. Waking it on every removal cost the
      * removing worker a thread wake-up per batch (tens of microseconds on a virtual machine, a
@@ -59,17 +68,33 @@ abstract class AbstractDependencyGraph<C extends Command> implements DependencyG
     private long lastChangeNanos = createdNanos;
     private double sizeTimeIntegral;
 
-    AbstractDependencyGraph(ConflictDetection detection, int capacity) {
+    AbstractDependencyGraph(ConflictDetection detection, int capacity, int spins) {
         this.detection = Objects.requireNonNull(detection, "detection");
         if (capacity < 1) {
             throw new IllegalArgumentException("graph capacity must be at least 1, got " + capacity);
         }
+        if (spins < 0) {
+            throw new IllegalArgumentException("worker spins must be at least 0, got " + spins);
+        }
         this.capacity = capacity;
+        this.spins = spins;
         this.resumeSize = capacity - Math.max(1, capacity / 4);
     }
 
-    /** Adds edges from the pending nodes that {@code node} must follow, through {@link #addEdge}. */
+    /**
+     * Work of an insert that needs no lock, before it: on the delivery thread only, with state only
+     * the delivery thread touches. The insert may still fail afterwards (out of order, closed,
+     * interrupted), so it must not change what later inserts see. Nothing by default.
+     */
+    void prepare(GraphNode<C> node) {
+    }
+
+    /** Under the lock: adds edges from the pending nodes that {@code node} must follow, through {@link #addEdge}. */
     abstract void link(GraphNode<C> node);
+
+    /** After a successful insert, outside the lock, on the delivery thread. Nothing by default. */
+    void admitted(GraphNode<C> node) {
+    }
 
     /** Forgets {@code node}, which is leaving the graph after execution. */
     abstract void unlink(GraphNode<C> node);
@@ -90,6 +115,8 @@ abstract class AbstractDependencyGraph<C extends Command> implements DependencyG
             throw new IllegalArgumentException("batch is null");
         }
         detection.requireMatches(batch.summary());
+        GraphNode<C> node = new GraphNode<>(batch, this);
+        prepare(node);
         lock.lockInterruptibly();
         try {
             if (hasInserted && batch.instance() <= lastInstance) {
@@ -102,7 +129,6 @@ abstract class AbstractDependencyGraph<C extends Command> implements DependencyG
             if (closed) {
                 throw new IllegalStateException("dependency graph is closed");
             }
-            GraphNode<C> node = new GraphNode<>(batch, this);
             link(node);
             appendToList(node);
             hasInserted = true;
@@ -110,12 +136,13 @@ abstract class AbstractDependencyGraph<C extends Command> implements DependencyG
             inserted++;
             resize(+1);
             if (node.pendingDeps == 0) {
-                free.add(node);
+                addFree(node);
                 freeAvailable.signal();
             }
         } finally {
             lock.unlock();
         }
+        admitted(node);
     }
 
     @Override
@@ -126,9 +153,9 @@ abstract class AbstractDependencyGraph<C extends Command> implements DependencyG
                 if (aborted || (closed && size == 0)) {
                     return null;
                 }
-                freeAvailable.await();
+                awaitFree();
             }
-            return markTaken(free.poll());
+            return pollFree();
         } finally {
             lock.unlock();
         }
@@ -138,16 +165,45 @@ abstract class AbstractDependencyGraph<C extends Command> implements DependencyG
     public final PendingBatch<C> tryTake() {
         lock.lock();
         try {
-            GraphNode<C> n = free.poll();
-            return n == null ? null : markTaken(n);
+            return free.isEmpty() ? null : pollFree();
         } finally {
             lock.unlock();
         }
     }
 
-    private GraphNode<C> markTaken(GraphNode<C> n) {
+    /** Under the lock: takes the oldest free node. */
+    private GraphNode<C> pollFree() {
+        GraphNode<C> n = free.poll();
+        freeCount = free.size();
         n.taken = true;
         return n;
+    }
+
+    /** Under the lock: makes {@code n} free. */
+    private void addFree(GraphNode<C> n) {
+        free.add(n);
+        freeCount = free.size();
+    }
+
+    /**
+     * Under the lock, with no free batch: waits for one (or for the end). Spins first, without the
+     * lock, up to {@link #spins} checks; the caller re-checks whatever this returns.
+     */
+    private void awaitFree() throws InterruptedException {
+        if (spins > 0) {
+            lock.unlock();
+            try {
+                for (int i = 0; i < spins && freeCount == 0; i++) {
+                    Thread.onSpinWait();
+                }
+            } finally {
+                lock.lock();
+            }
+            if (!free.isEmpty() || aborted || (closed && size == 0)) {
+                return;
+            }
+        }
+        freeAvailable.await();
     }
 
     @Override
@@ -176,15 +232,15 @@ abstract class AbstractDependencyGraph<C extends Command> implements DependencyG
                 for (int i = 1; i < freed; i++) {
                     freeAvailable.signal();
                 }
-                return markTaken(free.poll());
+                return pollFree();
             }
             while (free.isEmpty()) {
                 if (aborted || (closed && size == 0)) {
                     return null;
                 }
-                freeAvailable.await();
+                awaitFree();
             }
-            return markTaken(free.poll());
+            return pollFree();
         } finally {
             lock.unlock();
         }
@@ -215,7 +271,7 @@ abstract class AbstractDependencyGraph<C extends Command> implements DependencyG
             unlink(node);
             for (GraphNode<C> d : node.deps) {
                 if (--d.pendingDeps == 0) {
-                    free.add(d);
+                    addFree(d);
                     freed++;
                 }
             }
@@ -289,6 +345,7 @@ abstract class AbstractDependencyGraph<C extends Command> implements DependencyG
                 n = next;
             }
             free.clear();
+            freeCount = 0;
             clearIndex();
             spaceAvailable.signalAll();
             freeAvailable.signalAll();

@@ -15,7 +15,16 @@ public final class MonitorGraph<C extends Command> extends AbstractDependencyGra
      * @param capacity  the most batches the graph holds before {@link #insert} blocks
      */
     public MonitorGraph(ConflictDetection detection, int capacity) {
-        super(detection, capacity);
+        this(detection, capacity, 0);
+    }
+
+    /**
+     * @param detection the settings every summary must match
+     * @param capacity  the most batches the graph holds before {@link #insert} blocks
+     * @param spins     how many checks a worker with nothing to take makes before it parks (0: parks at once)
+     */
+    public MonitorGraph(ConflictDetection detection, int capacity, int spins) {
+        super(detection, capacity, spins);
     }
 
     @Override

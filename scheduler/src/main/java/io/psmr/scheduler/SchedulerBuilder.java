@@ -19,12 +19,16 @@ public final class SchedulerBuilder<C extends Command, R> {
      */
     public static final int DEFAULT_MAX_PENDING = 64;
 
+    /** Default number of checks a worker with nothing to take makes before it parks; see {@link #workerSpins}. */
+    public static final int DEFAULT_WORKER_SPINS = 0;
+
     private final Service<C, R> service;
     private ResultSink<C, R> sink = ResultSink.discarding();
     private ConflictDetection detection = ConflictDetection.bitmap(ConflictDetection.DEFAULT_BITMAP_BITS);
     private GraphKind graph = GraphKind.INDEXED;
     private int workers = Runtime.getRuntime().availableProcessors();
     private int maxPending = DEFAULT_MAX_PENDING;
+    private int workerSpins = DEFAULT_WORKER_SPINS;
     private boolean verifySummaries = true;
     private boolean sequential;
     private String threadNamePrefix = "psmr-worker-";
@@ -69,6 +73,18 @@ public final class SchedulerBuilder<C extends Command, R> {
         return this;
     }
 
+    /**
+     * How many times a worker that finds no free batch checks again, with a spin-wait hint between
+     * checks, before it parks (0: it parks at once). Spinning trades CPU for the wake-up a park costs.
+     */
+    public SchedulerBuilder<C, R> workerSpins(int spins) {
+        if (spins < 0) {
+            throw new IllegalArgumentException("workerSpins must be at least 0, got " + spins);
+        }
+        this.workerSpins = spins;
+        return this;
+    }
+
     /** Whether {@code deliver} checks that each summary covers its batch's keys (default on). */
     public SchedulerBuilder<C, R> verifySummaries(boolean verify) {
         this.verifySummaries = verify;
@@ -97,7 +113,7 @@ public final class SchedulerBuilder<C extends Command, R> {
         if (sequential) {
             return new SequentialScheduler<>(admission, runner);
         }
-        return new ParallelScheduler<>(admission, runner, graph.create(detection, maxPending), workers,
+        return new ParallelScheduler<>(admission, runner, graph.create(detection, maxPending, workerSpins), workers,
                 threadNamePrefix);
     }
 }

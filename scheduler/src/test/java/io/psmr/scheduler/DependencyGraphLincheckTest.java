@@ -159,8 +159,21 @@ class DependencyGraphLincheckTest {
         }
     }
 
+    public static class SplitRw extends GraphHarness {
+        public SplitRw() {
+            super(GraphKind.SPLIT_INDEXED, new ConflictDetection(ConflictMode.RW_BITMAP, 8, BitmapRepresentation.ROARING));
+        }
+    }
+
+    public static class SplitKeys extends GraphHarness {
+        public SplitKeys() {
+            super(GraphKind.SPLIT_INDEXED, ConflictDetection.keysHashed());
+        }
+    }
+
     static Stream<Class<? extends GraphHarness>> harnesses() {
-        return Stream.of(MonitorRw.class, IndexedRw.class, MonitorKeys.class, IndexedKeys.class);
+        return Stream.of(MonitorRw.class, IndexedRw.class, MonitorKeys.class, IndexedKeys.class, SplitRw.class,
+                SplitKeys.class);
     }
 
     /**
@@ -218,12 +231,19 @@ class DependencyGraphLincheckTest {
 
     static Stream<Arguments> stressSettings() {
         return Stream.of(
-                Arguments.of(GraphKind.MONITOR, ConflictDetection.keysPairwise()),
-                Arguments.of(GraphKind.INDEXED, ConflictDetection.keysHashed()),
-                Arguments.of(GraphKind.MONITOR, new ConflictDetection(ConflictMode.BITMAP, 64, BitmapRepresentation.DENSE)),
-                Arguments.of(GraphKind.INDEXED, new ConflictDetection(ConflictMode.BITMAP, 64, BitmapRepresentation.ROARING)),
-                Arguments.of(GraphKind.MONITOR, new ConflictDetection(ConflictMode.RW_BITMAP, 64, BitmapRepresentation.ROARING)),
-                Arguments.of(GraphKind.INDEXED, new ConflictDetection(ConflictMode.RW_BITMAP, 64, BitmapRepresentation.DENSE)));
+                Arguments.of(GraphKind.MONITOR, ConflictDetection.keysPairwise(), 0),
+                Arguments.of(GraphKind.INDEXED, ConflictDetection.keysHashed(), 0),
+                Arguments.of(GraphKind.MONITOR, new ConflictDetection(ConflictMode.BITMAP, 64, BitmapRepresentation.DENSE), 0),
+                Arguments.of(GraphKind.INDEXED, new ConflictDetection(ConflictMode.BITMAP, 64, BitmapRepresentation.ROARING), 0),
+                Arguments.of(GraphKind.MONITOR, new ConflictDetection(ConflictMode.RW_BITMAP, 64, BitmapRepresentation.ROARING), 0),
+                Arguments.of(GraphKind.INDEXED, new ConflictDetection(ConflictMode.RW_BITMAP, 64, BitmapRepresentation.DENSE), 0),
+                Arguments.of(GraphKind.SPLIT_INDEXED, ConflictDetection.keysHashed(), 0),
+                Arguments.of(GraphKind.SPLIT_INDEXED, new ConflictDetection(ConflictMode.BITMAP, 64, BitmapRepresentation.ROARING), 0),
+                Arguments.of(GraphKind.SPLIT_INDEXED, new ConflictDetection(ConflictMode.RW_BITMAP, 64, BitmapRepresentation.DENSE), 0),
+                // Workers that spin before parking: the same invariants, through the spin path.
+                Arguments.of(GraphKind.SPLIT_INDEXED, new ConflictDetection(ConflictMode.BITMAP, 64, BitmapRepresentation.ROARING), 200),
+                Arguments.of(GraphKind.SPLIT_INDEXED, new ConflictDetection(ConflictMode.RW_BITMAP, 64, BitmapRepresentation.ROARING), 200),
+                Arguments.of(GraphKind.INDEXED, ConflictDetection.keysHashed(), 200));
     }
 
     /**
@@ -233,17 +253,18 @@ class DependencyGraphLincheckTest {
      * a batch is taken, every earlier conflicting batch has already finished running; every batch
      * is taken exactly once; the graph ends empty.
      */
-    @ParameterizedTest(name = "{0} {1}")
+    @ParameterizedTest(name = "{0} {1} spins {2}")
     @MethodSource("stressSettings")
-    void workersNeverRunABatchBeforeAConflictingEarlierOne(GraphKind kind, ConflictDetection det) throws Exception {
+    void workersNeverRunABatchBeforeAConflictingEarlierOne(GraphKind kind, ConflictDetection det, int spins)
+            throws Exception {
         for (int round = 0; round < 4; round++) {
             long seed = SEED * 1_000_003 + kind.ordinal() * 101L + det.mode().ordinal() * 7L + round;
-            runStress(kind, det, seed);
+            runStress(kind, det, spins, seed);
         }
     }
 
-    private static void runStress(GraphKind kind, ConflictDetection det, long seed) throws Exception {
-        String ctx = " [" + kind + ", " + det + ", psmr.seed=" + SEED + ", round seed " + seed + "]";
+    private static void runStress(GraphKind kind, ConflictDetection det, int spins, long seed) throws Exception {
+        String ctx = " [" + kind + ", " + det + ", spins " + spins + ", psmr.seed=" + SEED + ", round seed " + seed + "]";
         Random rnd = new Random(seed);
         int batches = 1500;
         List<Batch<KeyCommand>> all = new ArrayList<>(batches);
@@ -255,7 +276,7 @@ class DependencyGraphLincheckTest {
             }
             all.add(Batch.of(i, cmds, det));
         }
-        DependencyGraph<KeyCommand> graph = kind.create(det, 1 + rnd.nextInt(16));
+        DependencyGraph<KeyCommand> graph = kind.create(det, 1 + rnd.nextInt(16), spins);
         // 0 = not taken, 1 = taken (running), 2 = finished; written before remove(), read after take().
         AtomicIntegerArray state = new AtomicIntegerArray(batches);
         ConcurrentLinkedQueue<String> violations = new ConcurrentLinkedQueue<>();

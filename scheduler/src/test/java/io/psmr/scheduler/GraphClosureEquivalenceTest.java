@@ -22,9 +22,9 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Drives a {@link MonitorGraph} and an {@link IndexedGraph} through the same random operations and
- * checks that they keep the same transitive closure and hand out the same batches, and that the
- * monitor graph's edges are exactly the conflicting pending pairs.
+ * Drives a {@link MonitorGraph}, an {@link IndexedGraph} and a {@link SplitIndexedGraph} through the
+ * same random operations and checks that they keep the same transitive closure and hand out the same
+ * batches, and that the monitor graph's edges are exactly the conflicting pending pairs.
  */
 class GraphClosureEquivalenceTest {
 
@@ -50,12 +50,14 @@ class GraphClosureEquivalenceTest {
         final ConflictDetection det;
         final MonitorGraph<KeyCommand> monitor;
         final IndexedGraph<KeyCommand> indexed;
+        final SplitIndexedGraph<KeyCommand> split;
         final String ctx;
         /** Batches in the graph, in delivery order. */
         final List<Batch<KeyCommand>> pending = new ArrayList<>();
         final Map<Long, Boolean> taken = new HashMap<>();
         final Map<Long, PendingBatch<KeyCommand>> monitorHandles = new HashMap<>();
         final Map<Long, PendingBatch<KeyCommand>> indexedHandles = new HashMap<>();
+        final Map<Long, PendingBatch<KeyCommand>> splitHandles = new HashMap<>();
         final StringBuilder log = new StringBuilder();
         long lastInstance;
 
@@ -63,6 +65,7 @@ class GraphClosureEquivalenceTest {
             this.det = det;
             this.monitor = new MonitorGraph<>(det, capacity);
             this.indexed = new IndexedGraph<>(det, capacity);
+            this.split = new SplitIndexedGraph<>(det, capacity);
             this.ctx = ctx;
         }
 
@@ -74,6 +77,7 @@ class GraphClosureEquivalenceTest {
             log.append(" insert(").append(b.instance()).append(')');
             monitor.insert(b);
             indexed.insert(b);
+            split.insert(b);
             pending.add(b);
             taken.put(b.instance(), false);
             lastInstance = b.instance();
@@ -101,16 +105,20 @@ class GraphClosureEquivalenceTest {
             log.append(" tryTake");
             PendingBatch<KeyCommand> m = monitor.tryTake();
             PendingBatch<KeyCommand> x = indexed.tryTake();
+            PendingBatch<KeyCommand> y = split.tryTake();
             Long want = expectedFree();
             Long gotM = m == null ? null : m.batch().instance();
             Long gotX = x == null ? null : x.batch().instance();
+            Long gotY = y == null ? null : y.batch().instance();
             log.append('=').append(gotM);
             assertEquals(want, gotM, "MonitorGraph.tryTake is not the oldest free batch" + where());
             assertEquals(gotM, gotX, "IndexedGraph.tryTake differs from MonitorGraph.tryTake" + where());
+            assertEquals(gotM, gotY, "SplitIndexedGraph.tryTake differs from MonitorGraph.tryTake" + where());
             if (m != null) {
                 taken.put(gotM, true);
                 monitorHandles.put(gotM, m);
                 indexedHandles.put(gotX, x);
+                splitHandles.put(gotY, y);
             }
         }
 
@@ -118,6 +126,7 @@ class GraphClosureEquivalenceTest {
             log.append(" remove(").append(instance).append(')');
             monitor.remove(monitorHandles.remove(instance));
             indexed.remove(indexedHandles.remove(instance));
+            split.remove(splitHandles.remove(instance));
             taken.remove(instance);
             pending.removeIf(b -> b.instance() == instance);
         }
@@ -125,11 +134,14 @@ class GraphClosureEquivalenceTest {
         void check() {
             assertEquals(pending.size(), monitor.size(), "MonitorGraph size" + where());
             assertEquals(pending.size(), indexed.size(), "IndexedGraph size" + where());
+            assertEquals(pending.size(), split.size(), "SplitIndexedGraph size" + where());
             Map<Long, List<Long>> me = monitor.edges();
             Map<Long, List<Long>> ie = indexed.edges();
+            Map<Long, List<Long>> se = split.edges();
             List<Long> order = pending.stream().map(Batch::instance).toList();
             assertEquals(order, List.copyOf(me.keySet()), "MonitorGraph pending instances" + where());
             assertEquals(order, List.copyOf(ie.keySet()), "IndexedGraph pending instances" + where());
+            assertEquals(order, List.copyOf(se.keySet()), "SplitIndexedGraph pending instances" + where());
 
             // MonitorGraph: the direct edges are exactly the conflicting pending pairs.
             Map<Long, List<Long>> conflicting = new LinkedHashMap<>();
@@ -144,15 +156,21 @@ class GraphClosureEquivalenceTest {
             }
             assertEquals(conflicting, me, "MonitorGraph edges are not the conflicting pending pairs" + where());
 
-            // IndexedGraph: every direct edge is a real conflict, and the closures are equal.
-            for (Map.Entry<Long, List<Long>> e : ie.entrySet()) {
+            // The indexed graphs: every direct edge is a real conflict, and the closures are equal.
+            assertOnlyConflictEdges("IndexedGraph", ie, conflicting);
+            assertOnlyConflictEdges("SplitIndexedGraph", se, conflicting);
+            assertEquals(closure(order, me), closure(order, ie), "transitive closures differ" + where());
+            assertEquals(closure(order, me), closure(order, se), "SplitIndexedGraph's transitive closure differs" + where());
+        }
+
+        private void assertOnlyConflictEdges(String graph, Map<Long, List<Long>> edges, Map<Long, List<Long>> conflicting) {
+            for (Map.Entry<Long, List<Long>> e : edges.entrySet()) {
                 for (Long p : e.getValue()) {
                     if (!conflicting.get(e.getKey()).contains(p)) {
-                        fail("IndexedGraph has edge " + p + " -> " + e.getKey() + " between non-conflicting batches" + where());
+                        fail(graph + " has edge " + p + " -> " + e.getKey() + " between non-conflicting batches" + where());
                     }
                 }
             }
-            assertEquals(closure(order, me), closure(order, ie), "transitive closures differ" + where());
         }
 
         void drain() {
@@ -165,10 +183,13 @@ class GraphClosureEquivalenceTest {
             }
             assertNull(monitor.tryTake(), where());
             assertNull(indexed.tryTake(), where());
+            assertNull(split.tryTake(), where());
             assertEquals(monitor.statistics().inserted(), indexed.statistics().inserted(), where());
             assertEquals(monitor.statistics().removed(), indexed.statistics().removed(), where());
             assertEquals(0, monitor.statistics().size(), where());
             assertEquals(0, indexed.statistics().size(), where());
+            assertEquals(monitor.statistics().removed(), split.statistics().removed(), where());
+            assertEquals(0, split.statistics().size(), where());
         }
     }
 
