@@ -116,6 +116,13 @@ class CosSchedulerTest {
     void writesOfOneKeyExecuteInDeliveryOrder(CosVariant variant) throws InterruptedException {
         List<Integer> order = Collections.synchronizedList(new ArrayList<>());
         Service<TestCommand, String> service = c -> {
+            if (c.id() % 3 == 0) {
+                // Uneven work, so that a scheduler without the dependency would reorder.
+                long until = System.nanoTime() + 20_000;
+                while (System.nanoTime() < until) {
+                    Thread.onSpinWait();
+                }
+            }
             order.add(c.id());
             return "";
         };
