@@ -21,7 +21,8 @@ import org.knowm.xchart.style.Styler;
  * whisker from the slowest to the fastest measured run, grouped by configuration, one bar (and colour)
  * per worker count; see {@link RangeBars}.
  * <ul>
- *   <li>{@code fig4-scalability.png}: every configuration at 0% conflicts (Fig. 4);</li>
+ *   <li>{@code fig4-scalability.png}: every configuration at 0% conflicts (Fig. 4), the COS baselines
+ *       (cos-coarse, cos-lockfree) beside CBASE;</li>
  *   <li>{@code fig5-conflicts.png}: the bitmap configurations at each conflict level (Fig. 5).</li>
  * </ul>
  */
@@ -44,9 +45,9 @@ public final class BenchCharts {
             written.add(f);
         }
         List<CellResult> fig5 = results.stream()
-                .filter(r -> r.cell().mode().parallel() && r.cell().mode().conflictMode().usesBitmaps()
-                        && r.cell().batch() > 1)
-                .sorted(Comparator.comparing((CellResult r) -> r.cell().mode()).thenComparingInt(r -> r.cell().batch())
+                .filter(r -> r.cell().psmrMode() != null && r.cell().mode().parallel()
+                        && r.cell().psmrMode().conflictMode().usesBitmaps() && r.cell().batch() > 1)
+                .sorted(Comparator.comparingInt((CellResult r) -> r.cell().mode().order()).thenComparingInt(r -> r.cell().batch())
                         .thenComparingInt(r -> r.cell().conflictPct()))
                 .toList();
         if (!fig5.isEmpty()) {

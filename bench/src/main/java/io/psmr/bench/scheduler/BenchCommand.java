@@ -4,7 +4,8 @@ import io.psmr.bench.cli.DurationConverter;
 import io.psmr.bench.cli.OutputFormat;
 import io.psmr.bench.cli.OutputOptions;
 import io.psmr.bench.cli.ResultsDir;
-import io.psmr.bench.cli.SchedulerModeConverter;
+import io.psmr.bench.cli.BenchModeConverter;
+import io.psmr.bench.cos.CosVariant;
 import io.psmr.scheduler.SchedulerMode;
 import io.psmr.simulation.progress.Progress;
 import java.io.IOException;
@@ -52,6 +53,9 @@ import picocli.CommandLine.Spec;
             "Modes: cbase (batches of one, exact keys compared pairwise, monitor graph), keys-pairwise (the same in "
                 + "batches), bitmap-monitor, bitmap-indexed, rw-bitmap (indexed graph), sequential (no scheduler), "
                 + "keys-hashed (extra). The cbase and sequential references are always added.",
+            "COS baselines (Escobar et al., \"Boosting concurrency in Parallel State Machine Replication\", Middleware '19): "
+                + "cos-coarse (the dependency graph under one lock) and cos-lockfree (lock-free list), commands one at a "
+                + "time like cbase; in the default matrices. Targets include psmr (bitmap-indexed) \u00f7 best COS at 1 and 2 workers.",
             "",
             "--quick (default, about 2 minutes on 2 cores): workers 1,2,4; batch 1,200; conflicts 0,20; every mode; "
                 + "500 ms runs. --full: workers 1,2,4,8,16; batch 1,100,200; conflicts 0,10,20; 1 s runs "
@@ -59,8 +63,12 @@ import picocli.CommandLine.Spec;
             ""})
 public final class BenchCommand implements Callable<Integer> {
 
-    static final List<SchedulerMode> DEFAULT_MODES = List.of(SchedulerMode.CBASE, SchedulerMode.KEYS_PAIRWISE,
-            SchedulerMode.BITMAP_MONITOR, SchedulerMode.BITMAP_INDEXED, SchedulerMode.RW_BITMAP, SchedulerMode.SEQUENTIAL);
+    static final List<BenchMode> DEFAULT_MODES = List.of(BenchMode.of(SchedulerMode.CBASE),
+            BenchMode.of(SchedulerMode.KEYS_PAIRWISE), BenchMode.of(SchedulerMode.BITMAP_MONITOR),
+            BenchMode.of(SchedulerMode.BITMAP_INDEXED), BenchMode.of(SchedulerMode.RW_BITMAP),
+            BenchMode.of(SchedulerMode.SEQUENTIAL),
+            // The COS baselines (Escobar et al., Middleware '19): what users compare psmr with.
+            BenchMode.of(CosVariant.COARSE), BenchMode.of(CosVariant.LOCK_FREE));
 
     @Spec
     CommandSpec spec;
@@ -71,10 +79,10 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--full", description = "The whole matrix of the paper's Fig. 4 and 5.")
     boolean full;
 
-    @Option(names = "--modes", split = ",", paramLabel = "MODE", converter = SchedulerModeConverter.class,
+    @Option(names = "--modes", split = ",", paramLabel = "MODE", converter = BenchModeConverter.class,
             description = "Scheduler modes, comma-separated: sequential, cbase, keys-pairwise, keys-hashed, bitmap-monitor, "
-                    + "bitmap-indexed, rw-bitmap (default: all but keys-hashed).")
-    List<SchedulerMode> modes;
+                    + "bitmap-indexed, rw-bitmap, and the COS baselines cos-coarse, cos-lockfree (default: all but keys-hashed).")
+    List<BenchMode> modes;
 
     @Option(names = "--workers", split = ",", paramLabel = "N", description = "Worker counts, 1 to 256.")
     List<Integer> workers;
@@ -174,7 +182,7 @@ public final class BenchCommand implements Callable<Integer> {
 
     BenchSettings validate() {
         require(!(quick && full), "--quick and --full are mutually exclusive");
-        List<SchedulerMode> m = modes == null || modes.isEmpty() ? DEFAULT_MODES : modes.stream().distinct().toList();
+        List<BenchMode> m = modes == null || modes.isEmpty() ? DEFAULT_MODES : modes.stream().distinct().toList();
         List<Integer> w = orDefault(workers, full ? List.of(1, 2, 4, 8, 16) : List.of(1, 2, 4));
         List<Integer> b = orDefault(batches, full ? List.of(1, 100, 200) : List.of(1, 200));
         List<Integer> c = orDefault(conflicts, full ? List.of(0, 10, 20) : List.of(0, 20));

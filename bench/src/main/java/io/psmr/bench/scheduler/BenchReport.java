@@ -21,12 +21,16 @@ public final class BenchReport {
 
     /** The exact header of results.csv. */
     public static final String CSV_HEADER = "mode,graph,batch,workers,conflict_pct,throughput_cps,ratio_vs_cbase,"
-            + "limit_fraction,avg_graph_size,p50_us,p99_us,runs";
+            + "limit_fraction,avg_graph_size,p50_us,p99_us,runs,ratio_vs_cos";
 
     private BenchReport() {
     }
 
-    /** results.csv: the header, then one row per cell in plan order. NaN columns are empty. */
+    /**
+     * results.csv: the header, then one row per cell in plan order. NaN columns are empty.
+     * {@code ratio_vs_cos} is the cell's median over the better COS baseline's median at the same
+     * workers and conflicts ({@link #ratioVsCos}).
+     */
     public static String csv(List<CellResult> results) {
         StringBuilder b = new StringBuilder(CSV_HEADER).append('\n');
         for (CellResult r : results) {
@@ -39,7 +43,8 @@ public final class BenchReport {
                     .append(num(r.avgGraphSize(), "%.2f")).append(',')
                     .append(num(r.p50Micros(), "%.1f")).append(',')
                     .append(num(r.p99Micros(), "%.1f")).append(',')
-                    .append(r.runs()).append('\n');
+                    .append(r.runs()).append(',')
+                    .append(num(ratioVsCos(results, r), "%.3f")).append('\n');
         }
         return b.toString();
     }
@@ -47,6 +52,63 @@ public final class BenchReport {
     /** The {@code graph} column of results.csv: {@code monitor}, {@code indexed}, or {@code none} for sequential. */
     public static String graphColumn(SchedulerMode mode) {
         return mode.graph() == null ? "none" : mode.graph().name().toLowerCase(Locale.ROOT);
+    }
+
+    /** The {@code graph} column for a cell's mode: as {@link #graphColumn(SchedulerMode)}, or the COS variant's name. */
+    public static String graphColumn(BenchMode mode) {
+        return mode instanceof BenchMode.Psmr p ? graphColumn(p.mode()) : mode.cliName();
+    }
+
+    /** The better (faster) COS baseline measured at {@code workers} and {@code conflictPct}, if any. */
+    static Optional<CellResult> bestCos(List<CellResult> results, int workers, int conflictPct) {
+        return results.stream()
+                .filter(r -> r.cell().isCos() && r.cell().workers() == workers && r.cell().conflictPct() == conflictPct)
+                .max(java.util.Comparator.comparingDouble(CellResult::throughputCps));
+    }
+
+    /** {@code r}'s median over the better COS median at the same workers and conflicts; NaN if no COS was measured there. */
+    public static double ratioVsCos(List<CellResult> results, CellResult r) {
+        return bestCos(results, r.cell().workers(), r.cell().conflictPct())
+                .map(cos -> r.throughputCps() / cos.throughputCps()).orElse(Double.NaN);
+    }
+
+    /**
+     * The "psmr ÷ best COS" lines, at 1 and 2 workers and every conflict level: the bitmap-indexed
+     * median at batch 200 (or, without it, at the largest batch measured) over the better COS median
+     * at the same workers and conflicts.
+     */
+    public static List<String> cosTargets(List<CellResult> results) {
+        List<String> t = new ArrayList<>();
+        if (results.stream().noneMatch(r -> r.cell().isCos())) {
+            t.add("not measured: psmr ÷ best COS (add cos-coarse,cos-lockfree to --modes)");
+            return t;
+        }
+        TreeSet<Integer> conflicts = new TreeSet<>();
+        results.forEach(r -> conflicts.add(r.cell().conflictPct()));
+        for (int w : List.of(1, 2)) {
+            for (int conflict : conflicts) {
+                Optional<CellResult> cos = bestCos(results, w, conflict);
+                if (cos.isEmpty()) {
+                    continue;
+                }
+                String where = w + (w == 1 ? " worker, " : " workers, ") + conflict + "% conflicts";
+                Optional<CellResult> psmr = results.stream()
+                        .filter(r -> r.cell().psmrMode() == SchedulerMode.BITMAP_INDEXED && r.cell().workers() == w
+                                && r.cell().conflictPct() == conflict)
+                        .max(java.util.Comparator.comparingInt((CellResult r) -> r.cell().batch() == 200 ? 1 : 0)
+                                .thenComparingInt(r -> r.cell().batch()));
+                if (psmr.isEmpty()) {
+                    t.add("not measured: psmr ÷ best COS, " + where + " (no bitmap-indexed cell)");
+                    continue;
+                }
+                CellResult p = psmr.get();
+                CellResult c = cos.get();
+                t.add(String.format(Locale.ROOT, "psmr ÷ best COS, %s: bitmap-indexed batch %d %.0f kcmd/s ÷ %s "
+                                + "%.0f kcmd/s = %.2fx", where, p.cell().batch(), p.throughputCps() / 1e3,
+                        c.cell().mode().cliName(), c.throughputCps() / 1e3, p.throughputCps() / c.throughputCps()));
+            }
+        }
+        return t;
     }
 
     /** The table on stdout. */
@@ -135,10 +197,10 @@ public final class BenchReport {
         Map<String, double[]> graphs = new LinkedHashMap<>();
         for (CellResult r : results) {
             Cell c = r.cell();
-            if (c.mode() == SchedulerMode.BITMAP_INDEXED || c.mode() == SchedulerMode.BITMAP_MONITOR) {
+            if (c.psmrMode() == SchedulerMode.BITMAP_INDEXED || c.psmrMode() == SchedulerMode.BITMAP_MONITOR) {
                 String key = "batch " + c.batch() + ", " + c.workers() + " worker(s), " + c.conflictPct() + "% conflicts";
                 double[] v = graphs.computeIfAbsent(key, k -> new double[] {Double.NaN, Double.NaN});
-                v[c.mode() == SchedulerMode.BITMAP_INDEXED ? 0 : 1] = r.throughputCps();
+                v[c.psmrMode() == SchedulerMode.BITMAP_INDEXED ? 0 : 1] = r.throughputCps();
             }
         }
         for (Map.Entry<String, double[]> e : graphs.entrySet()) {
@@ -149,6 +211,7 @@ public final class BenchReport {
                         v[1] / 1e3, v[0] / v[1]));
             }
         }
+        t.addAll(cosTargets(results));
         return t;
     }
 

@@ -1,7 +1,5 @@
 package io.psmr.bench.scheduler;
 
-import io.psmr.scheduler.SchedulerMode;
-
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -9,7 +7,7 @@ import java.util.List;
 /**
  * What one {@code psmr bench} invocation measures.
  *
- * @param modes       the scheduler configurations, in report order
+ * @param modes       the scheduler configurations (psmr modes and COS baselines), in report order
  * @param workers     worker counts of the parallel configurations
  * @param batches     commands per batch
  * @param conflicts   percentages of batches that write the hot key
@@ -24,7 +22,7 @@ import java.util.List;
  * @param outDir      the folder that receives {@code bench-<timestamp>/}
  * @param heapStore   a heap map instead of Chronicle Map (diagnosis: separates the store's cost)
  */
-public record BenchSettings(List<SchedulerMode> modes, List<Integer> workers, List<Integer> batches, List<Integer> conflicts,
+public record BenchSettings(List<BenchMode> modes, List<Integer> workers, List<Integer> batches, List<Integer> conflicts,
                             int bitmapBits, int maxPending, int runs, Duration warmup, Duration duration,
                             boolean verify, long seed, int cores, Path outDir, boolean heapStore) {
 

@@ -1,6 +1,8 @@
 package io.psmr.bench.scheduler;
 
 import io.psmr.scheduler.SchedulerMode;
+import io.psmr.bench.cos.CosScheduler;
+import io.psmr.bench.cos.CosVariant;
 import io.psmr.bench.stats.RunStatistics;
 import io.psmr.kvstore.KvCommand;
 import io.psmr.kvstore.KvLimits;
@@ -65,8 +67,13 @@ public final class SchedulerBench {
             for (int workers : settings.workers()) {
                 cells.add(new Cell(SchedulerMode.CBASE, 1, workers, conflict));
             }
+            addCosCells(cells, conflict);
             for (int batch : settings.batches()) {
-                for (SchedulerMode mode : settings.modes()) {
+                for (BenchMode benchMode : settings.modes()) {
+                    if (!(benchMode instanceof BenchMode.Psmr psmr)) {
+                        continue; // the COS baselines, above
+                    }
+                    SchedulerMode mode = psmr.mode();
                     if (mode == SchedulerMode.SEQUENTIAL || mode == SchedulerMode.CBASE) {
                         continue; // the references above
                     }
@@ -79,6 +86,20 @@ public final class SchedulerBench {
             }
         }
         return List.copyOf(cells);
+    }
+
+    /**
+     * The COS baselines asked for, beside CBASE: batches of one (the same command stream as CBASE)
+     * at every worker count.
+     */
+    private void addCosCells(Set<Cell> cells, int conflict) {
+        for (BenchMode benchMode : settings.modes()) {
+            if (benchMode instanceof BenchMode.Cos) {
+                for (int workers : settings.workers()) {
+                    cells.add(new Cell(benchMode, 1, workers, conflict));
+                }
+            }
+        }
     }
 
     /** Total runs {@link #run} makes: a warm-up and the measured runs per cell. */
@@ -126,18 +147,21 @@ public final class SchedulerBench {
     }
 
     private ConflictSummary[] summariesOf(Cell c) {
-        return summaries.computeIfAbsent(c.batch() + "/" + c.conflictPct() + "/" + c.mode().conflictMode(),
-                k -> workload(c).summaries(c.mode().detection(settings.bitmapBits())));
+        return summaries.computeIfAbsent(c.batch() + "/" + c.conflictPct() + "/" + c.psmrMode().conflictMode(),
+                k -> workload(c).summaries(c.psmrMode().detection(settings.bitmapBits())));
     }
 
     private void prepare(Cell c) {
         workload(c);
-        if (c.mode().parallel()) {
+        if (c.mode().parallel() && !c.isCos()) {
             summariesOf(c);
         }
     }
 
     private RunSample runOnce(Cell c, KvService service, long durationNanos) throws InterruptedException {
+        if (c.isCos()) {
+            return runCos(c, service, durationNanos);
+        }
         return c.mode().parallel() ? runParallel(c, service, durationNanos) : runSequential(c, service, durationNanos);
     }
 
@@ -186,14 +210,14 @@ public final class SchedulerBench {
     private RunSample runParallel(Cell c, KvService service, long durationNanos) throws InterruptedException {
         BenchWorkload w = workload(c);
         ConflictSummary[] sums = summariesOf(c);
-        ConflictDetection detection = c.mode().detection(settings.bitmapBits());
+        ConflictDetection detection = c.psmrMode().detection(settings.bitmapBits());
         BenchSink sink = new BenchSink(settings.maxPending());
         int cycle = w.cycleLength();
         long rampNanos = durationNanos / 10;
         long created = System.nanoTime();
         Scheduler<KvCommand, KvResult> scheduler = Scheduler.builder(service)
                 .detection(detection)
-                .graph(c.mode().graph())
+                .graph(c.psmrMode().graph())
                 .workers(c.workers())
                 .maxPending(settings.maxPending())
                 .verifySummaries(settings.verify())
@@ -249,6 +273,66 @@ public final class SchedulerBench {
         double integral0 = g0.meanSize() * (t0 - created);
         double avgGraph = Math.max(0, (integral1 - integral0) / window);
         return new RunSample((c1 - c0) * 1e9 / window, avgGraph, sink.latency.getIntervalHistogram());
+    }
+
+    /**
+     * A COS cell: the cell's commands (batches of one, as CBASE gets them) delivered one at a time into a
+     * {@link CosScheduler} of the cell's variant over the same service, bounded by {@code maxPending}
+     * commands. Timed as {@link #runParallel}; the graph size is the mean, over every 16th delivery in
+     * the window, of commands delivered and not yet completed.
+     */
+    private RunSample runCos(Cell c, KvService service, long durationNanos) throws InterruptedException {
+        BenchWorkload w = workload(c);
+        CosVariant variant = ((BenchMode.Cos) c.mode()).variant();
+        BenchSink sink = new BenchSink(settings.maxPending());
+        int cycle = w.cycleLength();
+        long rampNanos = durationNanos / 10;
+        long t0 = 0;
+        long t1;
+        long c0 = 0;
+        long c1;
+        double sizeSum = 0;
+        long sizeSamples = 0;
+        CosScheduler<KvCommand, KvResult> scheduler = new CosScheduler<>(variant, service, sink, c.workers(),
+                settings.maxPending(), "psmr-bench-" + variant.cliName() + "-");
+        try {
+            long start = System.nanoTime();
+            long now = start;
+            long instance = 0;
+            int idx = 0;
+            boolean measuring = false;
+            while (true) {
+                List<KvCommand> commands = w.commands(idx);
+                for (int i = 0, n = commands.size(); i < n; i++) {
+                    instance++;
+                    sink.stamp(instance, now);
+                    scheduler.deliver(commands.get(i)); // its sequence number is 'instance'
+                }
+                if (++idx == cycle) {
+                    idx = 0;
+                }
+                now = System.nanoTime();
+                if (measuring && (instance & 15) == 0) {
+                    sizeSum += instance - sink.completed.sum();
+                    sizeSamples++;
+                }
+                if (!measuring && now - start >= rampNanos) {
+                    c0 = sink.completed.sum();
+                    t0 = System.nanoTime();
+                    sink.measuring = true;
+                    measuring = true;
+                } else if (measuring && now - start >= durationNanos) {
+                    c1 = sink.completed.sum();
+                    t1 = System.nanoTime();
+                    sink.measuring = false;
+                    break;
+                }
+            }
+        } finally {
+            scheduler.close();
+        }
+        double avgGraph = sizeSamples == 0 ? 0 : Math.max(0, sizeSum / sizeSamples);
+        return new RunSample((c1 - c0) * 1e9 / (t1 - t0), avgGraph, sink.latency.getIntervalHistogram());
     }
 
     /** Counts completed commands and records batch latency; called by the workers. */

@@ -31,6 +31,7 @@ class BenchCommandTest {
         "--modes bitmap,nosuch  | mode 'bitmap' is no longer a name; use bitmap-indexed",
         "--modes keys           | mode 'keys' is no longer a name; use keys-pairwise",
         "--modes nosuch         | unknown mode 'nosuch'; modes: sequential, cbase, keys-pairwise",
+        "--modes cos,cbase      | unknown mode 'cos'; modes: sequential, cbase, keys-pairwise, keys-hashed, bitmap-monitor, bitmap-indexed, rw-bitmap, cos-coarse, cos-lockfree",
         "--duration fast        | Invalid value for option '--duration': 'fast' is not a duration",
         "--duration 2           | Invalid value for option '--duration': '2' has no unit",
         "--duration 1ms         | --duration must be from 10ms to 10m, got 1ms",
@@ -82,14 +83,15 @@ class BenchCommandTest {
         assertTrue(dir.getFileName().toString().startsWith("bench-"), dir.toString());
         List<String> lines = Files.readAllLines(dir.resolve("results.csv"));
         assertEquals("mode,graph,batch,workers,conflict_pct,throughput_cps,ratio_vs_cbase,limit_fraction,"
-                + "avg_graph_size,p50_us,p99_us,runs", lines.get(0));
+                + "avg_graph_size,p50_us,p99_us,runs,ratio_vs_cos", lines.get(0));
         assertEquals(BenchReport.CSV_HEADER, lines.get(0));
         assertEquals(lines, r.out().lines().toList(), "--format csv prints results.csv");
 
         Set<String> configs = new HashSet<>();
         for (String line : lines.subList(1, lines.size())) {
             String[] f = line.split(",", -1);
-            assertEquals(12, f.length, "row: " + line);
+            assertEquals(13, f.length, "row: " + line);
+            assertEquals("", f[12], "no COS asked, no ratio to COS: " + line);
             assertTrue(Long.parseLong(f[5]) > 0, "throughput must be positive: " + line);
             double ratio = Double.parseDouble(f[6]);
             double limit = Double.parseDouble(f[7]);

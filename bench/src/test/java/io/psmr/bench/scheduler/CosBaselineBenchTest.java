@@ -1,0 +1,144 @@
+package io.psmr.bench.scheduler;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.psmr.bench.cli.CliRun;
+import io.psmr.bench.cos.CosVariant;
+import io.psmr.scheduler.SchedulerMode;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.knowm.xchart.CategoryChart;
+import org.knowm.xchart.CategorySeries;
+import io.psmr.bench.chart.RangeBars;
+
+/** The COS baselines in {@code psmr bench}: planning, reporting (ratio to COS, targets, chart) and a tiny run. */
+class CosBaselineBenchTest {
+
+    private static final BenchMode COARSE = BenchMode.of(CosVariant.COARSE);
+    private static final BenchMode LOCK_FREE = BenchMode.of(CosVariant.LOCK_FREE);
+
+    private static BenchSettings settings(List<BenchMode> modes, List<Integer> workers, List<Integer> batches,
+                                          List<Integer> conflicts) {
+        return new BenchSettings(modes, workers, batches, conflicts, 1024, 64, 1, Duration.ofMillis(10),
+                Duration.ofMillis(20), false, 42, 2, Path.of("unused"), true);
+    }
+
+    @Test
+    void cosModesPlanBatchOfOneCellsBesideCbaseAtEveryWorkerCount() {
+        List<Cell> plan = new SchedulerBench(settings(List.of(COARSE, LOCK_FREE), List.of(1, 2), List.of(200),
+                List.of(20))).plan();
+        assertEquals(List.of(
+                new Cell(SchedulerMode.SEQUENTIAL, 200, 1, 20),
+                new Cell(SchedulerMode.SEQUENTIAL, 1, 1, 20),
+                new Cell(SchedulerMode.CBASE, 1, 1, 20),
+                new Cell(SchedulerMode.CBASE, 1, 2, 20),
+                new Cell(COARSE, 1, 1, 20),
+                new Cell(COARSE, 1, 2, 20),
+                new Cell(LOCK_FREE, 1, 1, 20),
+                new Cell(LOCK_FREE, 1, 2, 20)), plan);
+    }
+
+    @Test
+    void theQuickAndFullMatricesIncludeBothCosBaselines() {
+        assertTrue(BenchCommand.DEFAULT_MODES.containsAll(List.of(COARSE, LOCK_FREE)), BenchCommand.DEFAULT_MODES.toString());
+        List<Cell> plan = new SchedulerBench(settings(BenchCommand.DEFAULT_MODES, List.of(1, 2, 4), List.of(1, 200),
+                List.of(0, 20))).plan();
+        assertEquals(2 * 3 * 2, plan.stream().filter(Cell::isCos).count(), plan.toString());
+        assertTrue(plan.stream().filter(Cell::isCos).allMatch(c -> c.batch() == 1), plan.toString());
+    }
+
+    @Test
+    void namesParseAndUnknownNamesListEveryMode() {
+        assertEquals(COARSE, BenchMode.fromCliName("cos-coarse"));
+        assertEquals(LOCK_FREE, BenchMode.fromCliName("cos-lockfree"));
+        assertEquals(BenchMode.of(SchedulerMode.CBASE), BenchMode.fromCliName("cbase"));
+        IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                () -> BenchMode.fromCliName("cos"));
+        assertEquals("unknown mode 'cos'; modes: sequential, cbase, keys-pairwise, keys-hashed, bitmap-monitor, "
+                + "bitmap-indexed, rw-bitmap, cos-coarse, cos-lockfree", e.getMessage());
+        IllegalArgumentException renamed = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                () -> BenchMode.fromCliName("keys"));
+        assertTrue(renamed.getMessage().startsWith("mode 'keys' is no longer a name"), renamed.getMessage());
+    }
+
+    private static CellResult result(BenchMode mode, int batch, int workers, int conflict, double cps) {
+        return new CellResult(new Cell(mode, batch, workers, conflict), cps, cps, cps, Double.NaN, Double.NaN, 0, 1, 2, 1);
+    }
+
+    @Test
+    void ratioToCosUsesTheBetterCosAtTheSameWorkersAndConflicts() {
+        BenchMode indexed = BenchMode.of(SchedulerMode.BITMAP_INDEXED);
+        List<CellResult> results = List.of(
+                result(COARSE, 1, 1, 0, 50_000), result(LOCK_FREE, 1, 1, 0, 80_000),
+                result(COARSE, 1, 2, 0, 90_000), result(LOCK_FREE, 1, 2, 0, 60_000),
+                result(indexed, 100, 1, 0, 400_000), result(indexed, 200, 1, 0, 800_000),
+                result(indexed, 200, 2, 0, 1_800_000), result(indexed, 200, 4, 0, 3_000_000));
+        assertEquals(10.0, BenchReport.ratioVsCos(results, results.get(5)), 1e-9);
+        assertEquals(20.0, BenchReport.ratioVsCos(results, results.get(6)), 1e-9);
+        assertTrue(Double.isNaN(BenchReport.ratioVsCos(results, results.get(7))), "no COS at 4 workers");
+        assertEquals(List.of(
+                "psmr ÷ best COS, 1 worker, 0% conflicts: bitmap-indexed batch 200 800 kcmd/s ÷ cos-lockfree 80 kcmd/s = 10.00x",
+                "psmr ÷ best COS, 2 workers, 0% conflicts: bitmap-indexed batch 200 1800 kcmd/s ÷ cos-coarse 90 kcmd/s = 20.00x"),
+                BenchReport.cosTargets(results));
+        String csv = BenchReport.csv(results);
+        assertTrue(csv.contains("\nbitmap-indexed,indexed,200,1,0,800000,,,0.00,1.0,2.0,1,10.000\n"), csv);
+        assertTrue(csv.contains("\ncos-coarse,cos-coarse,1,1,0,50000,,,0.00,1.0,2.0,1,0.625\n"), csv);
+        assertTrue(csv.contains("\nbitmap-indexed,indexed,200,4,0,3000000,,,0.00,1.0,2.0,1,\n"), csv);
+        assertEquals(List.of("not measured: psmr ÷ best COS (add cos-coarse,cos-lockfree to --modes)"),
+                BenchReport.cosTargets(results.subList(4, 8)));
+    }
+
+    @Test
+    void theScalabilityChartPutsTheCosBarsBesideCbase() {
+        BenchMode cbase = BenchMode.of(SchedulerMode.CBASE);
+        List<CellResult> plan = List.of(result(cbase, 1, 1, 0, 10_000), result(COARSE, 1, 1, 0, 20_000),
+                result(LOCK_FREE, 1, 1, 0, 30_000), result(BenchMode.of(SchedulerMode.BITMAP_INDEXED), 200, 1, 0, 40_000));
+        CategoryChart chart = BenchCharts.chart("t", plan, false);
+        CategorySeries range = chart.getSeries(RangeBars.RANGE_SERIES);
+        assertEquals(List.of("cbase w=1", "cos-coarse w=1", "cos-lockfree w=1", "bitmap-indexed b=200 w=1"),
+                range.getXData().stream().map(String::valueOf).toList());
+    }
+
+    @Test
+    void aShortRunReportsTheCosBaselinesAndPsmrOverCos(@TempDir Path tmp) throws IOException {
+        CliRun r = CliRun.of("bench", "--modes", "bitmap-indexed,cos-coarse,cos-lockfree", "--batch", "1",
+                "--workers", "1,2", "--conflict", "20", "--duration", "20ms", "--warmup", "10ms", "--runs", "1",
+                "--bitmap-bits", "102400", "--store", "heap", "--quiet", "--out", tmp.toString());
+        assertEquals(0, r.exitCode(), "stderr:\n" + r.err());
+        Path dir;
+        try (Stream<Path> s = Files.list(tmp)) {
+            dir = s.findFirst().orElseThrow();
+        }
+        List<String> lines = Files.readAllLines(dir.resolve("results.csv"));
+        assertEquals(BenchReport.CSV_HEADER, lines.get(0));
+        Set<String> cos = new HashSet<>();
+        for (String line : lines.subList(1, lines.size())) {
+            String[] f = line.split(",", -1);
+            assertEquals(13, f.length, line);
+            assertTrue(Double.parseDouble(f[12]) > 0, "ratio to COS: " + line);
+            if (f[0].startsWith("cos-")) {
+                assertEquals(f[0], f[1], "graph column names the COS variant: " + line);
+                assertEquals("1", f[2], "COS runs commands one at a time: " + line);
+                assertTrue(Long.parseLong(f[5]) > 0, "throughput must be positive: " + line);
+                assertTrue(Double.parseDouble(f[6]) > 0, "ratio to CBASE: " + line);
+                cos.add(f[0] + "/" + f[3]);
+            }
+        }
+        assertEquals(Set.of("cos-coarse/1", "cos-coarse/2", "cos-lockfree/1", "cos-lockfree/2"), cos);
+        for (String where : List.of("1 worker, 20% conflicts", "2 workers, 20% conflicts")) {
+            String line = "psmr ÷ best COS, " + where + ": bitmap-indexed batch 1 ";
+            assertTrue(r.out().contains(line), "stdout should report '" + line + "':\n" + r.out());
+            assertTrue(Files.readString(dir.resolve("summary.md")).contains("- " + line), "summary.md: " + line);
+        }
+        assertTrue(r.out().lines().anyMatch(l -> l.startsWith("cos-lockfree ")), "table row:\n" + r.out());
+    }
+}
