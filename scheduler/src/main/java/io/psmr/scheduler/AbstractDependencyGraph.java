@@ -82,19 +82,21 @@ abstract class AbstractDependencyGraph<C extends Command> implements DependencyG
     }
 
     /**
-     * Work of an insert that needs no lock, before it: on the delivery thread only, with state only
-     * the delivery thread touches. The insert may still fail afterwards (out of order, closed,
-     * interrupted), so it must not change what later inserts see. Nothing by default.
+     * Work of an insert done without the lock, on the delivery thread only, with state only the
+     * delivery thread touches. It runs once the insert can no longer fail except by the graph
+     * closing: the batch is in order and there is room for it (only the delivery thread inserts,
+     * so room found stays). Nothing by default.
      */
     void prepare(GraphNode<C> node) {
     }
 
+    /** Whether {@link #prepare} does anything; if not, an insert takes the lock once. */
+    boolean preparesOutsideLock() {
+        return false;
+    }
+
     /** Under the lock: adds edges from the pending nodes that {@code node} must follow, through {@link #addEdge}. */
     abstract void link(GraphNode<C> node);
-
-    /** After a successful insert, outside the lock, on the delivery thread. Nothing by default. */
-    void admitted(GraphNode<C> node) {
-    }
 
     /** Forgets {@code node}, which is leaving the graph after execution. */
     abstract void unlink(GraphNode<C> node);
@@ -116,17 +118,24 @@ abstract class AbstractDependencyGraph<C extends Command> implements DependencyG
         }
         detection.requireMatches(batch.summary());
         GraphNode<C> node = new GraphNode<>(batch, this);
-        prepare(node);
-        lock.lockInterruptibly();
+        boolean outside = preparesOutsideLock();
+        if (outside) {
+            lock.lockInterruptibly();
+            try {
+                awaitRoom(batch);
+            } finally {
+                lock.unlock();
+            }
+            prepare(node);
+            // Not interruptible: prepare may have changed the index, so the batch must now enter.
+            lock.lock();
+        } else {
+            lock.lockInterruptibly();
+        }
         try {
-            if (hasInserted && batch.instance() <= lastInstance) {
-                throw new IllegalArgumentException("batch instance " + batch.instance()
-                        + " is out of order: the last delivered instance is " + lastInstance);
-            }
-            while (size >= capacity && !closed) {
-                spaceAvailable.await();
-            }
-            if (closed) {
+            if (!outside) {
+                awaitRoom(batch);
+            } else if (closed) {
                 throw new IllegalStateException("dependency graph is closed");
             }
             link(node);
@@ -142,7 +151,20 @@ abstract class AbstractDependencyGraph<C extends Command> implements DependencyG
         } finally {
             lock.unlock();
         }
-        admitted(node);
+    }
+
+    /** Under the lock: refuses an out-of-order batch, then waits for room; throws if the graph is closed. */
+    private void awaitRoom(Batch<C> batch) throws InterruptedException {
+        if (hasInserted && batch.instance() <= lastInstance) {
+            throw new IllegalArgumentException("batch instance " + batch.instance()
+                    + " is out of order: the last delivered instance is " + lastInstance);
+        }
+        while (size >= capacity && !closed) {
+            spaceAvailable.await();
+        }
+        if (closed) {
+            throw new IllegalStateException("dependency graph is closed");
+        }
     }
 
     @Override

@@ -38,7 +38,7 @@ public final class IndexedGraph<C extends Command> extends AbstractDependencyGra
 
     @Override
     void link(GraphNode<C> node) {
-        conflictChecks += index.predecessors(node, ++stamp, predecessors, true);
+        conflictChecks += index.link(node, ++stamp, predecessors);
         for (int i = 0, n = predecessors.size(); i < n; i++) {
             conflictsFound++;
             addEdge(predecessors.get(i), node);

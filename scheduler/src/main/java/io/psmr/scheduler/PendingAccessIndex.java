@@ -40,7 +40,6 @@ final class PendingAccessIndex<C extends Command> {
     private final Map<Key, Slot<C>> keySlots = new HashMap<>();
 
     private final Collector collector = new Collector();
-    private final Recorder recorder = new Recorder();
     private final Forgetter forgetter = new Forgetter();
 
     /** @param withReaders whether reads are indexed apart from writes ({@link ConflictMode#RW_BITMAP}) */
@@ -50,27 +49,20 @@ final class PendingAccessIndex<C extends Command> {
 
     /**
      * Appends to {@code out} every indexed batch that {@code node} must follow, each once (by
-     * {@code stamp}, new for each call), then, if {@code record}, indexes {@code node}'s own accesses.
+     * {@code stamp}, new for each call), and indexes {@code node}'s own accesses: it becomes the last
+     * writer of what it writes and a reader of the rest. One pass over the summary.
      *
      * @return the elements probed (bits or keys of {@code node}'s summary)
      */
-    long predecessors(GraphNode<C> node, long stamp, ArrayList<GraphNode<C>> out, boolean record) {
+    long link(GraphNode<C> node, long stamp, ArrayList<GraphNode<C>> out) {
         collector.node = node;
         collector.stamp = stamp;
         collector.out = out;
-        collector.record = record;
         collector.probes = 0;
         node.batch.summary().forEachElement(collector);
         collector.node = null;
         collector.out = null;
         return collector.probes;
-    }
-
-    /** Indexes {@code node}'s accesses: it becomes the last writer of what it writes, a reader of the rest. */
-    void record(GraphNode<C> node) {
-        recorder.node = node;
-        node.batch.summary().forEachElement(recorder);
-        recorder.node = null;
     }
 
     /** Forgets {@code node}'s accesses, wherever it is still the last writer or a reader. */
@@ -133,63 +125,36 @@ final class PendingAccessIndex<C extends Command> {
         }
     }
 
-    /** Finds predecessors and, when asked, records the node in the same pass. */
+    /** Finds a node's predecessors and records its accesses in the same pass. */
     private final class Collector implements ConflictSummary.ElementVisitor {
         GraphNode<C> node;
         long stamp;
         ArrayList<GraphNode<C>> out;
-        boolean record;
         long probes;
 
         @Override
         public void onBit(int bit, boolean write) {
             probes++;
             BitTable<C> t = bits();
-            int i = record ? t.findOrAdd(bit) : t.find(bit);
-            if (i < 0) {
-                return;
-            }
+            int i = t.findOrAdd(bit);
             GraphNode<C> writer = t.writers[i];
             add(writer, node, stamp, out);
             ArrayList<GraphNode<C>> readers = t.readers == null ? null : t.readers[i];
             if (write && readers != null) {
                 addAll(readers, node, stamp, out);
             }
-            if (record) {
-                recordBit(t, i, write, node);
-            }
+            recordBit(t, i, write, node);
         }
 
         @Override
         public void onKey(Key key, boolean write) {
             probes++;
-            Slot<C> slot = record ? keySlots.computeIfAbsent(key, k -> new Slot<>()) : keySlots.get(key);
-            if (slot == null) {
-                return;
-            }
+            Slot<C> slot = keySlots.computeIfAbsent(key, k -> new Slot<>());
             add(slot.lastWriter, node, stamp, out);
             if (write) {
                 addAll(slot.readers, node, stamp, out);
             }
-            if (record) {
-                recordKey(slot, write, node);
-            }
-        }
-    }
-
-    /** Records a node whose predecessors were collected before. */
-    private final class Recorder implements ConflictSummary.ElementVisitor {
-        GraphNode<C> node;
-
-        @Override
-        public void onBit(int bit, boolean write) {
-            BitTable<C> t = bits();
-            recordBit(t, t.findOrAdd(bit), write, node);
-        }
-
-        @Override
-        public void onKey(Key key, boolean write) {
-            recordKey(keySlots.computeIfAbsent(key, k -> new Slot<>()), write, node);
+            recordKey(slot, write, node);
         }
     }
 

@@ -4,7 +4,7 @@ import java.util.Objects;
 
 /**
  * Configures and starts a {@link Scheduler}. Defaults: a 1,024,000-bit Roaring {@link ConflictMode#BITMAP},
- * the {@link GraphKind#INDEXED} graph, one worker per available processor, at most 64 pending
+ * the {@link GraphKind#SPLIT_INDEXED} graph, one worker per available processor, at most 64 pending
  * batches, summary verification on, results discarded.
  *
  * @param <C> the command type
@@ -25,7 +25,7 @@ public final class SchedulerBuilder<C extends Command, R> {
     private final Service<C, R> service;
     private ResultSink<C, R> sink = ResultSink.discarding();
     private ConflictDetection detection = ConflictDetection.bitmap(ConflictDetection.DEFAULT_BITMAP_BITS);
-    private GraphKind graph = GraphKind.INDEXED;
+    private GraphKind graph = GraphKind.SPLIT_INDEXED;
     private int workers = Runtime.getRuntime().availableProcessors();
     private int maxPending = DEFAULT_MAX_PENDING;
     private int workerSpins = DEFAULT_WORKER_SPINS;

@@ -23,14 +23,17 @@ public enum SchedulerMode {
     CBASE("cbase", ConflictMode.KEYS_PAIRWISE, GraphKind.MONITOR, true),
     /** Batches, exact keys compared pairwise, monitor graph: the paper's "batch + keys". */
     KEYS_PAIRWISE("keys-pairwise", ConflictMode.KEYS_PAIRWISE, GraphKind.MONITOR, false),
-    /** Batches, exact keys in hashed sets, indexed graph: no false conflicts, O(keys) per insert. */
-    KEYS_HASHED("keys-hashed", ConflictMode.KEYS_HASHED, GraphKind.INDEXED, false),
+    /** Batches, exact keys in hashed sets, the split indexed graph: no false conflicts, O(keys) per insert. */
+    KEYS_HASHED("keys-hashed", ConflictMode.KEYS_HASHED, GraphKind.SPLIT_INDEXED, false),
     /** One Bloom bitmap per batch, Algorithm 1's monitor graph (every pending batch compared). */
     BITMAP_MONITOR("bitmap-monitor", ConflictMode.BITMAP, GraphKind.MONITOR, false),
-    /** One Bloom bitmap per batch, the indexed graph (only the last writer of each bit): the default. */
-    BITMAP_INDEXED("bitmap-indexed", ConflictMode.BITMAP, GraphKind.INDEXED, false),
-    /** Read and write bitmaps, the indexed graph: readers of a key run together. */
-    RW_BITMAP("rw-bitmap", ConflictMode.RW_BITMAP, GraphKind.INDEXED, false);
+    /**
+     * One Bloom bitmap per batch, the split indexed graph (only the last writer of each bit, indexed by
+     * the delivery thread off the lock): the default.
+     */
+    BITMAP_INDEXED("bitmap-indexed", ConflictMode.BITMAP, GraphKind.SPLIT_INDEXED, false),
+    /** Read and write bitmaps, the split indexed graph: readers of a key run together. */
+    RW_BITMAP("rw-bitmap", ConflictMode.RW_BITMAP, GraphKind.SPLIT_INDEXED, false);
 
     /** The mode a replica runs when none is chosen. */
     public static final SchedulerMode DEFAULT = BITMAP_INDEXED;

@@ -10,21 +10,21 @@ import java.util.ArrayList;
  *
  * <p><b>How an insert runs</b>, all on the delivery thread:
  * <ol>
- *   <li>without the lock, it forgets the accesses of the batches that left the graph since the
- *       previous insert, then collects the new batch's candidate predecessors from the index
- *       (the last writer and the readers since, of each bit or key) without changing the index;</li>
+ *   <li>under the lock, it checks the order and waits for room (room found stays: only the
+ *       delivery thread inserts);</li>
+ *   <li>without the lock, it forgets the accesses of the batches that left the graph before the
+ *       previous insert, then, in one pass over the new batch's bits or keys, collects its candidate
+ *       predecessors (the last writer and the readers since) and records its own accesses;</li>
  *   <li>under the lock, it adds an edge from every candidate that has not been removed meanwhile,
- *       and takes over the list of batches removed since the previous insert;</li>
- *   <li>without the lock, once the batch is in the graph, it records the batch's own accesses.</li>
+ *       and takes over the list of batches removed since the previous insert.</li>
  * </ol>
  * A worker's removal only appends its batch to that list, under the lock it holds anyway.
  *
  * <p><b>Why it gives the same order.</b> The index may still name a removed batch (its removal is
- * forgotten only at the next insert); step 2 drops it, as {@link IndexedGraph} would never have
+ * forgotten only at a later insert); step 3 drops it, as {@link IndexedGraph} would never have
  * named it. A removed batch's own pending predecessors were removed before it (it ran only once they
- * had), so skipping it loses no edge. The index is changed only after the batch entered the graph,
- * so an insert that fails (out of order, closed, interrupted) leaves it as it was. Only the delivery
- * thread inserts, so no batch enters between steps 1 and 3.
+ * had), so skipping it loses no edge. Once step 2 has changed the index the insert cannot fail
+ * except by the graph closing, after which the index is never read again.
  *
  * <p><b>Bounds.</b> The removed-batches list holds at most {@code capacity + 1} batches: each batch
  * is appended once, and the list is emptied at every insert. While no batch is delivered, up to
@@ -69,13 +69,18 @@ public final class SplitIndexedGraph<C extends Command> extends AbstractDependen
     }
 
     @Override
+    boolean preparesOutsideLock() {
+        return true;
+    }
+
+    @Override
     void prepare(GraphNode<C> node) {
         for (int i = 0, n = toForget.size(); i < n; i++) {
             index.forget(toForget.get(i));
         }
         toForget.clear();
         candidates.clear();
-        probes = index.predecessors(node, ++stamp, candidates, false);
+        probes = index.link(node, ++stamp, candidates);
     }
 
     @Override
@@ -93,11 +98,6 @@ public final class SplitIndexedGraph<C extends Command> extends AbstractDependen
         ArrayList<GraphNode<C>> removed = removedSinceInsert;
         removedSinceInsert = toForget;
         toForget = removed;
-    }
-
-    @Override
-    void admitted(GraphNode<C> node) {
-        index.record(node);
     }
 
     @Override
