@@ -93,7 +93,7 @@ public record ReplicaConfig(int replicaId, ConflictDetection detection, GraphKin
     public static final class Builder {
         private int replicaId = 1;
         private ConflictDetection detection = ConflictDetection.bitmap(ConflictDetection.DEFAULT_BITMAP_BITS);
-        private GraphKind graph = GraphKind.INDEXED;
+        private GraphKind graph = GraphKind.SPLIT_INDEXED;
         private int workers = Runtime.getRuntime().availableProcessors();
         private int maxPending = SchedulerBuilder.DEFAULT_MAX_PENDING;
         private boolean sequential;
@@ -120,7 +120,7 @@ public record ReplicaConfig(int replicaId, ConflictDetection detection, GraphKin
          */
         public Builder mode(SchedulerMode m) {
             return detection(m.detection())
-                    .graph(m.parallel() ? m.graph() : GraphKind.INDEXED)
+                    .graph(m.parallel() ? m.graph() : GraphKind.SPLIT_INDEXED)
                     .sequential(!m.parallel());
         }
 

@@ -51,15 +51,15 @@ public final class Demo {
             configs.add(new DemoConfig("cbase", ConflictDetection.keysPairwise(), GraphKind.MONITOR, 1, w));
         }
         for (int w : WORKER_COUNTS) {
-            configs.add(new DemoConfig("keys_hashed", ConflictDetection.keysHashed(), GraphKind.INDEXED, BATCH_SIZE, w));
+            configs.add(new DemoConfig("keys_hashed", ConflictDetection.keysHashed(), GraphKind.SPLIT_INDEXED, BATCH_SIZE, w));
         }
-        for (GraphKind g : List.of(GraphKind.MONITOR, GraphKind.INDEXED)) {
+        for (GraphKind g : List.of(GraphKind.MONITOR, GraphKind.SPLIT_INDEXED)) {
             for (int w : WORKER_COUNTS) {
                 configs.add(new DemoConfig("bitmap", bitmap, g, BATCH_SIZE, w));
             }
         }
         for (int w : WORKER_COUNTS) {
-            configs.add(new DemoConfig("rw_bitmap", ConflictDetection.rwBitmap(BITMAP_BITS), GraphKind.INDEXED,
+            configs.add(new DemoConfig("rw_bitmap", ConflictDetection.rwBitmap(BITMAP_BITS), GraphKind.SPLIT_INDEXED,
                     BATCH_SIZE, w));
         }
         return configs;

@@ -33,7 +33,7 @@ public record DemoConfig(String mode, ConflictDetection detection, GraphKind gra
 
     /** The graph's label: {@code monitor}, {@code indexed}, or {@code none} for the sequential scheduler. */
     public String graphLabel() {
-        return graph == null ? "none" : graph.name().toLowerCase(java.util.Locale.ROOT);
+        return graph == null ? "none" : graph.cliName();
     }
 
     /** Starts a scheduler of this configuration over {@code service}, with the builder's other defaults. */

@@ -100,10 +100,10 @@ class PsmrMainTest {
         assertEquals(Set.of(
                 "sequential,none,200,1",
                 "cbase,monitor,1,1", "cbase,monitor,1,2",
-                "keys_hashed,indexed,200,1", "keys_hashed,indexed,200,2",
+                "keys_hashed,split-indexed,200,1", "keys_hashed,split-indexed,200,2",
                 "bitmap,monitor,200,1", "bitmap,monitor,200,2",
-                "bitmap,indexed,200,1", "bitmap,indexed,200,2",
-                "rw_bitmap,indexed,200,1", "rw_bitmap,indexed,200,2"), configs);
+                "bitmap,split-indexed,200,1", "bitmap,split-indexed,200,2",
+                "rw_bitmap,split-indexed,200,1", "rw_bitmap,split-indexed,200,2"), configs);
     }
 
     @Test
