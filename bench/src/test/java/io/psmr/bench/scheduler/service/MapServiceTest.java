@@ -109,7 +109,20 @@ class MapServiceTest {
         Map<Long, Long> actual = parallel.map().contents();
         assertNotEquals(0L, expected.get(MapService.HOT_KEY), "the hot key was written; seed " + SEED);
         assertEquals(expected.size(), actual.size());
-        assertEquals(expected, actual, "mode " + mode + ", seed " + SEED);
+        assertEquals("", differences(expected, actual), "mode " + mode + ", seed " + SEED);
+    }
+
+    /** The first few keys whose values differ, as {@code key: expected != actual}; empty if none. */
+    private static String differences(Map<Long, Long> expected, Map<Long, Long> actual) {
+        StringBuilder b = new StringBuilder();
+        int shown = 0;
+        for (Map.Entry<Long, Long> e : expected.entrySet()) {
+            Long a = actual.get(e.getKey());
+            if (!e.getValue().equals(a) && shown++ < 5) {
+                b.append(e.getKey()).append(": ").append(e.getValue()).append(" != ").append(a).append("; ");
+            }
+        }
+        return shown > 5 ? b + "and " + (shown - 5) + " more" : b.toString();
     }
 
     @Test
