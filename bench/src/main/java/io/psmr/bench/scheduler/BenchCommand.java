@@ -219,6 +219,8 @@ public final class BenchCommand implements Callable<Integer> {
         require(store.equals("chronicle") || store.equals("heap"), "--store must be chronicle or heap, got '" + store + "'");
         ServiceKind svc = ServiceKind.parse(service);
         require(svc != null, "--service must be kv or map, got '" + service + "'");
+        require(svc == ServiceKind.KV || store.equals("chronicle"), "--store " + store
+                + " applies to --service kv only; --service map has its own map");
         require(workNanos >= 0 && workNanos <= BusyWork.MAX_NANOS,
                 "--work-ns must be from 0 to " + BusyWork.MAX_NANOS + ", got " + workNanos);
         SummaryTiming when = SummaryTiming.parse(summaries);

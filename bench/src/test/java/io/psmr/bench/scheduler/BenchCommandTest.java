@@ -46,6 +46,7 @@ class BenchCommandTest {
         "--format xml           | Invalid value for option '--format'",
         "--store disk           | --store must be chronicle or heap",
         "--service redis        | --service must be kv or map, got 'redis'",
+        "--service map --store heap | --store heap applies to --service kv only",
         "--work-ns -1           | --work-ns must be from 0 to 1000000, got -1",
         "--work-ns 1000001      | --work-ns must be from 0 to 1000000, got 1000001",
         "--work-ns lots         | Invalid value for option '--work-ns'",
