@@ -60,7 +60,8 @@ public final class SchedulerBench {
     /**
      * The cells to run: the requested matrix plus the references its columns need (the sequential
      * cell of every batch size and conflict level, and CBASE at every worker count and conflict level).
-     * With {@link SummaryTiming#BOTH} every parallel cell, CBASE included, is planned twice: pre, then timed.
+     * Each parallel cell, CBASE included, comes in the summary settings {@link BenchSettings#summaries()}
+     * asks for: with {@link SummaryTiming#BOTH} twice, pre then timed, side by side.
      */
     public List<Cell> plan() {
         Set<Cell> cells = new LinkedHashSet<>();
@@ -69,25 +70,38 @@ public final class SchedulerBench {
                 cells.add(new Cell(SchedulerMode.SEQUENTIAL, batch, 1, conflict));
             }
             cells.add(new Cell(SchedulerMode.SEQUENTIAL, 1, 1, conflict));
-            for (boolean timed : settings.summaries().timedFlags()) {
-                for (int workers : settings.workers()) {
-                    cells.add(new Cell(SchedulerMode.CBASE, 1, workers, conflict, timed));
-                }
-                for (int batch : settings.batches()) {
-                    for (SchedulerMode mode : settings.modes()) {
-                        if (mode == SchedulerMode.SEQUENTIAL || mode == SchedulerMode.CBASE) {
-                            continue; // the references above
-                        }
-                        // keys-pairwise in batches of one is cbase, already planned.
-                        SchedulerMode m = mode == SchedulerMode.KEYS_PAIRWISE && batch == 1 ? SchedulerMode.CBASE : mode;
-                        for (int workers : settings.workers()) {
-                            cells.add(new Cell(m, m.batch(batch), workers, conflict, timed));
-                        }
+            for (int workers : settings.workers()) {
+                cells.add(new Cell(SchedulerMode.CBASE, 1, workers, conflict));
+            }
+            for (int batch : settings.batches()) {
+                for (SchedulerMode mode : settings.modes()) {
+                    if (mode == SchedulerMode.SEQUENTIAL || mode == SchedulerMode.CBASE) {
+                        continue; // the references above
+                    }
+                    // keys-pairwise in batches of one is cbase, already planned.
+                    SchedulerMode m = mode == SchedulerMode.KEYS_PAIRWISE && batch == 1 ? SchedulerMode.CBASE : mode;
+                    for (int workers : settings.workers()) {
+                        cells.add(new Cell(m, m.batch(batch), workers, conflict));
                     }
                 }
             }
         }
-        return List.copyOf(cells);
+        return withSummaryTiming(cells, settings.summaries());
+    }
+
+    /** {@code cells} with each parallel cell in every summary setting of {@code timing}, in order. */
+    static List<Cell> withSummaryTiming(Iterable<Cell> cells, SummaryTiming timing) {
+        List<Cell> out = new ArrayList<>();
+        for (Cell c : cells) {
+            if (!c.mode().parallel()) {
+                out.add(c);
+                continue;
+            }
+            for (boolean timed : timing.timedFlags()) {
+                out.add(new Cell(c.mode(), c.batch(), c.workers(), c.conflictPct(), timed));
+            }
+        }
+        return List.copyOf(out);
     }
 
     /** Total runs {@link #run} makes: a warm-up and the measured runs per cell. */
