@@ -1,5 +1,6 @@
 package io.psmr.bench.e2e;
 
+import io.psmr.bench.stats.JvmCollector;
 import io.psmr.ordering.OrderingProtocol;
 
 import java.io.IOException;
@@ -142,13 +143,13 @@ public final class E2eReport {
                 f.proposerRetryTicks(), f.tickMs() * f.proposerRetryTicks());
     }
 
-    /** The machine and settings, one line. */
+    /** The machine (cores, JVM, this process's collector and heap) and settings, one line. */
     public static String machine(E2eSettings s) {
-        return String.format(Locale.ROOT, "%d cores, Java %s (%s), %s %s; 1 replica over %s, "
+        return String.format(Locale.ROOT, "%d cores, Java %s (%s), %s, %s %s; 1 replica over %s, "
                         + "%d closed-loop clients, one proxy (batch <= %s, window %d), %d workers, %d%% hot-key batches, "
                         + "%d keys%s, m = %,d bits; %d measured runs of %d ms after a %d ms warm-up per mode",
                 s.cores(), System.getProperty("java.version"), System.getProperty("java.vm.name"),
-                System.getProperty("os.name"), System.getProperty("os.arch"), orderings(s), s.clients(), join(s.sweep().batches()),
+                JvmCollector.describe(), System.getProperty("os.name"), System.getProperty("os.arch"), orderings(s), s.clients(), join(s.sweep().batches()),
                 s.window(), s.workers(), s.conflictPct(), s.keys(), partitions(s), s.bitmapBits(), s.runs(), s.duration().toMillis(),
                 s.warmup().toMillis());
     }

@@ -1,6 +1,7 @@
 package io.psmr.bench.scheduler;
 
 import io.psmr.bench.chart.RangeBars;
+import io.psmr.bench.stats.JvmCollector;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.file.Files;
@@ -23,16 +24,25 @@ import org.knowm.xchart.style.Styler;
  * <ul>
  *   <li>{@code fig4-scalability.png}: every configuration at 0% conflicts (Fig. 4), the COS baselines
  *       (cos-coarse, cos-lockfree) beside CBASE;</li>
- *   <li>{@code fig5-conflicts.png}: the bitmap configurations at each conflict level (Fig. 5).</li>
+ *   <li>{@code fig5-conflicts.png}: the bitmap configurations at each conflict level (Fig. 5);</li>
+ *   <li>{@code scaling.png}, when at least two worker counts were measured: each parallel
+ *       configuration's (COS baselines included) fraction of the limit at 0% conflicts, by worker count.</li>
  * </ul>
+ * Every title names the core count and the garbage collector.
  */
 public final class BenchCharts {
 
     private BenchCharts() {
     }
 
-    /** Writes the charts that the results allow into {@code dir}; returns the files written. */
+    /** Writes the charts that the results allow into {@code dir}, naming this JVM's collector; returns the files written. */
     public static List<Path> write(Path dir, List<CellResult> results, int cores) throws IOException {
+        return write(dir, results, cores, JvmCollector.name());
+    }
+
+    /** Writes the charts that the results allow into {@code dir}; returns the files written. */
+    public static List<Path> write(Path dir, List<CellResult> results, int cores, String collector) throws IOException {
+        String machine = " - " + cores + " cores, " + collector;
         if (System.getProperty("java.awt.headless") == null) {
             System.setProperty("java.awt.headless", "true");
         }
@@ -41,7 +51,7 @@ public final class BenchCharts {
                 .filter(r -> r.cell().conflictPct() == 0 && r.cell().mode().parallel()).toList();
         if (!fig4.isEmpty()) {
             Path f = dir.resolve("fig4-scalability.png");
-            save(chart("Thread scalability, conflict-free (Fig. 4) - " + cores + " cores", fig4, false), f);
+            save(chart("Thread scalability, conflict-free (Fig. 4)" + machine, fig4, false), f);
             written.add(f);
         }
         List<CellResult> fig5 = results.stream()
@@ -52,10 +62,54 @@ public final class BenchCharts {
                 .toList();
         if (!fig5.isEmpty()) {
             Path f = dir.resolve("fig5-conflicts.png");
-            save(chart("Bitmap scheduling with conflicts (Fig. 5) - " + cores + " cores", fig5, true), f);
+            save(chart("Bitmap scheduling with conflicts (Fig. 5)" + machine, fig5, true), f);
+            written.add(f);
+        }
+        List<CellResult> scaling = scalingRows(results);
+        if (scaling.stream().map(r -> r.cell().workers()).distinct().count() >= 2) {
+            Path f = dir.resolve("scaling.png");
+            save(scalingChart("Fraction of the limit by workers, conflict-free" + machine, scaling), f);
             written.add(f);
         }
         return written;
+    }
+
+    /** The rows of the scaling chart: parallel cells at 0% conflicts with a limit fraction. */
+    static List<CellResult> scalingRows(List<CellResult> results) {
+        return results.stream().filter(r -> r.cell().conflictPct() == 0 && r.cell().mode().parallel()
+                && Double.isFinite(r.limitFraction()) && r.throughputCps() > 0).toList();
+    }
+
+    /**
+     * Fraction of the limit (median, whisker from the slowest to the fastest run) per worker count:
+     * bars grouped by worker count, one series (colour) per configuration (mode and batch, and
+     * {@code timed} when summaries were built in the timed loop).
+     */
+    static CategoryChart scalingChart(String title, List<CellResult> rows) {
+        CategoryChart chart = new CategoryChartBuilder().width(1100).height(560).title(title)
+                .xAxisTitle("workers, configuration").yAxisTitle("fraction of the limit (median, min-max)").build();
+        chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideE);
+        chart.getStyler().setXAxisLabelRotation(20);
+        chart.getStyler().setYAxisMin(0.0);
+        chart.getStyler().setYAxisDecimalPattern("0.00");
+        List<RangeBars.Bar> bars = new ArrayList<>();
+        rows.stream().sorted(Comparator.comparingInt((CellResult r) -> r.cell().workers())).forEach(r -> {
+            Cell c = r.cell();
+            String series = scalingSeries(c);
+            // A run's fraction scales with its throughput (same reference, same divisor); clamped
+            // so that rounding never puts a whisker end past the median.
+            double f = r.limitFraction();
+            double perCps = f / r.throughputCps();
+            bars.add(new RangeBars.Bar("w=" + c.workers() + " " + series, series, f,
+                    Math.min(f, r.minCps() * perCps), Math.max(f, r.maxCps() * perCps)));
+        });
+        RangeBars.plot(chart, bars);
+        return chart;
+    }
+
+    /** The legend entry of a cell in the scaling chart, e.g. {@code bitmap-indexed b=200 timed}. */
+    static String scalingSeries(Cell c) {
+        return c.mode().cliName() + (c.batch() > 1 ? " b=" + c.batch() : "") + (c.summaryTimed() ? " timed" : "");
     }
 
     static CategoryChart chart(String title, List<CellResult> rows, boolean byConflict) {
@@ -70,7 +124,7 @@ public final class BenchCharts {
         for (CellResult r : rows) {
             Cell c = r.cell();
             String label = c.mode().cliName() + (c.batch() > 1 ? " b=" + c.batch() : "")
-                    + (byConflict ? " " + c.conflictPct() + "%" : "");
+                    + (byConflict ? " " + c.conflictPct() + "%" : "") + (c.summaryTimed() ? " timed" : "");
             clusters.computeIfAbsent(label, k -> new TreeMap<>()).put(c.workers(), r);
         }
         List<RangeBars.Bar> bars = new ArrayList<>();

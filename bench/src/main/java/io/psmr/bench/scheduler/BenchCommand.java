@@ -6,6 +6,8 @@ import io.psmr.bench.cli.OutputOptions;
 import io.psmr.bench.cli.ResultsDir;
 import io.psmr.bench.cli.BenchModeConverter;
 import io.psmr.bench.cos.CosVariant;
+import io.psmr.bench.scheduler.service.BusyWork;
+import io.psmr.bench.scheduler.service.ServiceKind;
 import io.psmr.scheduler.SchedulerMode;
 import io.psmr.simulation.progress.Progress;
 import java.io.IOException;
@@ -56,6 +58,9 @@ import picocli.CommandLine.Spec;
             "COS baselines (Escobar et al., \"Boosting concurrency in Parallel State Machine Replication\", Middleware '19): "
                 + "cos-coarse (the dependency graph under one lock) and cos-lockfree (lock-free list), commands one at a "
                 + "time like cbase; in the default matrices. Targets include psmr (bitmap-indexed) \u00f7 best COS at 1 and 2 workers.",
+            "",
+            "--service map runs the same commands (COS baselines included) as one ConcurrentHashMap get or merge each; "
+                + "--work-ns adds calibrated busy work per command; --summaries timed|both builds the summaries inside the timed loop.",
             "",
             "--quick (default, about 2 minutes on 2 cores): workers 1,2,4; batch 1,200; conflicts 0,20; every mode; "
                 + "500 ms runs. --full: workers 1,2,4,8,16; batch 1,100,200; conflicts 0,10,20; 1 s runs "
@@ -133,6 +138,22 @@ public final class BenchCommand implements Callable<Integer> {
             description = "chronicle (the real store, default) or heap (a ConcurrentHashMap: shows the store's share).")
     String store;
 
+    @Option(names = "--service", paramLabel = "SERVICE", defaultValue = "kv",
+            description = "kv (the key-value service on --store, default) or map (one ConcurrentHashMap get or merge "
+                    + "per command, same keys and conflicts: shows the scheduler's own overhead).")
+    String service;
+
+    @Option(names = "--work-ns", paramLabel = "N", defaultValue = "0",
+            description = "Extra busy work per command in ns, 0 to 1000000: a spin loop calibrated at start "
+                    + "(default: ${DEFAULT-VALUE}).")
+    long workNanos;
+
+    @Option(names = "--summaries", paramLabel = "WHEN", defaultValue = "pre",
+            description = "Where the parallel configurations' summaries are built: pre (before timing, default), "
+                    + "timed (by the delivery thread inside the timed loop, as a client proxy would) or both "
+                    + "(every parallel configuration twice). Sequential and COS configurations build no summaries.")
+    String summaries;
+
     @Override
     public Integer call() throws InterruptedException, IOException {
         BenchSettings settings = validate();
@@ -144,6 +165,9 @@ public final class BenchCommand implements Callable<Integer> {
         Path dir = ResultsDir.unique(settings.outDir(), "bench-" + timestamp);
         if (format == OutputFormat.TEXT) {
             o.println("psmr bench: " + BenchReport.machine(settings));
+            if (settings.workNanos() > 0) {
+                o.println("busy work: " + BusyWork.of(settings.workNanos()).describe());
+            }
             o.printf(Locale.ROOT, "%d configurations x %d runs; about %d s%n", bench.plan().size(), 1 + settings.runs(),
                     estimateSeconds(bench, settings));
             o.flush();
@@ -201,8 +225,16 @@ public final class BenchCommand implements Callable<Integer> {
         require(bits >= 1, "--bitmap-bits must be at least 1, got " + bits);
         require(maxPending >= 1 && maxPending <= 65_536, "--max-pending must be from 1 to 65536, got " + maxPending);
         require(store.equals("chronicle") || store.equals("heap"), "--store must be chronicle or heap, got '" + store + "'");
+        ServiceKind svc = ServiceKind.parse(service);
+        require(svc != null, "--service must be kv or map, got '" + service + "'");
+        require(svc == ServiceKind.KV || store.equals("chronicle"), "--store " + store
+                + " applies to --service kv only; --service map has its own map");
+        require(workNanos >= 0 && workNanos <= BusyWork.MAX_NANOS,
+                "--work-ns must be from 0 to " + BusyWork.MAX_NANOS + ", got " + workNanos);
+        SummaryTiming when = SummaryTiming.parse(summaries);
+        require(when != null, "--summaries must be pre, timed or both, got '" + summaries + "'");
         return new BenchSettings(m, distinct(w), distinct(b), distinct(c), bits, maxPending, runs, wu, d, verify, seed,
-                Runtime.getRuntime().availableProcessors(), out.path(), store.equals("heap"));
+                Runtime.getRuntime().availableProcessors(), out.path(), store.equals("heap"), svc, workNanos, when);
     }
 
     /** {@code given}, or {@code dflt} when not given, from 10 ms to 10 minutes. */

@@ -1,5 +1,8 @@
 package io.psmr.bench.scheduler;
 
+import io.psmr.bench.scheduler.service.BusyWork;
+import io.psmr.bench.scheduler.service.ServiceKind;
+import io.psmr.bench.stats.JvmCollector;
 import io.psmr.scheduler.SchedulerMode;
 
 import java.io.IOException;
@@ -21,7 +24,7 @@ public final class BenchReport {
 
     /** The exact header of results.csv. */
     public static final String CSV_HEADER = "mode,graph,batch,workers,conflict_pct,throughput_cps,ratio_vs_cbase,"
-            + "limit_fraction,avg_graph_size,p50_us,p99_us,runs,ratio_vs_cos";
+            + "limit_fraction,avg_graph_size,p50_us,p99_us,runs,ratio_vs_cos,collector,summaries";
 
     private BenchReport() {
     }
@@ -29,9 +32,15 @@ public final class BenchReport {
     /**
      * results.csv: the header, then one row per cell in plan order. NaN columns are empty.
      * {@code ratio_vs_cos} is the cell's median over the better COS baseline's median at the same
-     * workers and conflicts ({@link #ratioVsCos}).
+     * workers and conflicts ({@link #ratioVsCos}). The {@code collector} column is this JVM's
+     * ({@link JvmCollector#name()}); {@code summaries} is {@link Cell#summaries()}.
      */
     public static String csv(List<CellResult> results) {
+        return csv(results, JvmCollector.name());
+    }
+
+    /** results.csv with {@code collector} in the collector column. */
+    public static String csv(List<CellResult> results, String collector) {
         StringBuilder b = new StringBuilder(CSV_HEADER).append('\n');
         for (CellResult r : results) {
             Cell c = r.cell();
@@ -44,7 +53,9 @@ public final class BenchReport {
                     .append(num(r.p50Micros(), "%.1f")).append(',')
                     .append(num(r.p99Micros(), "%.1f")).append(',')
                     .append(r.runs()).append(',')
-                    .append(num(ratioVsCos(results, r), "%.3f")).append('\n');
+                    .append(num(ratioVsCos(results, r), "%.3f")).append(',')
+                    .append(collector).append(',')
+                    .append(c.summaries()).append('\n');
         }
         return b.toString();
     }
@@ -74,8 +85,8 @@ public final class BenchReport {
 
     /**
      * The "psmr ÷ best COS" lines, at 1 and 2 workers and every conflict level: the bitmap-indexed
-     * median at batch 200 (or, without it, at the largest batch measured) over the better COS median
-     * at the same workers and conflicts.
+     * median at batch 200 (or, without it, at the largest batch measured; summaries built before
+     * timing) over the better COS median at the same workers and conflicts.
      */
     public static List<String> cosTargets(List<CellResult> results) {
         List<String> t = new ArrayList<>();
@@ -94,7 +105,7 @@ public final class BenchReport {
                 String where = w + (w == 1 ? " worker, " : " workers, ") + conflict + "% conflicts";
                 Optional<CellResult> psmr = results.stream()
                         .filter(r -> r.cell().psmrMode() == SchedulerMode.BITMAP_INDEXED && r.cell().workers() == w
-                                && r.cell().conflictPct() == conflict)
+                                && r.cell().conflictPct() == conflict && !r.cell().summaryTimed())
                         .max(java.util.Comparator.comparingInt((CellResult r) -> r.cell().batch() == 200 ? 1 : 0)
                                 .thenComparingInt(r -> r.cell().batch()));
                 if (psmr.isEmpty()) {
@@ -113,31 +124,45 @@ public final class BenchReport {
 
     /** The table on stdout. */
     public static void table(List<CellResult> results, BenchSettings s, PrintWriter out) {
-        out.printf(Locale.ROOT, "%-15s %5s %4s %5s %22s %9s %7s %7s %10s %10s%n",
+        out.printf(Locale.ROOT, "%-15s %5s %4s %5s %22s %9s %7s %7s %10s %10s %6s%n",
                 "config", "batch", "thr", "confl", "kcmd/s median [min-max]", "x CBASE", "limit", "graph",
-                "p50 us", "p99 us");
+                "p50 us", "p99 us", "summ");
         for (CellResult r : results) {
             Cell c = r.cell();
             String k = String.format(Locale.ROOT, "%.0f [%.0f-%.0f]", r.throughputCps() / 1e3, r.minCps() / 1e3,
                     r.maxCps() / 1e3);
-            out.printf(Locale.ROOT, "%-15s %5d %4d %4d%% %22s %9s %7s %7s %10s %10s%n",
+            out.printf(Locale.ROOT, "%-15s %5d %4d %4d%% %22s %9s %7s %7s %10s %10s %6s%n",
                     c.mode().cliName(), c.batch(), c.workers(), c.conflictPct(), k,
                     dash(r.ratioVsCbase(), "%.2f"), dash(r.limitFraction(), "%.2f"),
                     c.mode().parallel() ? dash(r.avgGraphSize(), "%.1f") : "-",
-                    dash(r.p50Micros(), "%.1f"), dash(r.p99Micros(), "%.1f"));
+                    dash(r.p50Micros(), "%.1f"), dash(r.p99Micros(), "%.1f"), c.mode().parallel() ? c.summaries() : "-");
         }
         out.flush();
     }
 
-    /** The header lines of the table: machine and settings. */
+    /**
+     * The header line of the table and summary.md: machine (cores, JVM, collector, heap) and settings
+     * (service, extra work, where summaries are built).
+     */
     public static String machine(BenchSettings s) {
-        return String.format(Locale.ROOT, "%d cores, Java %s (%s), %s %s; m = %,d bits, max pending %d, "
-                        + "%d measured runs of %d ms after a %d ms warm-up per configuration, summaries %s, %s store",
-                s.cores(), System.getProperty("java.version"), System.getProperty("java.vm.name"),
+        return String.format(Locale.ROOT, "%d cores, Java %s (%s), %s, %s %s; m = %,d bits, max pending %d, "
+                        + "%d measured runs of %d ms after a %d ms warm-up per configuration, summaries %s, %s; "
+                        + "service %s, %s; summaries built %s",
+                s.cores(), System.getProperty("java.version"), System.getProperty("java.vm.name"), JvmCollector.describe(),
                 System.getProperty("os.name"), System.getProperty("os.arch"), s.bitmapBits(), s.maxPending(),
                 s.runs(), s.duration().toMillis(), s.warmup().toMillis(),
                 s.verify() ? "verified on delivery" : "not re-verified",
-                s.heapStore() ? "heap (ConcurrentHashMap)" : "Chronicle Map");
+                s.service() == ServiceKind.MAP ? "ConcurrentHashMap get/merge per command"
+                        : s.heapStore() ? "heap (ConcurrentHashMap) store" : "Chronicle Map store",
+                s.service().cliName(), BusyWork.of(s.workNanos()).describe(), summariesSetting(s.summaries()));
+    }
+
+    private static String summariesSetting(SummaryTiming t) {
+        return switch (t) {
+            case PRE -> "before timing";
+            case TIMED -> "inside the timed loop";
+            case BOTH -> "both before timing and inside the timed loop (two cells each)";
+        };
     }
 
     /** summary.md: settings, the table with min and max, the targets of issue 5. */
@@ -151,17 +176,19 @@ public final class BenchReport {
         o.println("Throughput is the median of the measured runs, with min and max. `limit` is throughput / "
                 + "(min(workers, " + s.cores() + " cores) x sequential throughput of the same batches); `x CBASE` "
                 + "is the ratio to CBASE (batch 1, keys compared pairwise, monitor graph) at the same workers and "
-                + "conflicts; `graph` is the mean number of pending batches; latency is from delivery to completion.");
+                + "conflicts and summaries; `graph` is the mean number of pending batches; latency is from delivery to "
+                + "completion; `summaries` says whether the delivery thread built each batch's summary inside the timed "
+                + "loop (`timed`) or it was built before timing (`pre`).");
         o.println();
-        o.println("| config | batch | workers | conflicts | kcmd/s | min-max | x CBASE | limit | graph | p50 us | p99 us |");
-        o.println("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+        o.println("| config | batch | workers | conflicts | kcmd/s | min-max | x CBASE | limit | graph | p50 us | p99 us | summaries |");
+        o.println("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|");
         for (CellResult r : results) {
             Cell c = r.cell();
-            o.printf(Locale.ROOT, "| %s | %d | %d | %d%% | %.0f | %.0f-%.0f | %s | %s | %s | %s | %s |%n",
+            o.printf(Locale.ROOT, "| %s | %d | %d | %d%% | %.0f | %.0f-%.0f | %s | %s | %s | %s | %s | %s |%n",
                     c.mode().cliName(), c.batch(), c.workers(), c.conflictPct(), r.throughputCps() / 1e3,
                     r.minCps() / 1e3, r.maxCps() / 1e3, num(r.ratioVsCbase(), "%.2f"), num(r.limitFraction(), "%.2f"),
                     c.mode().parallel() ? num(r.avgGraphSize(), "%.1f") : "-", num(r.p50Micros(), "%.1f"),
-                    num(r.p99Micros(), "%.1f"));
+                    num(r.p99Micros(), "%.1f"), c.summaries());
         }
         o.println();
         o.println("## Targets (issue 5)");
@@ -197,7 +224,8 @@ public final class BenchReport {
         Map<String, double[]> graphs = new LinkedHashMap<>();
         for (CellResult r : results) {
             Cell c = r.cell();
-            if (c.psmrMode() == SchedulerMode.BITMAP_INDEXED || c.psmrMode() == SchedulerMode.BITMAP_MONITOR) {
+            if (!c.summaryTimed()
+                    && (c.psmrMode() == SchedulerMode.BITMAP_INDEXED || c.psmrMode() == SchedulerMode.BITMAP_MONITOR)) {
                 String key = "batch " + c.batch() + ", " + c.workers() + " worker(s), " + c.conflictPct() + "% conflicts";
                 double[] v = graphs.computeIfAbsent(key, k -> new double[] {Double.NaN, Double.NaN});
                 v[c.psmrMode() == SchedulerMode.BITMAP_INDEXED ? 0 : 1] = r.throughputCps();

@@ -1,8 +1,12 @@
 package io.psmr.bench.scheduler;
 
+import io.psmr.bench.scheduler.service.BusyWork;
+import io.psmr.bench.scheduler.service.ServiceKind;
+
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Objects;
 
 /**
  * What one {@code psmr bench} invocation measures.
@@ -21,10 +25,14 @@ import java.util.List;
  * @param cores       usable cores, for the limit
  * @param outDir      the folder that receives {@code bench-<timestamp>/}
  * @param heapStore   a heap map instead of Chronicle Map (diagnosis: separates the store's cost)
+ * @param service     the service the commands run through
+ * @param workNanos   extra busy work per command, nanoseconds (0 to {@link BusyWork#MAX_NANOS})
+ * @param summaries   where the parallel cells' summaries are built
  */
 public record BenchSettings(List<BenchMode> modes, List<Integer> workers, List<Integer> batches, List<Integer> conflicts,
                             int bitmapBits, int maxPending, int runs, Duration warmup, Duration duration,
-                            boolean verify, long seed, int cores, Path outDir, boolean heapStore) {
+                            boolean verify, long seed, int cores, Path outDir, boolean heapStore,
+                            ServiceKind service, long workNanos, SummaryTiming summaries) {
 
     /** Default bitmap size m: the paper's larger one. */
     public static final int DEFAULT_BITS = 1_024_000;
@@ -36,6 +44,19 @@ public record BenchSettings(List<BenchMode> modes, List<Integer> workers, List<I
         workers = List.copyOf(workers);
         batches = List.copyOf(batches);
         conflicts = List.copyOf(conflicts);
+        Objects.requireNonNull(service, "service");
+        Objects.requireNonNull(summaries, "summaries");
+        if (workNanos < 0 || workNanos > BusyWork.MAX_NANOS) {
+            throw new IllegalArgumentException("workNanos must be from 0 to " + BusyWork.MAX_NANOS + ", got " + workNanos);
+        }
+    }
+
+    /** The key-value service, no extra work, summaries built before timing. */
+    public BenchSettings(List<BenchMode> modes, List<Integer> workers, List<Integer> batches, List<Integer> conflicts,
+                         int bitmapBits, int maxPending, int runs, Duration warmup, Duration duration,
+                         boolean verify, long seed, int cores, Path outDir, boolean heapStore) {
+        this(modes, workers, batches, conflicts, bitmapBits, maxPending, runs, warmup, duration, verify, seed, cores,
+                outDir, heapStore, ServiceKind.KV, 0, SummaryTiming.PRE);
     }
 
     /** The part of each run before measuring starts: a tenth of it, so that the graph has filled. */

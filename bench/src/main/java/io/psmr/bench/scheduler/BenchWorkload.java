@@ -8,6 +8,7 @@ import io.psmr.scheduler.SummaryBuilder;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 
@@ -31,6 +32,9 @@ public final class BenchWorkload {
     public static final int KEY_BYTES = 16;
     /** Value size in bytes. */
     public static final int VALUE_BYTES = 16;
+
+    /** What {@link #keyIndex} answers for the hot key. */
+    public static final long HOT_KEY_INDEX = -1;
 
     private static final byte[] HOT_KEY = "psmr-bench-hot-k".getBytes(StandardCharsets.US_ASCII);
 
@@ -66,6 +70,22 @@ public final class BenchWorkload {
         z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
         z ^= z >>> 31;
         return ByteBuffer.allocate(KEY_BYTES).putLong(z).putLong(i).array();
+    }
+
+    /**
+     * The index {@code i} that {@link #key(int) key(i)} was made from (its last 8 bytes), or
+     * {@link #HOT_KEY_INDEX} for the hot key: a number per key, for services keyed by numbers.
+     *
+     * @throws IllegalArgumentException for a key of another length
+     */
+    public static long keyIndex(byte[] key) {
+        if (Arrays.equals(key, HOT_KEY)) {
+            return HOT_KEY_INDEX;
+        }
+        if (key.length != KEY_BYTES) {
+            throw new IllegalArgumentException("a bench key has " + KEY_BYTES + " bytes, got " + key.length);
+        }
+        return ByteBuffer.wrap(key, 8, 8).getLong();
     }
 
     /** The hot key that conflicting batches write. */
@@ -136,6 +156,11 @@ public final class BenchWorkload {
     /** Batches in a cycle. */
     public int cycleLength() {
         return batches.size();
+    }
+
+    /** Every batch of the cycle, in order (immutable). */
+    public List<List<KvCommand>> batches() {
+        return batches;
     }
 
     /** The commands of batch {@code i} of the cycle. */

@@ -5,16 +5,28 @@ import io.psmr.scheduler.SchedulerMode;
 /**
  * One configuration of the benchmark matrix. Sequential cells have {@code workers == 1}.
  *
- * @param mode        what the cell runs: a psmr scheduler mode or a COS baseline
- * @param batch       commands per batch (1 for CBASE and COS)
- * @param workers     worker threads
- * @param conflictPct percentage of batches that write the hot key
+ * @param mode         what the cell runs: a psmr scheduler mode or a COS baseline
+ * @param batch        commands per batch (1 for CBASE and COS)
+ * @param workers      worker threads
+ * @param conflictPct  percentage of batches that write the hot key
+ * @param summaryTimed whether the delivery thread builds each batch's summary inside the timed loop
+ *                     (see {@link SummaryTiming}); false for sequential and COS cells, which build none
  */
-public record Cell(BenchMode mode, int batch, int workers, int conflictPct) {
+public record Cell(BenchMode mode, int batch, int workers, int conflictPct, boolean summaryTimed) {
+
+    /** A cell with summaries built before timing (or none, for sequential and COS cells). */
+    public Cell(BenchMode mode, int batch, int workers, int conflictPct) {
+        this(mode, batch, workers, conflictPct, false);
+    }
 
     /** A cell of one of psmr's scheduler modes. */
+    public Cell(SchedulerMode mode, int batch, int workers, int conflictPct, boolean summaryTimed) {
+        this(BenchMode.of(mode), batch, workers, conflictPct, summaryTimed);
+    }
+
+    /** A cell of one of psmr's scheduler modes, with summaries built before timing. */
     public Cell(SchedulerMode mode, int batch, int workers, int conflictPct) {
-        this(BenchMode.of(mode), batch, workers, conflictPct);
+        this(BenchMode.of(mode), batch, workers, conflictPct, false);
     }
 
     /** Whether this is the CBASE reference: exact keys, monitor graph, batches of 1. */
@@ -32,9 +44,25 @@ public record Cell(BenchMode mode, int batch, int workers, int conflictPct) {
         return mode instanceof BenchMode.Psmr p ? p.mode() : null;
     }
 
-    /** A short description, e.g. {@code bitmap-indexed batch 200, 2 workers, 0% conflicts}. */
+    /** Whether this cell builds summaries (parallel psmr modes; not sequential, not COS). */
+    public boolean buildsSummaries() {
+        return mode.parallel() && !isCos();
+    }
+
+    /**
+     * The {@code summaries} column: {@code pre} or {@code timed}; {@code none} for sequential and
+     * COS cells, which build no summary.
+     */
+    public String summaries() {
+        return !buildsSummaries() ? "none" : summaryTimed ? "timed" : "pre";
+    }
+
+    /**
+     * A short description, e.g. {@code bitmap-indexed batch 200, 2 workers, 0% conflicts}, with
+     * {@code , summaries timed} appended when they are.
+     */
     public String describe() {
         return mode.cliName() + " batch " + batch + ", " + workers + (workers == 1 ? " worker, " : " workers, ")
-                + conflictPct + "% conflicts";
+                + conflictPct + "% conflicts" + (summaryTimed ? ", summaries timed" : "");
     }
 }

@@ -4,19 +4,20 @@ import io.psmr.scheduler.SchedulerMode;
 import io.psmr.bench.cos.CosScheduler;
 import io.psmr.bench.cos.CosVariant;
 import io.psmr.bench.stats.RunStatistics;
-import io.psmr.kvstore.KvCommand;
-import io.psmr.kvstore.KvLimits;
-import io.psmr.kvstore.KvResult;
-import io.psmr.kvstore.KvService;
-import io.psmr.kvstore.KvStore;
-import io.psmr.kvstore.StoreConfig;
+import io.psmr.bench.scheduler.service.BenchService;
+import io.psmr.bench.scheduler.service.BusyWork;
+import io.psmr.bench.scheduler.service.KvBenchService;
+import io.psmr.bench.scheduler.service.MapBenchService;
 import io.psmr.scheduler.Batch;
+import io.psmr.scheduler.Command;
 import io.psmr.scheduler.CommandError;
 import io.psmr.scheduler.ConflictDetection;
 import io.psmr.scheduler.ConflictSummary;
 import io.psmr.scheduler.GraphStatistics;
 import io.psmr.scheduler.ResultSink;
 import io.psmr.scheduler.Scheduler;
+import io.psmr.scheduler.Service;
+import io.psmr.scheduler.SummaryBuilder;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
@@ -31,14 +32,19 @@ import org.HdrHistogram.Recorder;
 /**
  * The scheduler benchmark of issue 5 (the paper's Fig. 4 and Fig. 5): pre-built, pre-summarised
  * key-value batches pushed at saturation by one delivery thread into a scheduler that runs the
- * real {@link KvService} on Chronicle Map.
+ * real {@code KvService} on Chronicle Map (or, for comparison, a bare map service).
  *
  * <p><b>What is timed.</b> Each run starts a fresh scheduler over the one shared store, delivers
  * batches from the cell's cycle as fast as {@code deliver} accepts them for {@link BenchSettings#duration()},
  * and counts the commands whose batch completed between the end of the ramp (the first tenth)
  * and the end of the run. Decoding is not timed: batches arrive decoded, with their summaries, as
  * a replica hands them to its scheduler after its own decode step. A sequential cell runs the same
- * batches on the delivery thread through {@link KvService#execute}, with no scheduler: the limit reference.
+ * batches on the delivery thread through the same service's {@code execute}, with no scheduler: the limit reference.
+ *
+ * <p><b>Service</b> ({@link BenchSettings#service()}): the key-value service, or one
+ * {@code ConcurrentHashMap} get or merge per command ({@link MapBenchService}), each with optional
+ * {@link BusyWork} per command. <b>Summaries</b> ({@link Cell#summaryTimed()}): built before timing, or
+ * by the delivery thread with one reused {@link SummaryBuilder} just before each {@code deliver}.
  *
  * <p><b>Order.</b> One warm-up run of every cell, then {@link BenchSettings#runs()} rounds, each
  * running every cell once, so that drift in the machine's speed hits all cells alike.
@@ -56,6 +62,8 @@ public final class SchedulerBench {
     /**
      * The cells to run: the requested matrix plus the references its columns need (the sequential
      * cell of every batch size and conflict level, and CBASE at every worker count and conflict level).
+     * Each parallel cell, CBASE included, comes in the summary settings {@link BenchSettings#summaries()}
+     * asks for: with {@link SummaryTiming#BOTH} twice, pre then timed, side by side.
      */
     public List<Cell> plan() {
         Set<Cell> cells = new LinkedHashSet<>();
@@ -85,7 +93,22 @@ public final class SchedulerBench {
                 }
             }
         }
-        return List.copyOf(cells);
+        return withSummaryTiming(cells, settings.summaries());
+    }
+
+    /** {@code cells} with each cell that builds summaries in every summary setting of {@code timing}, in order. */
+    static List<Cell> withSummaryTiming(Iterable<Cell> cells, SummaryTiming timing) {
+        List<Cell> out = new ArrayList<>();
+        for (Cell c : cells) {
+            if (!c.buildsSummaries()) {
+                out.add(c); // sequential and COS cells build no summaries: one cell whatever the setting
+                continue;
+            }
+            for (boolean timed : timing.timedFlags()) {
+                out.add(new Cell(c.mode(), c.batch(), c.workers(), c.conflictPct(), timed));
+            }
+        }
+        return List.copyOf(out);
     }
 
     /**
@@ -118,24 +141,38 @@ public final class SchedulerBench {
             keys = Math.max(keys, BenchWorkload.keysNeeded(batch, settings.maxPending()));
         }
         keys = Math.max(keys, BenchWorkload.keysNeeded(1, settings.maxPending()));
-        StoreConfig storeConfig = (settings.heapStore() ? StoreConfig.heap() : StoreConfig.defaults()).sized(keys + 1L, BenchWorkload.KEY_BYTES, BenchWorkload.VALUE_BYTES);
+        try (BenchService<?, ?> service = openService(settings, keys)) {
+            return runCells(cells, service, afterRun);
+        }
+    }
+
+    /**
+     * The service of {@code settings.service()} for workloads of up to {@code keys} keys, populated,
+     * with {@code settings.workNanos()} of {@link BusyWork} per command.
+     */
+    public static BenchService<?, ?> openService(BenchSettings settings, int keys) {
+        BusyWork work = BusyWork.of(settings.workNanos());
+        return switch (settings.service()) {
+            case KV -> KvBenchService.open(keys, settings.heapStore(), work);
+            case MAP -> new MapBenchService(keys, work);
+        };
+    }
+
+    private <C extends Command, R> List<CellResult> runCells(List<Cell> cells, BenchService<C, R> service,
+                                                              Consumer<Cell> afterRun) throws InterruptedException {
         Map<Cell, List<RunSample>> samples = new HashMap<>();
-        try (KvStore store = storeConfig.open()) {
-            BenchWorkload.populate(store, keys);
-            KvService service = new KvService(store, KvLimits.defaults());
+        for (Cell c : cells) {
+            prepare(c, service);
+        }
+        for (Cell c : cells) {
+            runOnce(c, service, settings.warmup().toNanos());
+            afterRun.accept(c);
+        }
+        for (int round = 0; round < settings.runs(); round++) {
             for (Cell c : cells) {
-                prepare(c);
-            }
-            for (Cell c : cells) {
-                runOnce(c, service, settings.warmup().toNanos());
+                samples.computeIfAbsent(c, k -> new ArrayList<>())
+                        .add(runOnce(c, service, settings.duration().toNanos()));
                 afterRun.accept(c);
-            }
-            for (int round = 0; round < settings.runs(); round++) {
-                for (Cell c : cells) {
-                    samples.computeIfAbsent(c, k -> new ArrayList<>())
-                            .add(runOnce(c, service, settings.duration().toNanos()));
-                    afterRun.accept(c);
-                }
             }
         }
         return summarise(cells, samples, settings.cores());
@@ -146,29 +183,44 @@ public final class SchedulerBench {
                 k -> BenchWorkload.build(c.batch(), c.conflictPct(), settings.maxPending(), settings.seed()));
     }
 
-    private ConflictSummary[] summariesOf(Cell c) {
+    private <C extends Command> ConflictSummary[] summariesOf(Cell c, BenchService<C, ?> service) {
         return summaries.computeIfAbsent(c.batch() + "/" + c.conflictPct() + "/" + c.psmrMode().conflictMode(),
-                k -> workload(c).summaries(c.psmrMode().detection(settings.bitmapBits())));
+                k -> summaries(service.batches(workload(c)), c.psmrMode().detection(settings.bitmapBits())));
     }
 
-    private void prepare(Cell c) {
-        workload(c);
-        if (c.mode().parallel() && !c.isCos()) {
-            summariesOf(c);
+    /** The summaries of {@code batches} under {@code detection}, in order. */
+    static ConflictSummary[] summaries(List<? extends List<? extends Command>> batches, ConflictDetection detection) {
+        ConflictSummary[] s = new ConflictSummary[batches.size()];
+        SummaryBuilder builder = new SummaryBuilder(detection);
+        for (int i = 0; i < s.length; i++) {
+            for (Command c : batches.get(i)) {
+                builder.add(c);
+            }
+            s[i] = builder.build();
+        }
+        return s;
+    }
+
+    private void prepare(Cell c, BenchService<?, ?> service) {
+        service.batches(workload(c));
+        if (c.buildsSummaries() && !c.summaryTimed()) {
+            summariesOf(c, service);
         }
     }
 
-    private RunSample runOnce(Cell c, KvService service, long durationNanos) throws InterruptedException {
+    private <C extends Command, R> RunSample runOnce(Cell c, BenchService<C, R> service, long durationNanos)
+            throws InterruptedException {
         if (c.isCos()) {
             return runCos(c, service, durationNanos);
         }
         return c.mode().parallel() ? runParallel(c, service, durationNanos) : runSequential(c, service, durationNanos);
     }
 
-    private RunSample runSequential(Cell c, KvService service, long durationNanos) {
-        BenchWorkload w = workload(c);
+    private <C extends Command, R> RunSample runSequential(Cell c, BenchService<C, R> bench, long durationNanos) {
+        List<List<C>> batches = bench.batches(workload(c));
+        Service<C, R> service = bench.service();
         Histogram latency = new Histogram(3);
-        int cycle = w.cycleLength();
+        int cycle = batches.size();
         long rampNanos = durationNanos / 10;
         long start = System.nanoTime();
         long now = start;
@@ -179,13 +231,12 @@ public final class SchedulerBench {
         int sink = 0;
         int idx = 0;
         while (true) {
-            List<KvCommand> commands = w.commands(idx);
+            List<C> commands = batches.get(idx);
             if (++idx == cycle) {
                 idx = 0;
             }
             for (int i = 0, n = commands.size(); i < n; i++) {
-                KvResult r = service.execute(commands.get(i));
-                sink += r.status().ordinal();
+                sink += bench.observe(execute(service, commands.get(i)));
             }
             completed += commands.size();
             long t = System.nanoTime();
@@ -207,15 +258,28 @@ public final class SchedulerBench {
         return new RunSample((completed - c0) * 1e9 / (now - t0), 0, latency);
     }
 
-    private RunSample runParallel(Cell c, KvService service, long durationNanos) throws InterruptedException {
-        BenchWorkload w = workload(c);
-        ConflictSummary[] sums = summariesOf(c);
+    private static <C extends Command, R> R execute(Service<C, R> service, C command) {
+        try {
+            return service.execute(command);
+        } catch (RuntimeException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new IllegalStateException("the service failed on " + command, e);
+        }
+    }
+
+    private <C extends Command, R> RunSample runParallel(Cell c, BenchService<C, R> bench, long durationNanos)
+            throws InterruptedException {
+        List<List<C>> batches = bench.batches(workload(c));
         ConflictDetection detection = c.psmrMode().detection(settings.bitmapBits());
-        BenchSink sink = new BenchSink(settings.maxPending());
-        int cycle = w.cycleLength();
+        // Timed: one reused builder on the delivery thread, as a client proxy summarises; else prepared.
+        SummaryBuilder builder = c.summaryTimed() ? new SummaryBuilder(detection) : null;
+        ConflictSummary[] sums = c.summaryTimed() ? null : summariesOf(c, bench);
+        BenchSink<C, R> sink = new BenchSink<>(settings.maxPending());
+        int cycle = batches.size();
         long rampNanos = durationNanos / 10;
         long created = System.nanoTime();
-        Scheduler<KvCommand, KvResult> scheduler = Scheduler.builder(service)
+        Scheduler<C, R> scheduler = Scheduler.builder(bench.service())
                 .detection(detection)
                 .graph(c.psmrMode().graph())
                 .workers(c.workers())
@@ -239,7 +303,17 @@ public final class SchedulerBench {
             while (true) {
                 instance++;
                 sink.stamp(instance, now);
-                scheduler.deliver(new Batch<>(instance, w.commands(idx), sums[idx]));
+                List<C> commands = batches.get(idx);
+                ConflictSummary summary;
+                if (builder == null) {
+                    summary = sums[idx];
+                } else {
+                    for (int i = 0, n = commands.size(); i < n; i++) {
+                        builder.add(commands.get(i));
+                    }
+                    summary = builder.build();
+                }
+                scheduler.deliver(new Batch<>(instance, commands, summary));
                 if (++idx == cycle) {
                     idx = 0;
                 }
@@ -281,11 +355,12 @@ public final class SchedulerBench {
      * commands. Timed as {@link #runParallel}; the graph size is the mean, over every 16th delivery in
      * the window, of commands delivered and not yet completed.
      */
-    private RunSample runCos(Cell c, KvService service, long durationNanos) throws InterruptedException {
-        BenchWorkload w = workload(c);
+    private <C extends Command, R> RunSample runCos(Cell c, BenchService<C, R> bench, long durationNanos)
+            throws InterruptedException {
+        List<List<C>> batches = bench.batches(workload(c));
         CosVariant variant = ((BenchMode.Cos) c.mode()).variant();
-        BenchSink sink = new BenchSink(settings.maxPending());
-        int cycle = w.cycleLength();
+        BenchSink<C, R> sink = new BenchSink<>(settings.maxPending());
+        int cycle = batches.size();
         long rampNanos = durationNanos / 10;
         long t0 = 0;
         long t1;
@@ -293,7 +368,7 @@ public final class SchedulerBench {
         long c1;
         double sizeSum = 0;
         long sizeSamples = 0;
-        CosScheduler<KvCommand, KvResult> scheduler = new CosScheduler<>(variant, service, sink, c.workers(),
+        CosScheduler<C, R> scheduler = new CosScheduler<>(variant, bench.service(), sink, c.workers(),
                 settings.maxPending(), "psmr-bench-" + variant.cliName() + "-");
         try {
             long start = System.nanoTime();
@@ -302,7 +377,7 @@ public final class SchedulerBench {
             int idx = 0;
             boolean measuring = false;
             while (true) {
-                List<KvCommand> commands = w.commands(idx);
+                List<C> commands = batches.get(idx);
                 for (int i = 0, n = commands.size(); i < n; i++) {
                     instance++;
                     sink.stamp(instance, now);
@@ -336,7 +411,7 @@ public final class SchedulerBench {
     }
 
     /** Counts completed commands and records batch latency; called by the workers. */
-    private static final class BenchSink implements ResultSink<KvCommand, KvResult> {
+    private static final class BenchSink<C extends Command, R> implements ResultSink<C, R> {
         final LongAdder completed = new LongAdder();
         final Recorder latency = new Recorder(3);
         final long[] deliveredAt;
@@ -357,15 +432,15 @@ public final class SchedulerBench {
         }
 
         @Override
-        public void onResult(long instance, int index, KvCommand command, KvResult result) {
+        public void onResult(long instance, int index, C command, R result) {
         }
 
         @Override
-        public void onError(long instance, int index, KvCommand command, CommandError error) {
+        public void onError(long instance, int index, C command, CommandError error) {
         }
 
         @Override
-        public void onBatchComplete(Batch<KvCommand> batch) {
+        public void onBatchComplete(Batch<C> batch) {
             completed.add(batch.size());
             if (measuring) {
                 latency.recordValue(System.nanoTime() - deliveredAt[(int) (batch.instance() & mask)]);
@@ -384,7 +459,7 @@ public final class SchedulerBench {
             List<RunSample> s = samples.get(c);
             RunStatistics thr = cps.get(c);
             double med = thr.median();
-            RunStatistics cbase = cps.get(new Cell(SchedulerMode.CBASE, 1, c.workers(), c.conflictPct()));
+            RunStatistics cbase = cps.get(new Cell(SchedulerMode.CBASE, 1, c.workers(), c.conflictPct(), c.summaryTimed()));
             RunStatistics seq = cps.get(new Cell(SchedulerMode.SEQUENTIAL, c.batch(), 1, c.conflictPct()));
             double ratio = cbase == null ? Double.NaN : med / cbase.median();
             double limit = seq == null ? Double.NaN : med / (Math.min(c.workers(), cores) * seq.median());

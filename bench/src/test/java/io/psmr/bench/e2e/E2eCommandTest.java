@@ -118,7 +118,9 @@ class E2eCommandTest {
         }
         assertEquals(List.of("cbase,monitor,1", "bitmap-indexed,indexed,20", "keys-pairwise,monitor,20",
                 "sequential,none,20"), configs, "CBASE first and sequential last are added; asked modes in order");
-        assertTrue(Files.readString(dir.resolve("summary.md")).contains("| ordering | mode | batch | workers |"));
+        String summary = Files.readString(dir.resolve("summary.md"));
+        assertTrue(summary.contains("| ordering | mode | batch | workers |"), summary);
+        assertTrue(summary.contains(" cores, Java ") && summary.contains(" collector, heap max "), "machine line: " + summary);
         assertTrue(Files.size(dir.resolve("e2e-throughput.png")) > 1000);
     }
 

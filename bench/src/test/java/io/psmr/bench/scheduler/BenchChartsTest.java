@@ -41,9 +41,52 @@ class BenchChartsTest {
     }
 
     @Test
+    void theScalingChartShowsEachConfigurationsLimitFractionsByWorkers() {
+        List<CellResult> results = List.of(
+                limited(new Cell(SchedulerMode.BITMAP_INDEXED, 200, 1, 0), 100_000, 90_000, 110_000, 0.95),
+                limited(new Cell(SchedulerMode.BITMAP_INDEXED, 200, 2, 0), 180_000, 170_000, 190_000, 0.855),
+                limited(new Cell(SchedulerMode.BITMAP_INDEXED, 200, 2, 0, true), 150_000, 150_000, 160_000, 0.7125),
+                limited(new Cell(SchedulerMode.CBASE, 1, 1, 0), 10_000, 9_000, 10_000, 0.4),
+                limited(new Cell(SchedulerMode.CBASE, 1, 2, 0), 12_000, 12_000, 12_000, 0.3),
+                limited(new Cell(SchedulerMode.BITMAP_INDEXED, 200, 2, 20), 90_000, 90_000, 90_000, 0.5),
+                limited(new Cell(SchedulerMode.SEQUENTIAL, 200, 1, 0), 105_000, 105_000, 105_000, 1.0));
+        List<CellResult> rows = BenchCharts.scalingRows(results);
+        assertEquals(5, rows.size(), "parallel cells at 0% conflicts: " + rows);
+        CategoryChart chart = BenchCharts.scalingChart("t - 2 cores, G1", rows);
+        assertEquals("t - 2 cores, G1", chart.getTitle());
+        assertEquals(List.of("bitmap-indexed b=200", "cbase", "bitmap-indexed b=200 timed", RangeBars.RANGE_SERIES),
+                chart.getSeriesCollection().stream().map(CategorySeries::getName).toList());
+        CategorySeries range = chart.getSeries(RangeBars.RANGE_SERIES);
+        assertEquals(List.of("w=1 bitmap-indexed b=200", "w=1 cbase", "w=2 bitmap-indexed b=200",
+                        "w=2 bitmap-indexed b=200 timed", "w=2 cbase"),
+                range.getXData().stream().map(String::valueOf).toList());
+        double n = Double.NaN;
+        assertArrayEquals(new double[] {0.95, n, 0.855, n, n}, chart.getSeries("bitmap-indexed b=200").getYData(), 1e-12);
+        assertArrayEquals(new double[] {n, 0.4, n, n, 0.3}, chart.getSeries("cbase").getYData(), 1e-12);
+        assertArrayEquals(new double[] {n, n, n, 0.7125, n}, chart.getSeries("bitmap-indexed b=200 timed").getYData(), 1e-12);
+        // Whiskers: each run's throughput over the same reference.
+        assertArrayEquals(new double[] {0.855, 0.36, 0.8075, 0.7125, 0.3}, ChartAsserts.mins(range), 1e-9);
+        assertArrayEquals(new double[] {1.045, 0.4, 0.9025, 0.76, 0.3}, ChartAsserts.maxes(range), 1e-9);
+    }
+
+    private static CellResult limited(Cell cell, double median, double min, double max, double limit) {
+        return new CellResult(cell, median, min, max, Double.NaN, limit, 0, 1, 2, 3);
+    }
+
+    @Test
+    void noScalingChartFromOneWorkerCount(@TempDir Path dir) throws Exception {
+        List<CellResult> one = List.of(runs.get(1), runs.get(2));
+        assertEquals(List.of(dir.resolve("fig4-scalability.png"), dir.resolve("fig5-conflicts.png")),
+                BenchCharts.write(dir, one, 2, "G1"));
+    }
+
+    @Test
     void writesThePng(@TempDir Path dir) throws Exception {
-        List<Path> files = BenchCharts.write(dir, runs, 2);
-        assertEquals(List.of(dir.resolve("fig4-scalability.png"), dir.resolve("fig5-conflicts.png")), files);
+        List<CellResult> withLimits = runs.stream().map(r -> limited(r.cell(), r.throughputCps(), r.minCps(), r.maxCps(),
+                r.throughputCps() / 110_000 / r.cell().workers())).toList();
+        List<Path> files = BenchCharts.write(dir, withLimits, 2);
+        assertEquals(List.of(dir.resolve("fig4-scalability.png"), dir.resolve("fig5-conflicts.png"),
+                dir.resolve("scaling.png")), files);
         for (Path f : files) {
             assertTrue(Files.size(f) > 0, f.toString());
         }

@@ -1,6 +1,7 @@
 package io.psmr.bench.scheduler;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.psmr.bench.cli.CliRun;
@@ -89,10 +90,10 @@ class CosBaselineBenchTest {
                 "psmr ÷ best COS, 1 worker, 0% conflicts: bitmap-indexed batch 200 800 kcmd/s ÷ cos-lockfree 80 kcmd/s = 10.00x",
                 "psmr ÷ best COS, 2 workers, 0% conflicts: bitmap-indexed batch 200 1800 kcmd/s ÷ cos-coarse 90 kcmd/s = 20.00x"),
                 BenchReport.cosTargets(results));
-        String csv = BenchReport.csv(results);
-        assertTrue(csv.contains("\nbitmap-indexed,indexed,200,1,0,800000,,,0.00,1.0,2.0,1,10.000\n"), csv);
-        assertTrue(csv.contains("\ncos-coarse,cos-coarse,1,1,0,50000,,,0.00,1.0,2.0,1,0.625\n"), csv);
-        assertTrue(csv.contains("\nbitmap-indexed,indexed,200,4,0,3000000,,,0.00,1.0,2.0,1,\n"), csv);
+        String csv = BenchReport.csv(results, "G1");
+        assertTrue(csv.contains("\nbitmap-indexed,indexed,200,1,0,800000,,,0.00,1.0,2.0,1,10.000,G1,pre\n"), csv);
+        assertTrue(csv.contains("\ncos-coarse,cos-coarse,1,1,0,50000,,,0.00,1.0,2.0,1,0.625,G1,none\n"), csv);
+        assertTrue(csv.contains("\nbitmap-indexed,indexed,200,4,0,3000000,,,0.00,1.0,2.0,1,,G1,pre\n"), csv);
         assertEquals(List.of("not measured: psmr ÷ best COS (add cos-coarse,cos-lockfree to --modes)"),
                 BenchReport.cosTargets(results.subList(4, 8)));
     }
@@ -123,8 +124,11 @@ class CosBaselineBenchTest {
         Set<String> cos = new HashSet<>();
         for (String line : lines.subList(1, lines.size())) {
             String[] f = line.split(",", -1);
-            assertEquals(13, f.length, line);
+            assertEquals(15, f.length, line);
             assertTrue(Double.parseDouble(f[12]) > 0, "ratio to COS: " + line);
+            assertFalse(f[13].isBlank(), "collector: " + line);
+            assertEquals(f[0].equals("bitmap-indexed") || f[0].equals("cbase") ? "pre" : "none", f[14],
+                    "summaries: " + line);
             if (f[0].startsWith("cos-")) {
                 assertEquals(f[0], f[1], "graph column names the COS variant: " + line);
                 assertEquals("1", f[2], "COS runs commands one at a time: " + line);
@@ -140,5 +144,62 @@ class CosBaselineBenchTest {
             assertTrue(Files.readString(dir.resolve("summary.md")).contains("- " + line), "summary.md: " + line);
         }
         assertTrue(r.out().lines().anyMatch(l -> l.startsWith("cos-lockfree ")), "table row:\n" + r.out());
+    }
+
+    @Test
+    void theCosBaselinesRunThroughTheMapService(@TempDir Path tmp) throws IOException {
+        CliRun r = CliRun.of("bench", "--service", "map", "--modes", "cos-coarse,bitmap-indexed", "--workers", "1,2",
+                "--batch", "200", "--conflict", "0", "--duration", "20ms", "--warmup", "10ms", "--runs", "1",
+                "--bitmap-bits", "102400", "--out", tmp.toString());
+        assertEquals(0, r.exitCode(), "stderr:\n" + r.err());
+        assertTrue(r.out().contains("; service map, "), "machine line:\n" + r.out());
+        assertTrue(r.out().contains("8 configurations x 2 runs"), "COS cells planned:\n" + r.out());
+        Path dir;
+        try (Stream<Path> s = Files.list(tmp)) {
+            dir = s.findFirst().orElseThrow();
+        }
+        List<String> lines = Files.readAllLines(dir.resolve("results.csv"));
+        assertEquals(BenchReport.CSV_HEADER, lines.get(0));
+        Set<String> configs = new HashSet<>();
+        java.util.Map<String, Long> cosCps = new java.util.HashMap<>();
+        for (String line : lines.subList(1, lines.size())) {
+            String[] f = line.split(",", -1);
+            assertEquals(15, f.length, line);
+            assertFalse(f[13].isBlank(), "collector: " + line);
+            configs.add(String.join(",", f[0], f[2], f[3], f[14]));
+            if (f[0].equals("cos-coarse")) {
+                assertEquals("cos-coarse", f[1], line);
+                cosCps.put(f[3], Long.parseLong(f[5]));
+            }
+        }
+        // 20 ms runs on a loaded machine may complete nothing in a window; both at once would mean COS never ran.
+        assertTrue(cosCps.values().stream().mapToLong(Long::longValue).sum() > 0, "COS executed map commands:\n" + lines);
+        for (String line : lines.subList(1, lines.size())) {
+            String[] f = line.split(",", -1);
+            if (f[0].equals("bitmap-indexed") || f[0].startsWith("cos-")) {
+                if (cosCps.get(f[3]) > 0) {
+                    assertTrue(Double.parseDouble(f[12]) >= 0, "ratio to COS: " + line);
+                } else {
+                    assertEquals("", f[12], "no ratio over a COS that completed nothing: " + line);
+                }
+            }
+        }
+        assertEquals(Set.of("sequential,200,1,none", "sequential,1,1,none", "cbase,1,1,pre", "cbase,1,2,pre",
+                "cos-coarse,1,1,none", "cos-coarse,1,2,none", "bitmap-indexed,200,1,pre", "bitmap-indexed,200,2,pre"),
+                configs);
+        assertEquals(configs.size(), lines.size() - 1, "no configuration twice");
+        for (String where : List.of("1 worker, 0% conflicts", "2 workers, 0% conflicts")) {
+            String line = "psmr ÷ best COS, " + where + ": bitmap-indexed batch 200 ";
+            assertTrue(r.out().contains(line), "stdout should report '" + line + "':\n" + r.out());
+        }
+        assertTrue(Files.size(dir.resolve("scaling.png")) > 1000);
+    }
+
+    @Test
+    void theScalingChartHasCosSeries() {
+        Cell cos = new Cell(COARSE, 1, 2, 0);
+        CellResult r = new CellResult(cos, 1000, 900, 1100, 1.0, 0.4, 3, 1, 2, 1);
+        assertEquals(List.of(r), BenchCharts.scalingRows(List.of(r)));
+        assertEquals("cos-coarse", BenchCharts.scalingSeries(cos));
     }
 }
