@@ -1,6 +1,7 @@
 package io.psmr.bench.scheduler;
 
 import io.psmr.bench.cos.CosVariant;
+import io.psmr.scheduler.GraphKind;
 import io.psmr.scheduler.SchedulerMode;
 import java.util.ArrayList;
 import java.util.List;
@@ -9,6 +10,11 @@ import java.util.List;
  * What a cell of {@code psmr bench} runs: one of psmr's {@link SchedulerMode}s, or one of the COS
  * baselines ({@link CosVariant}: Escobar et al., Middleware '19). Kept on the bench side so that the
  * scheduler module's vocabulary knows nothing of the baselines. Immutable; any thread.
+ *
+ * <p><b>Design variants</b>, for A/B runs of the scheduler's concurrency in one invocation: a psmr
+ * mode may name another graph and a worker spin count, as {@code MODE[/GRAPH][+spinN]}, for example
+ * {@code bitmap-indexed/indexed} (the index under the graph lock, the design before issue 14) or
+ * {@code bitmap-indexed+spin2000}. The plain name is the mode as a replica runs it.
  */
 public sealed interface BenchMode permits BenchMode.Psmr, BenchMode.Cos {
 
@@ -24,17 +30,40 @@ public sealed interface BenchMode permits BenchMode.Psmr, BenchMode.Cos {
     /** Report order: psmr's modes in declaration order, then the COS variants. */
     int order();
 
-    /** A psmr scheduler configuration. */
-    record Psmr(SchedulerMode mode) implements BenchMode {
+    /**
+     * A psmr scheduler configuration, on {@code graph} with workers that spin {@code spins} checks
+     * before parking; {@link #Psmr(SchedulerMode)} is the mode as a replica runs it.
+     */
+    record Psmr(SchedulerMode mode, GraphKind graph, int spins) implements BenchMode {
         public Psmr {
             if (mode == null) {
                 throw new IllegalArgumentException("mode is null");
             }
+            if (!mode.parallel() && (graph != null || spins != 0)) {
+                throw new IllegalArgumentException("mode '" + mode.cliName() + "' has no graph and no workers to vary");
+            }
+            if (mode.parallel() && graph == null) {
+                throw new IllegalArgumentException("graph is null");
+            }
+            if (spins < 0) {
+                throw new IllegalArgumentException("spins must be at least 0, got " + spins);
+            }
+        }
+
+        /** The mode as a replica runs it: its own graph, workers that park at once. */
+        public Psmr(SchedulerMode mode) {
+            this(mode, mode == null ? null : mode.graph(), 0);
+        }
+
+        /** Whether this differs from the mode as a replica runs it. */
+        public boolean isVariant() {
+            return graph != mode.graph() || spins != 0;
         }
 
         @Override
         public String cliName() {
-            return mode.cliName();
+            return mode.cliName() + (graph != mode.graph() ? "/" + graph.cliName() : "")
+                    + (spins > 0 ? "+spin" + spins : "");
         }
 
         @Override
@@ -118,6 +147,9 @@ public sealed interface BenchMode permits BenchMode.Psmr, BenchMode.Cos {
                 return new Cos(v);
             }
         }
+        if (name != null && (name.indexOf('/') > 0 || name.indexOf('+') > 0)) {
+            return variant(name);
+        }
         try {
             return new Psmr(SchedulerMode.fromCliName(name));
         } catch (IllegalArgumentException e) {
@@ -126,5 +158,43 @@ public sealed interface BenchMode permits BenchMode.Psmr, BenchMode.Cos {
             }
             throw e;
         }
+    }
+
+    /** Parses {@code MODE[/GRAPH][+spinN]}. */
+    private static BenchMode variant(String name) {
+        String rest = name;
+        int spins = 0;
+        int plus = rest.indexOf('+');
+        if (plus > 0) {
+            String spin = rest.substring(plus + 1);
+            rest = rest.substring(0, plus);
+            if (!spin.matches("spin[0-9]{1,7}")) {
+                throw new IllegalArgumentException("mode variant '" + name + "': '+" + spin
+                        + "' is not +spinN with N from 0 to 9999999");
+            }
+            spins = Integer.parseInt(spin.substring(4));
+        }
+        GraphKind graph = null;
+        int slash = rest.indexOf('/');
+        if (slash > 0) {
+            String g = rest.substring(slash + 1);
+            rest = rest.substring(0, slash);
+            for (GraphKind k : GraphKind.values()) {
+                if (k.cliName().equals(g)) {
+                    graph = k;
+                }
+            }
+            if (graph == null) {
+                throw new IllegalArgumentException("mode variant '" + name + "': unknown graph '" + g + "'; graphs: "
+                        + java.util.Arrays.stream(GraphKind.values()).map(GraphKind::cliName)
+                        .collect(java.util.stream.Collectors.joining(", ")));
+            }
+        }
+        SchedulerMode mode = SchedulerMode.fromCliName(rest);
+        if (!mode.parallel() || mode.batchOfOne()) {
+            throw new IllegalArgumentException("mode variant '" + name + "': " + mode.cliName()
+                    + " is a reference and has no variants");
+        }
+        return new Psmr(mode, graph == null ? mode.graph() : graph, spins);
     }
 }

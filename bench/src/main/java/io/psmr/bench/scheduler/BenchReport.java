@@ -62,12 +62,15 @@ public final class BenchReport {
 
     /** The {@code graph} column of results.csv: {@code monitor}, {@code indexed}, or {@code none} for sequential. */
     public static String graphColumn(SchedulerMode mode) {
-        return mode.graph() == null ? "none" : mode.graph().name().toLowerCase(Locale.ROOT);
+        return mode.graph() == null ? "none" : mode.graph().cliName();
     }
 
     /** The {@code graph} column for a cell's mode: as {@link #graphColumn(SchedulerMode)}, or the COS variant's name. */
     public static String graphColumn(BenchMode mode) {
-        return mode instanceof BenchMode.Psmr p ? graphColumn(p.mode()) : mode.cliName();
+        if (mode instanceof BenchMode.Psmr p) {
+            return p.graph() == null ? "none" : p.graph().cliName();
+        }
+        return mode.cliName();
     }
 
     /** The better (faster) COS baseline measured at {@code workers} and {@code conflictPct}, if any. */
@@ -104,8 +107,8 @@ public final class BenchReport {
                 }
                 String where = w + (w == 1 ? " worker, " : " workers, ") + conflict + "% conflicts";
                 Optional<CellResult> psmr = results.stream()
-                        .filter(r -> r.cell().psmrMode() == SchedulerMode.BITMAP_INDEXED && r.cell().workers() == w
-                                && r.cell().conflictPct() == conflict && !r.cell().summaryTimed())
+                        .filter(r -> r.cell().runs(SchedulerMode.BITMAP_INDEXED) && r.cell().workers() == w
+                                && r.cell().conflictPct() == conflict)
                         .max(java.util.Comparator.comparingInt((CellResult r) -> r.cell().batch() == 200 ? 1 : 0)
                                 .thenComparingInt(r -> r.cell().batch()));
                 if (psmr.isEmpty()) {
@@ -114,6 +117,11 @@ public final class BenchReport {
                 }
                 CellResult p = psmr.get();
                 CellResult c = cos.get();
+                if (!(c.throughputCps() > 0)) {
+                    t.add("not measured: psmr ÷ best COS, " + where + " (" + c.cell().mode().cliName()
+                            + " completed nothing in its measured window; lengthen --duration)");
+                    continue;
+                }
                 t.add(String.format(Locale.ROOT, "psmr ÷ best COS, %s: bitmap-indexed batch %d %.0f kcmd/s ÷ %s "
                                 + "%.0f kcmd/s = %.2fx", where, p.cell().batch(), p.throughputCps() / 1e3,
                         c.cell().mode().cliName(), c.throughputCps() / 1e3, p.throughputCps() / c.throughputCps()));
@@ -224,8 +232,7 @@ public final class BenchReport {
         Map<String, double[]> graphs = new LinkedHashMap<>();
         for (CellResult r : results) {
             Cell c = r.cell();
-            if (!c.summaryTimed()
-                    && (c.psmrMode() == SchedulerMode.BITMAP_INDEXED || c.psmrMode() == SchedulerMode.BITMAP_MONITOR)) {
+            if (c.runs(SchedulerMode.BITMAP_INDEXED) || c.runs(SchedulerMode.BITMAP_MONITOR)) {
                 String key = "batch " + c.batch() + ", " + c.workers() + " worker(s), " + c.conflictPct() + "% conflicts";
                 double[] v = graphs.computeIfAbsent(key, k -> new double[] {Double.NaN, Double.NaN});
                 v[c.psmrMode() == SchedulerMode.BITMAP_INDEXED ? 0 : 1] = r.throughputCps();
@@ -240,6 +247,28 @@ public final class BenchReport {
             }
         }
         t.addAll(cosTargets(results));
+        t.addAll(designComparisons(results));
+        return t;
+    }
+
+    /**
+     * One line per design variant cell ({@link BenchMode.Psmr#isVariant()}): its throughput and
+     * fraction of the limit against the mode as a replica runs it, same batch, workers and conflicts.
+     */
+    static List<String> designComparisons(List<CellResult> results) {
+        List<String> t = new ArrayList<>();
+        for (CellResult r : results) {
+            Cell c = r.cell();
+            if (!(c.mode() instanceof BenchMode.Psmr p) || !p.isVariant() || c.summaryTimed()) {
+                continue;
+            }
+            Cell base = new Cell(BenchMode.of(p.mode()), c.batch(), c.workers(), c.conflictPct(), false);
+            results.stream().filter(b -> b.cell().equals(base)).findFirst().ifPresent(b -> t.add(String.format(Locale.ROOT,
+                    "A/B %s vs %s, batch %d, %d worker(s), %d%% conflicts: %.0f vs %.0f kcmd/s (%.2fx), "
+                            + "limit %.2f vs %.2f", p.cliName(), p.mode().cliName(), c.batch(), c.workers(),
+                    c.conflictPct(), r.throughputCps() / 1e3, b.throughputCps() / 1e3,
+                    r.throughputCps() / b.throughputCps(), r.limitFraction(), b.limitFraction())));
+        }
         return t;
     }
 

@@ -44,6 +44,21 @@ public record Cell(BenchMode mode, int batch, int workers, int conflictPct, bool
         return mode instanceof BenchMode.Psmr p ? p.mode() : null;
     }
 
+    /** The graph this cell's scheduler runs on; null for sequential and COS cells. */
+    public io.psmr.scheduler.GraphKind graph() {
+        return mode instanceof BenchMode.Psmr p ? p.graph() : null;
+    }
+
+    /** How many checks this cell's idle workers make before parking (0 for references and COS). */
+    public int workerSpins() {
+        return mode instanceof BenchMode.Psmr p ? p.spins() : 0;
+    }
+
+    /** Whether this cell runs {@code mode} as a replica runs it (no design variant, summaries pre-built). */
+    public boolean runs(SchedulerMode m) {
+        return mode.equals(BenchMode.of(m)) && !summaryTimed;
+    }
+
     /** Whether this cell builds summaries (parallel psmr modes; not sequential, not COS). */
     public boolean buildsSummaries() {
         return mode.parallel() && !isCos();

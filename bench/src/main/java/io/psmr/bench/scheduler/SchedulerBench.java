@@ -87,8 +87,9 @@ public final class SchedulerBench {
                     }
                     // keys-pairwise in batches of one is cbase, already planned.
                     SchedulerMode m = mode == SchedulerMode.KEYS_PAIRWISE && batch == 1 ? SchedulerMode.CBASE : mode;
+                    BenchMode planned = m == mode ? psmr : BenchMode.of(m);
                     for (int workers : settings.workers()) {
-                        cells.add(new Cell(m, m.batch(batch), workers, conflict));
+                        cells.add(new Cell(planned, m.batch(batch), workers, conflict, false));
                     }
                 }
             }
@@ -281,7 +282,8 @@ public final class SchedulerBench {
         long created = System.nanoTime();
         Scheduler<C, R> scheduler = Scheduler.builder(bench.service())
                 .detection(detection)
-                .graph(c.psmrMode().graph())
+                .graph(c.graph())
+                .workerSpins(c.workerSpins())
                 .workers(c.workers())
                 .maxPending(settings.maxPending())
                 .verifySummaries(settings.verify())

@@ -116,7 +116,7 @@ class E2eCommandTest {
                 assertEquals("1.000", f[9], "sequential is its own reference: " + line);
             }
         }
-        assertEquals(List.of("cbase,monitor,1", "bitmap-indexed,indexed,20", "keys-pairwise,monitor,20",
+        assertEquals(List.of("cbase,monitor,1", "bitmap-indexed,split-indexed,20", "keys-pairwise,monitor,20",
                 "sequential,none,20"), configs, "CBASE first and sequential last are added; asked modes in order");
         String summary = Files.readString(dir.resolve("summary.md"));
         assertTrue(summary.contains("| ordering | mode | batch | workers |"), summary);

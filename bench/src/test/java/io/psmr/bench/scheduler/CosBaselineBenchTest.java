@@ -91,9 +91,9 @@ class CosBaselineBenchTest {
                 "psmr ÷ best COS, 2 workers, 0% conflicts: bitmap-indexed batch 200 1800 kcmd/s ÷ cos-coarse 90 kcmd/s = 20.00x"),
                 BenchReport.cosTargets(results));
         String csv = BenchReport.csv(results, "G1");
-        assertTrue(csv.contains("\nbitmap-indexed,indexed,200,1,0,800000,,,0.00,1.0,2.0,1,10.000,G1,pre\n"), csv);
+        assertTrue(csv.contains("\nbitmap-indexed,split-indexed,200,1,0,800000,,,0.00,1.0,2.0,1,10.000,G1,pre\n"), csv);
         assertTrue(csv.contains("\ncos-coarse,cos-coarse,1,1,0,50000,,,0.00,1.0,2.0,1,0.625,G1,none\n"), csv);
-        assertTrue(csv.contains("\nbitmap-indexed,indexed,200,4,0,3000000,,,0.00,1.0,2.0,1,,G1,pre\n"), csv);
+        assertTrue(csv.contains("\nbitmap-indexed,split-indexed,200,4,0,3000000,,,0.00,1.0,2.0,1,,G1,pre\n"), csv);
         assertEquals(List.of("not measured: psmr ÷ best COS (add cos-coarse,cos-lockfree to --modes)"),
                 BenchReport.cosTargets(results.subList(4, 8)));
     }
@@ -188,8 +188,10 @@ class CosBaselineBenchTest {
                 "cos-coarse,1,1,none", "cos-coarse,1,2,none", "bitmap-indexed,200,1,pre", "bitmap-indexed,200,2,pre"),
                 configs);
         assertEquals(configs.size(), lines.size() - 1, "no configuration twice");
-        for (String where : List.of("1 worker, 0% conflicts", "2 workers, 0% conflicts")) {
-            String line = "psmr ÷ best COS, " + where + ": bitmap-indexed batch 200 ";
+        for (String w : List.of("1", "2")) {
+            String where = w + (w.equals("1") ? " worker" : " workers") + ", 0% conflicts";
+            String line = cosCps.get(w) > 0 ? "psmr ÷ best COS, " + where + ": bitmap-indexed batch 200 "
+                    : "not measured: psmr ÷ best COS, " + where + " (cos-coarse completed nothing";
             assertTrue(r.out().contains(line), "stdout should report '" + line + "':\n" + r.out());
         }
         assertTrue(Files.size(dir.resolve("scaling.png")) > 1000);

@@ -12,14 +12,14 @@ import java.util.Objects;
  * sees the same conflicts, summaries and bitmaps as with the key-value service.
  *
  * <p>The map key and the merge operand are boxed when the command is made, before timing, so that
- * executing it allocates only what {@code merge} itself does. Immutable; safe to read from any thread.
+ * executing it allocates nothing in the map. Immutable; safe to read from any thread.
  */
 public final class MapCommand implements Command {
 
     private final byte[] key;
     private final boolean write;
     private final Long mapKey;
-    private final Long operand;
+    private final MapService.Operand operand;
 
     /**
      * @param key     the key's bytes, for the footprint; never modified
@@ -31,7 +31,7 @@ public final class MapCommand implements Command {
         this.key = Objects.requireNonNull(key, "key");
         this.write = write;
         this.mapKey = mapKey;
-        this.operand = operand;
+        this.operand = new MapService.Operand(operand);
     }
 
     /** Whether this merges (writes) its key; otherwise it gets (reads) it. */
@@ -45,7 +45,7 @@ public final class MapCommand implements Command {
     }
 
     /** The value a merge folds in, boxed once. */
-    public Long operand() {
+    public MapService.Operand operand() {
         return operand;
     }
 
