@@ -9,11 +9,14 @@ import java.util.concurrent.TimeUnit;
  * batch to every later batch it conflicts with (or, in {@link IndexedGraph}, to enough of them to
  * give the same transitive closure). A batch is free when no pending batch precedes it.
  *
- * <p><b>Threads.</b> One delivery thread calls {@link #insert}; any number of worker threads call
- * {@link #take}, {@link #tryTake} and {@link #remove}. All operations run under one lock (the
- * monitor of §VI-A). Inserting a batch happens-before its being taken, and removing a batch
- * happens-before the taking of any batch it freed, so a worker sees everything its predecessors
- * wrote.
+ * <p><b>Threads.</b> One delivery thread calls {@link #insert} (never two at once: the
+ * {@link SplitIndexedGraph} keeps state only that thread touches); any number of worker threads call
+ * {@link #take}, {@link #tryTake} and {@link #remove}. The graph's shared state is guarded by one
+ * lock (the monitor of §VI-A); the split graph does its index work outside it, on the delivery
+ * thread. Inserting a batch happens-before its being taken, and removing a batch happens-before the
+ * taking of any batch it freed, so a worker sees everything its predecessors wrote. {@link #take}
+ * blocks on the lock's "a batch is free" condition, after at most the configured number of spins;
+ * {@link #insert} blocks on "there is room".
  *
  * <p><b>Bounds.</b> The graph holds at most {@link #capacity()} batches, taken ones included;
  * {@link #insert} blocks while it is full.

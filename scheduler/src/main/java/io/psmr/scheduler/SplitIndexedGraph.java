@@ -38,7 +38,7 @@ public final class SplitIndexedGraph<C extends Command> extends AbstractDependen
 
     /** Delivery thread only. */
     private final PendingAccessIndex<C> index;
-    /** Candidates of the batch being inserted; delivery thread only (read under the lock in step 2). */
+    /** Candidates of the batch being inserted; delivery thread only (read under the lock in step 3). */
     private final ArrayList<GraphNode<C>> candidates = new ArrayList<>();
     /** Index probes of the batch being inserted, added to the statistics under the lock. */
     private long probes;
