@@ -87,6 +87,23 @@ class RatisPeerTest {
         }
     }
 
+    @Test
+    void aClusterWithAPeerThatStoppedOnItsOwnSaysWhichInsteadOfWaiting() throws Exception {
+        try (RatisCluster cluster = RatisCluster.start(1, ReplicaTest.config(), dir.resolve("cluster"), 0)) {
+            assertEquals(1, cluster.awaitLeader(15, TimeUnit.SECONDS));
+            Thread dying = new Thread(cluster.peer(1).threads(), () -> {
+                throw new IllegalStateException("injected fault");
+            }, "injected-daemon");
+            dying.start();
+            dying.join(10_000);
+            IllegalStateException e = assertThrows(IllegalStateException.class,
+                    () -> cluster.awaitQuiescent(15, TimeUnit.SECONDS));
+            assertTrue(e.getMessage().matches("Ratis peer p1 on 127\\.0\\.0\\.1:\\d+ failed: its thread injected-daemon died of "
+                    + "java\\.lang\\.IllegalStateException: injected fault"), e.getMessage());
+            assertThrows(IllegalStateException.class, cluster::digests);
+        }
+    }
+
     private static RaftGroup group(RaftPeerId id, int port) {
         return RaftGroup.valueOf(RaftGroupId.valueOf(UUID.randomUUID()),
                 RaftPeer.newBuilder().setId(id).setAddress(new InetSocketAddress("127.0.0.1", port)).build());
