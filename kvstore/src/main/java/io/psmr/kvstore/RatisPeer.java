@@ -166,6 +166,7 @@ public final class RatisPeer implements AutoCloseable {
     /** Closes the server, then the replica; blocks until Ratis has stopped the server. */
     @Override
     public void close() {
+        threads.closing();
         try {
             server.close();
         } catch (IOException e) {

@@ -20,6 +20,7 @@ final class RatisPeerThreads extends ThreadGroup {
     private final String peer;
     private final AtomicReference<IllegalStateException> failure = new AtomicReference<>();
     private volatile Runnable stop;
+    private volatile boolean closing;
 
     /**
      * @param peer how the peer is named in errors: its id and address
@@ -42,8 +43,17 @@ final class RatisPeerThreads extends ThreadGroup {
         this.stop = stop;
     }
 
+    /** The owner is closing the peer: a thread that dies from now on is logged, not a failure of the peer. */
+    void closing() {
+        closing = true;
+    }
+
     @Override
     public void uncaughtException(Thread t, Throwable e) {
+        if (closing) {
+            LOG.warn("Ratis peer {}: thread {} died while the peer closed", peer, t.getName(), e);
+            return;
+        }
         IllegalStateException f = new IllegalStateException(
                 "Ratis peer " + peer + " failed: its thread " + t.getName() + " died of " + e, e);
         if (!failure.compareAndSet(null, f)) {

@@ -56,7 +56,9 @@ class RatisPeerTest {
                     e.getMessage());
         }
         // Ratis installs a JVM-wide uncaught-exception handler when its ExitUtils initialises; psmr puts the old one back.
-        assertSame(handlerBefore, Thread.getDefaultUncaughtExceptionHandler());
+        Thread.UncaughtExceptionHandler handler = Thread.getDefaultUncaughtExceptionHandler();
+        assertSame(handlerBefore, handler);
+        assertTrue(handler == null || !handler.getClass().getName().startsWith("org.apache.ratis."), "handler " + handler);
         assertNoThreadsLeft(before, id);
         // The port is free now: the storage the failed start formatted opens again, so that start released its lock.
         try (RatisPeer peer = RatisPeer.start(ReplicaTest.config(), group, id, port, dir.resolve("peer"), 0, true)) {
