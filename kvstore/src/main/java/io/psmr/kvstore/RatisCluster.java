@@ -31,6 +31,11 @@ import org.slf4j.LoggerFactory;
  * directory; {@link #restart} starts it with a fresh in-memory store that loads its latest snapshot
  * and replays the log after it, or receives the leader's snapshot if the leader has purged that log.
  *
+ * <p>A peer that cannot start fails {@link #start} or {@link #restart} with an error naming it, its
+ * address and the cause; a peer that stops on its own later (a Ratis thread of it died: {@link
+ * RatisPeer#failure()}) fails {@link #awaitLeader}, {@link #awaitQuiescent}, {@link #digests} and
+ * {@link #checkPeers}. Neither ends the JVM, although Ratis alone would ({@link RatisPeer#start}).
+ *
  * <p>Thread-safe for proposals; stop, restart, snapshot and close from one thread.
  */
 public final class RatisCluster implements AutoCloseable {
@@ -121,6 +126,11 @@ public final class RatisCluster implements AutoCloseable {
         return running[id - 1] == null ? null : running[id - 1].replica();
     }
 
+    /** Peer {@code id}, or null while it is stopped (tests inject faults through it). */
+    synchronized RatisPeer peer(int id) {
+        return running[id - 1];
+    }
+
     /** The running replicas, in id order. */
     public synchronized List<RatisReplica> replicas() {
         List<RatisReplica> r = new ArrayList<>();
@@ -136,10 +146,12 @@ public final class RatisCluster implements AutoCloseable {
      * Waits until a running peer is the leader.
      *
      * @return its id, or 0 on timeout
+     * @throws IllegalStateException if a peer stopped on its own ({@link #checkPeers})
      */
     public int awaitLeader(long timeout, TimeUnit unit) throws InterruptedException {
         long deadline = System.nanoTime() + unit.toNanos(timeout);
         do {
+            checkPeers();
             int id = leader();
             if (id > 0) {
                 return id;
@@ -158,6 +170,22 @@ public final class RatisCluster implements AutoCloseable {
         return 0;
     }
 
+    /**
+     * Throws if a running peer stopped on its own: a Ratis thread of it died and it closed its server
+     * ({@link RatisPeer#failure()}). A stopped peer ({@link #stop}) is not a failure. Any thread; does not block
+     * beyond the cluster's lock.
+     *
+     * @throws IllegalStateException naming the first such peer (lowest id), its address, the thread and the cause
+     */
+    public synchronized void checkPeers() {
+        for (RatisPeer p : running) {
+            if (p != null && p.failure().isPresent()) {
+                IllegalStateException f = p.failure().get();
+                throw new IllegalStateException(f.getMessage(), f);
+            }
+        }
+    }
+
     /** The highest log index committed on any running peer, or -1. */
     public synchronized long committedIndex() {
         long max = -1;
@@ -173,11 +201,13 @@ public final class RatisCluster implements AutoCloseable {
      * Waits until every running replica has executed every entry committed so far.
      *
      * @return false on timeout
+     * @throws IllegalStateException if a peer stopped on its own ({@link #checkPeers})
      */
     public boolean awaitQuiescent(long timeout, TimeUnit unit) throws InterruptedException {
         long deadline = System.nanoTime() + unit.toNanos(timeout);
         long target = committedIndex();
         while (true) {
+            checkPeers();
             boolean all = true;
             for (RatisReplica r : replicas()) {
                 all &= r.appliedIndex() >= target;
@@ -194,8 +224,13 @@ public final class RatisCluster implements AutoCloseable {
         }
     }
 
-    /** Each running replica's digest, in id order; compare only after {@link #awaitQuiescent}. */
+    /**
+     * Each running replica's digest, in id order; compare only after {@link #awaitQuiescent}.
+     *
+     * @throws IllegalStateException if a peer stopped on its own ({@link #checkPeers})
+     */
     public List<Long> digests() {
+        checkPeers();
         List<Long> d = new ArrayList<>();
         for (RatisReplica r : replicas()) {
             d.add(r.digest());

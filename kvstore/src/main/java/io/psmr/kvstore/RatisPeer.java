@@ -6,6 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.apache.ratis.RaftConfigKeys;
 import org.apache.ratis.client.RaftClient;
@@ -33,6 +34,9 @@ import org.apache.ratis.util.TimeDuration;
  * into a fresh store and Ratis replays the log after it, or sends it the leader's snapshot if the
  * leader purged that log. Without {@code recover} the directory is formatted.
  *
+ * <p>A peer that cannot start throws, naming itself, its address and the cause; one whose Ratis thread
+ * dies later stops and reports it through {@link #failure()}. Neither ends the JVM ({@link RatisSystemExit}).
+ *
  * <p>Thread-safe for the queries; close once.
  */
 public final class RatisPeer implements AutoCloseable {
@@ -40,15 +44,21 @@ public final class RatisPeer implements AutoCloseable {
     private final RaftGroup group;
     private final RaftServer server;
     private final RatisReplica replica;
+    private final RatisPeerThreads threads;
 
-    private RatisPeer(RaftGroup group, RaftServer server, RatisReplica replica) {
+    private RatisPeer(RaftGroup group, RaftServer server, RatisReplica replica, RatisPeerThreads threads) {
         this.group = group;
         this.server = server;
         this.replica = replica;
+        this.threads = threads;
     }
 
     /**
-     * Starts the peer.
+     * Starts the peer. Before the first peer of the JVM starts, disables Ratis' {@link System#exit}
+     * ({@link RatisSystemExit}): a peer that cannot start is this method's exception, never the end of the JVM.
+     *
+     * <p>Called from one thread; blocks while Ratis starts the server (formats or recovers its storage,
+     * binds its port).
      *
      * @param config            the replica's configuration (its id is the replica id in replies)
      * @param group             the whole group, this peer included
@@ -57,7 +67,9 @@ public final class RatisPeer implements AutoCloseable {
      * @param storage           its storage directory (created if missing)
      * @param autoSnapshotEvery a snapshot every this many applied entries, the log purged up to it; 0 for none
      * @param recover           restart from {@code storage} rather than format it
-     * @throws IOException if the server cannot start
+     * @throws IOException if the server cannot start, as {@code Ratis peer ID could not start on
+     *                     127.0.0.1:PORT: CAUSE} (the innermost cause's message, e.g. the bind's
+     *                     "Address already in use"); the server's threads, port and storage lock are released
      */
     public static RatisPeer start(ReplicaConfig config, RaftGroup group, RaftPeerId id, int port, Path storage,
                                   long autoSnapshotEvery, boolean recover) throws IOException {
@@ -65,6 +77,9 @@ public final class RatisPeer implements AutoCloseable {
         if (autoSnapshotEvery < 0) {
             throw new IllegalArgumentException("autoSnapshotEvery must be at least 0, got " + autoSnapshotEvery);
         }
+        RatisSystemExit.disable();
+        String name = id + " on " + address(port).getHostString() + ":" + port;
+        RatisPeerThreads threads = new RatisPeerThreads(name);
         RatisReplica replica = RatisReplica.create(config);
         RaftServer server = null;
         try {
@@ -74,22 +89,50 @@ public final class RatisPeer implements AutoCloseable {
                     .setProperties(serverProperties(config.limits(), port, Files.createDirectories(storage), autoSnapshotEvery))
                     .setStateMachine(replica.stateMachine())
                     .setOption(recover ? RaftStorage.StartupOption.RECOVER : RaftStorage.StartupOption.FORMAT)
+                    .setThreadGroup(threads)
                     .build();
+            // Ratis' gRPC server failing to bind calls ExitUtils.terminate, which throws ExitException here.
             server.start();
-            return new RatisPeer(group, server, replica);
+            RaftServer started = server;
+            threads.started(() -> closeQuietly(started));
+            if (threads.failure() != null) {
+                throw threads.failure(); // a Ratis thread died while the server started
+            }
+            return new RatisPeer(group, server, replica, threads);
         } catch (IOException | RuntimeException e) {
             // A server built but not started (port taken, storage locked or unreadable) holds threads, its port and
             // its storage lock: release them before the replica.
+            IOException failed = new IOException("Ratis peer " + id + " could not start on " + address(port).getHostString()
+                    + ":" + port + ": " + innermostMessage(e), e);
             if (server != null) {
                 try {
                     server.close();
                 } catch (IOException | RuntimeException closing) {
-                    e.addSuppressed(closing);
+                    failed.addSuppressed(closing);
                 }
             }
-            replica.close();
-            throw e;
+            try {
+                replica.close();
+            } catch (RuntimeException closing) {
+                failed.addSuppressed(closing);
+            }
+            throw failed;
         }
+    }
+
+    /**
+     * Why this peer stopped on its own, or empty while it runs (or was closed by its owner). A Ratis daemon
+     * thread of the peer that dies of an uncaught exception marks the peer failed and stops its server
+     * (the replica's store stays readable until {@link #close}); the exception names the peer, its
+     * address, the thread and the cause. Any thread; does not block.
+     */
+    public Optional<IllegalStateException> failure() {
+        return Optional.ofNullable(threads.failure());
+    }
+
+    /** The thread group of this peer's Ratis daemon threads (tests inject a dying thread into it). */
+    ThreadGroup threads() {
+        return threads;
     }
 
     /** The replica: its store, digest and applied index. */
@@ -120,9 +163,10 @@ public final class RatisPeer implements AutoCloseable {
         return server.getDivision(group.getGroupId()).getRaftLog().getStartIndex();
     }
 
-    /** Closes the server, then the replica. */
+    /** Closes the server, then the replica; blocks until Ratis has stopped the server. */
     @Override
     public void close() {
+        threads.closing();
         try {
             server.close();
         } catch (IOException e) {
@@ -130,6 +174,23 @@ public final class RatisPeer implements AutoCloseable {
         } finally {
             replica.close();
         }
+    }
+
+    private static void closeQuietly(RaftServer server) {
+        try {
+            server.close();
+        } catch (IOException | RuntimeException e) {
+            org.slf4j.LoggerFactory.getLogger(RatisPeer.class).warn("stopping failed Ratis server {} failed", server.getId(), e);
+        }
+    }
+
+    /** The message of the deepest cause (the bind's "Address already in use" under gRPC's and Ratis' wrappers). */
+    private static String innermostMessage(Throwable e) {
+        Throwable t = e;
+        while (t.getCause() != null && t.getCause() != t) {
+            t = t.getCause();
+        }
+        return t.getMessage() != null ? t.getMessage() : t.toString();
     }
 
     /**

@@ -48,6 +48,11 @@ public final class NodeHost {
         } catch (IllegalArgumentException e) {
             System.err.println(e.getMessage());
             code = 2;
+        } catch (RuntimeException e) {
+            // A node that could not start (a Ratis peer's port taken): one line naming it, the trace in the log.
+            LOG.error("{} failed", args[3], e);
+            System.err.println(args[3] + ": " + e.getMessage());
+            code = 1;
         }
         System.exit(code);
     }

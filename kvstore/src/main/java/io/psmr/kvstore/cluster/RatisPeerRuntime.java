@@ -19,6 +19,9 @@ import java.util.stream.Stream;
  * restart finds that directory non-empty and recovers from it: the latest snapshot, then the log
  * after it, or the leader's snapshot if the leader purged that log.
  *
+ * <p><b>Failure.</b> A peer whose Ratis thread died has stopped ({@link RatisPeer#failure()}); its status
+ * says why, and {@link NodeHost} ends the process with exit code 1 rather than leave a live-looking one.
+ *
  * <p><b>Digest.</b> Reported only when idle: everything committed has executed (applied index equal
  * to the committed index), the same as at the previous poll, and unchanged while it was computed.
  */
@@ -38,7 +41,7 @@ final class RatisPeerRuntime implements NodeRuntime {
             this.peer = RatisPeer.start(cluster.settings().replicaConfig(node.replicaId()), cluster.raftGroup(),
                     ClusterDescriptor.raftPeerId(node), node.port(), storage, SNAPSHOT_EVERY, hasState(storage));
         } catch (IOException e) {
-            throw new UncheckedIOException("Ratis peer " + node.name() + " did not start: " + e.getMessage(), e);
+            throw new UncheckedIOException("replica " + node.name() + ": " + e.getMessage(), e);
         }
     }
 
@@ -61,7 +64,8 @@ final class RatisPeerRuntime implements NodeRuntime {
         Long digest = idle.poll(applied, applied, () -> applied == committed, r::digest,
                 () -> r.appliedIndex() == applied && peer.committedIndex() == committed);
         return new NodeStatus(node.name(), ProcessHandle.current().pid(), committed >= 0, peer.isLeader(),
-                idle.instance(applied), digest, null, System.currentTimeMillis());
+                idle.instance(applied), digest, peer.failure().map(Throwable::getMessage).orElse(null),
+                System.currentTimeMillis());
     }
 
     @Override
