@@ -214,6 +214,10 @@ public final class YcsbCommand implements Callable<Integer> {
             require(!e.getKey().isBlank(), "-p needs NAME=VALUE with a name, got '=" + e.getValue() + "'");
             p.setProperty(e.getKey().trim(), e.getValue().trim());
         }
+        for (String unsupported : new String[] {"db", "maxexecutiontime", "exporter", "exportfile", "status"}) {
+            require(!p.containsKey(unsupported), "-p " + unsupported + " is not supported by psmr ycsb (the binding is psmr's, "
+                    + "phases run to operationcount, and YCSB's text output goes to stdout)");
+        }
         positive(p, "recordcount", 0, Integer.MAX_VALUE);
         positive(p, "operationcount", 1, Integer.MAX_VALUE);
         positive(p, "threadcount", 1, MAX_THREADS);
@@ -245,9 +249,9 @@ public final class YcsbCommand implements Callable<Integer> {
         return b;
     }
 
-    private static ProxyConfig proxyConfig(ReplicaConfig rc, int batch) {
+    private ProxyConfig proxyConfig(ReplicaConfig rc, int batch) {
         return ProxyConfig.builder().proxyId(1).detection(rc.detection()).limits(rc.limits())
-                .maxBatchCommands(batch).build();
+                .maxBatchCommands(batch).window(window).build();
     }
 
     /**

@@ -30,8 +30,9 @@ import site.ycsb.measurements.exporter.TextMeasurementsExporter;
  * workload, makes one {@link ClientThread} per {@code threadcount} each with its own
  * {@link DBWrapper}-measured DB and its share of the operations, runs them, cleans the workload up
  * and exports the measurements with YCSB's {@link TextMeasurementsExporter}, headed by the same
- * {@code [OVERALL]} and GC lines. Not supported: {@code target} throttling is passed on, but
- * {@code maxexecutiontime}, the status thread and other exporters are not.
+ * {@code [OVERALL]} and GC lines. {@code target} throttling is passed on to the client threads;
+ * {@code maxexecutiontime}, the status thread and other exporters are not supported
+ * ({@link YcsbCommand} refuses them).
  *
  * <p>YCSB keeps its measurements in a process-wide singleton; each phase starts it afresh (by
  * reflection on its private field: YCSB has no reset), so phases must not overlap. Call from one
@@ -100,11 +101,7 @@ public final class YcsbPhase {
                 opsDone += clients.get(i).getOpsDone();
             }
             long runtime = System.currentTimeMillis() - start;
-            try {
-                workload.cleanup();
-            } catch (WorkloadException e) {
-                throw e;
-            }
+            workload.cleanup();
             return new Result(opsDone, runtime, export(opsDone, runtime));
         }
     }

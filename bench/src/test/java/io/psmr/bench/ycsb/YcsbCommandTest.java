@@ -56,5 +56,7 @@ class YcsbCommandTest {
                 "ycsb", "--workload", "a", "--embedded", "-p", "recordcount");
         usage("-p threadcount must be a whole number, got 'two'", "ycsb", "--workload", "a", "--embedded", "-p", "threadcount=two");
         usage("Missing required option: '--workload=W'", "ycsb", "--embedded");
+        usage("-p maxexecutiontime is not supported by psmr ycsb", "ycsb", "--workload", "a", "--embedded", "-p", "maxexecutiontime=5");
+        usage("--mode cannot be combined with --cluster", "ycsb", "--workload", "a", "--cluster", "/tmp/nowhere", "--mode", "sequential");
     }
 }
