@@ -39,6 +39,19 @@ class YcsbCommandTest {
         assertFalse(r.out().contains("-FAILED]"), r.out());
     }
 
+    @Test
+    void workloadCOverEmbeddedRatisTakesAPropertiesFileUnderP(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+            throws Exception {
+        java.nio.file.Path file = dir.resolve("props");
+        java.nio.file.Files.writeString(file, "recordcount=50\noperationcount=300\nthreadcount=3\n");
+        CliRun r = CliRun.of("ycsb", "--workload", "c", "--embedded", "--ordering", "ratis", "-P", file.toString(),
+                "-p", "operationcount=120");
+        assertEquals(0, r.exitCode(), r.err());
+        assertEquals(120, count(r.out(), "READ"), "-p wins over -P:\n" + r.out());
+        assertFalse(r.out().contains("[UPDATE]"), r.out());
+        assertTrue(r.err().contains("[load] [INSERT], Operations, 50"), r.err());
+    }
+
     private static void usage(String message, String... args) {
         CliRun r = CliRun.of(args);
         assertEquals(2, r.exitCode(), r.out() + r.err());
