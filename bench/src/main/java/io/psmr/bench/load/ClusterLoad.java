@@ -14,6 +14,7 @@ import io.psmr.kvstore.ReplicaConfig;
 import io.psmr.ordering.ratis.RatisOrderingClient;
 import io.psmr.ordering.ringpaxos.net.RingPaxosProposerClient;
 import io.psmr.ordering.pbft.net.PbftProposerClient;
+import io.psmr.proxy.BatchDecorator;
 import io.psmr.proxy.ClientProxy;
 import io.psmr.proxy.ProxyConfig;
 import io.psmr.proxy.ProxyStats;
@@ -34,6 +35,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -139,14 +141,14 @@ public final class ClusterLoad {
      * @param config the proxy settings from the cluster's replica settings; its proxy id is replaced by the session's
      * @throws IllegalStateException if no replica is alive or the replicas' reply servers cannot be reached
      */
-    public static <T> T withProxy(ClusterDirectory dir, java.util.function.Function<ReplicaConfig, ProxyConfig> config,
+    public static <T> T withProxy(ClusterDirectory dir, Function<ReplicaConfig, ProxyConfig> config,
                                   ProxyUser<T> user) throws Exception {
         ClusterDescriptor cluster = dir.read();
         if (liveReplicas(dir, cluster).isEmpty()) {
             throw new IllegalStateException("no replica of the cluster in " + dir.path() + " is alive (see ./psmr cluster status)");
         }
         return overCluster(dir, cluster, config.apply(cluster.settings().replicaConfig(1)),
-                pc -> io.psmr.proxy.BatchDecorator.NONE, (proxy, session, probe) -> user.use(proxy, probe));
+                pc -> BatchDecorator.NONE, (proxy, session, probe) -> user.use(proxy, probe));
     }
 
     /** {@link ProxyUser} with the session the proxy runs under. */
@@ -156,7 +158,7 @@ public final class ClusterLoad {
 
     /** Claims a session and runs {@code user} with a proxy over the cluster's ordering. */
     private static <T> T overCluster(ClusterDirectory dir, ClusterDescriptor cluster, ProxyConfig base,
-                                     java.util.function.Function<ProxyConfig, io.psmr.proxy.BatchDecorator> decorator,
+                                     Function<ProxyConfig, BatchDecorator> decorator,
                                      SessionUser<T> user) throws Exception {
         try (ClusterSession session = ClusterSession.open(dir, cluster)) {
             ProxyConfig pc = base.toBuilder().proxyId(session.proxyId()).build();
@@ -200,7 +202,7 @@ public final class ClusterLoad {
 
     /** A proposer on a claimed slot, replies from every replica over TCP. */
     private static <T> T runOverRingPaxos(ClusterDirectory dir, ClusterDescriptor cluster, ClusterSession session, ProxyConfig pc,
-                                          java.util.function.Function<ProxyConfig, io.psmr.proxy.BatchDecorator> decorator,
+                                          Function<ProxyConfig, BatchDecorator> decorator,
                                           ProxyUser<T> user) throws Exception {
         InetSocketAddress bind = new InetSocketAddress(cluster.host(), session.slot().port());
         try (RingPaxosProposerClient proposer = RingPaxosProposerClient.start(cluster.ringPaxosConfig(),
@@ -225,7 +227,7 @@ public final class ClusterLoad {
      * or stays silent), replies from every replica over TCP, a result trusted once f+1 replicas answered it alike.
      */
     private static <T> T runOverPbft(ClusterDirectory dir, ClusterDescriptor cluster, ProxyConfig base,
-                                     java.util.function.Function<ProxyConfig, io.psmr.proxy.BatchDecorator> decorator,
+                                     Function<ProxyConfig, BatchDecorator> decorator,
                                      ProxyUser<T> user) throws Exception {
         List<Integer> ids = cluster.replicas().stream().map(ClusterNode::replicaId).toList();
         ProxyConfig pc = base.toBuilder().replyTrust(io.psmr.proxy.ReplyTrust.matching(cluster.pbft().f(), ids)).build();
@@ -248,7 +250,7 @@ public final class ClusterLoad {
 
     /** A Raft client to the group; the leader's replies come back as Raft replies. */
     private static <T> T runOverRatis(ClusterDirectory dir, ClusterDescriptor cluster, ProxyConfig pc,
-                                      java.util.function.Function<ProxyConfig, io.psmr.proxy.BatchDecorator> decorator,
+                                      Function<ProxyConfig, BatchDecorator> decorator,
                                       ProxyUser<T> user) throws Exception {
         LocalReplyRouter router = new LocalReplyRouter();
         try (RatisOrderingClient client = new RatisOrderingClient(

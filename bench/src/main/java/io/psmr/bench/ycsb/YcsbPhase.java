@@ -2,7 +2,6 @@ package io.psmr.bench.ycsb;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.PrintWriter;
 import java.lang.reflect.Field;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -155,11 +154,5 @@ public final class YcsbPhase {
         } catch (ReflectiveOperationException | RuntimeException e) {
             throw new IllegalStateException("cannot reset YCSB's measurements (is site.ycsb:core 0.17.0 on the class path?): " + e, e);
         }
-    }
-
-    /** Writes a phase's output to {@code out}. */
-    static void print(Result r, PrintWriter out) {
-        out.print(r.output());
-        out.flush();
     }
 }
