@@ -8,6 +8,7 @@ import io.psmr.bench.load.LoadCommand;
 import io.psmr.bench.micro.MicroCommand;
 import io.psmr.bench.scheduler.BenchCommand;
 import io.psmr.bench.simulate.SimulateCommand;
+import io.psmr.bench.ycsb.YcsbCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -24,7 +25,7 @@ import picocli.CommandLine.Command;
         versionProvider = PsmrVersion.class,
         description = "Parallel state machine replication: batch-and-bitmap scheduling of totally ordered commands.",
         subcommands = {DemoCommand.class, SimulateCommand.class, BenchCommand.class, LoadCommand.class, ClusterCommand.class,
-            NodeCommand.class, ChaosCommand.class},
+            NodeCommand.class, ChaosCommand.class, YcsbCommand.class},
         synopsisSubcommandLabel = "COMMAND",
         commandListHeading = "%nCommands:%n",
         exitCodeListHeading = "%nExit codes:%n",

@@ -14,6 +14,7 @@ import io.psmr.kvstore.ReplicaConfig;
 import io.psmr.ordering.ratis.RatisOrderingClient;
 import io.psmr.ordering.ringpaxos.net.RingPaxosProposerClient;
 import io.psmr.ordering.pbft.net.PbftProposerClient;
+import io.psmr.proxy.BatchDecorator;
 import io.psmr.proxy.ClientProxy;
 import io.psmr.proxy.ProxyConfig;
 import io.psmr.proxy.ProxyStats;
@@ -34,6 +35,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -103,22 +105,68 @@ public final class ClusterLoad {
                 options.retryTimeout(), options.workload());
         LoadTarget ordering = cluster.orderedByPbft() ? new LoadTarget(cluster.ordering(), false, cluster.pbft().config())
                 : LoadTarget.cluster(cluster.ordering());
-        try (ClusterSession session = ClusterSession.open(dir, cluster)) {
-            ProxyConfig pc = LoadRun.proxyConfig(options, rc).toBuilder().proxyId(session.proxyId()).build();
-            RunControls c = controls.withSession(session.session());
-            Run run = cluster.isRatis() ? runOverRatis(dir, cluster, pc, options, history, after, c)
-                    : cluster.orderedByPbft() ? runOverPbft(dir, cluster, pc, options, history, after, c)
-                    : runOverRingPaxos(dir, cluster, session, pc, options, history, after, c);
-            if (run.stalled() != null) {
-                throw run.stalled().withReport(new LoadReport(reported, rc, run.stalled().result(), run.stats(), List.of(),
-                        Runtime.getRuntime().availableProcessors(), ordering));
-            }
-            result = run.result();
-            stats = run.stats();
-            loadEnd = System.currentTimeMillis();
+        Run run = overCluster(dir, cluster, LoadRun.proxyConfig(options, rc), pc -> LoadRun.hotKeys(options, pc),
+                (proxy, session, probe) -> drive(proxy, options, history, after,
+                        controls.withSession(session.session()).withProbe(probe)));
+        if (run.stalled() != null) {
+            throw run.stalled().withReport(new LoadReport(reported, rc, run.stalled().result(), run.stats(), List.of(),
+                    Runtime.getRuntime().availableProcessors(), ordering));
         }
+        result = run.result();
+        stats = run.stats();
+        loadEnd = System.currentTimeMillis();
         List<Long> digests = awaitSettled(dir, loadEnd, settle);
         return new LoadReport(reported, rc, result, stats, digests, Runtime.getRuntime().availableProcessors(), ordering);
+    }
+
+    /**
+     * What uses a cluster's proxy once it reaches the replicas ({@link #withProxy}).
+     *
+     * @param <T> what it returns
+     */
+    @FunctionalInterface
+    public interface ProxyUser<T> {
+        /**
+         * Called on the calling thread of {@link #withProxy} with the open proxy; {@code probe} names
+         * what cannot be heard from, for stall messages. The proxy closes when it returns.
+         */
+        T use(ClientProxy proxy, StallProbe probe) throws Exception;
+    }
+
+    /**
+     * Opens a proxy to the cluster in {@code dir} as {@link #run} does (a claimed session; over Ring
+     * Paxos a proposer and reply connections to every live replica, over PBFT f+1 matching replies,
+     * over Ratis a Raft client), hands it to {@code user}, and closes it. No batch decoration.
+     *
+     * @param config the proxy settings from the cluster's replica settings; its proxy id is replaced by the session's
+     * @throws IllegalStateException if no replica is alive or the replicas' reply servers cannot be reached
+     */
+    public static <T> T withProxy(ClusterDirectory dir, Function<ReplicaConfig, ProxyConfig> config,
+                                  ProxyUser<T> user) throws Exception {
+        ClusterDescriptor cluster = dir.read();
+        if (liveReplicas(dir, cluster).isEmpty()) {
+            throw new IllegalStateException("no replica of the cluster in " + dir.path() + " is alive (see ./psmr cluster status)");
+        }
+        return overCluster(dir, cluster, config.apply(cluster.settings().replicaConfig(1)),
+                pc -> BatchDecorator.NONE, (proxy, session, probe) -> user.use(proxy, probe));
+    }
+
+    /** {@link ProxyUser} with the session the proxy runs under. */
+    private interface SessionUser<T> {
+        T use(ClientProxy proxy, ClusterSession session, StallProbe probe) throws Exception;
+    }
+
+    /** Claims a session and runs {@code user} with a proxy over the cluster's ordering. */
+    private static <T> T overCluster(ClusterDirectory dir, ClusterDescriptor cluster, ProxyConfig base,
+                                     Function<ProxyConfig, BatchDecorator> decorator,
+                                     SessionUser<T> user) throws Exception {
+        try (ClusterSession session = ClusterSession.open(dir, cluster)) {
+            ProxyConfig pc = base.toBuilder().proxyId(session.proxyId()).build();
+            ProxyUser<T> u = (proxy, probe) -> user.use(proxy, session, probe);
+            return cluster.isRatis() ? runOverRatis(dir, cluster, pc, decorator, u)
+                    : cluster.orderedByPbft() ? runOverPbft(dir, cluster, pc, decorator, u)
+                    : runOverRingPaxos(dir, cluster, session, pc, decorator, u);
+        }
     }
 
     /**
@@ -153,15 +201,15 @@ public final class ClusterLoad {
     }
 
     /** A proposer on a claimed slot, replies from every replica over TCP. */
-    private static Run runOverRingPaxos(ClusterDirectory dir, ClusterDescriptor cluster, ClusterSession session, ProxyConfig pc,
-                                        LoadOptions options, HistorySink history, AfterLoad after, RunControls controls)
-            throws Exception {
+    private static <T> T runOverRingPaxos(ClusterDirectory dir, ClusterDescriptor cluster, ClusterSession session, ProxyConfig pc,
+                                          Function<ProxyConfig, BatchDecorator> decorator,
+                                          ProxyUser<T> user) throws Exception {
         InetSocketAddress bind = new InetSocketAddress(cluster.host(), session.slot().port());
         try (RingPaxosProposerClient proposer = RingPaxosProposerClient.start(cluster.ringPaxosConfig(),
                 session.slot().paxosId(), session.firstProposalSeq(), cluster.transportConfig(), bind, cluster.peers(),
                 MAX_PENDING_PROPOSALS)) {
             proposer.start();
-            try (ClientProxy proxy = ClientProxy.start(pc, proposer, LoadRun.hotKeys(options, pc));
+            try (ClientProxy proxy = ClientProxy.start(pc, proposer, decorator.apply(pc));
                  ReplyConnector replies = ReplyConnector.start(pc.proxyId(), cluster.replyAddresses(), proxy,
                          ReplyConnectorConfig.defaults())) {
                 int live = liveReplicas(dir, cluster).size();
@@ -169,7 +217,7 @@ public final class ClusterLoad {
                     throw new IllegalStateException("could not reach the reply servers of " + live
                             + " live replicas within " + CONNECT_SECONDS + " s (connected to " + replies.connectedCount() + ")");
                 }
-                return drive(proxy, options, history, after, controls.withProbe(() -> silentNodes(dir, replies)));
+                return user.use(proxy, () -> silentNodes(dir, replies));
             }
         }
     }
@@ -178,15 +226,16 @@ public final class ClusterLoad {
      * A {@link PbftProposerClient} to the replicas' proposal ports (entry replica by proxy id, moving on when it fails
      * or stays silent), replies from every replica over TCP, a result trusted once f+1 replicas answered it alike.
      */
-    private static Run runOverPbft(ClusterDirectory dir, ClusterDescriptor cluster, ProxyConfig base, LoadOptions options,
-                                   HistorySink history, AfterLoad after, RunControls controls) throws Exception {
+    private static <T> T runOverPbft(ClusterDirectory dir, ClusterDescriptor cluster, ProxyConfig base,
+                                     Function<ProxyConfig, BatchDecorator> decorator,
+                                     ProxyUser<T> user) throws Exception {
         List<Integer> ids = cluster.replicas().stream().map(ClusterNode::replicaId).toList();
         ProxyConfig pc = base.toBuilder().replyTrust(io.psmr.proxy.ReplyTrust.matching(cluster.pbft().f(), ids)).build();
         List<InetSocketAddress> entries = cluster.proposalAddresses();
         try (PbftProposerClient proposer = PbftProposerClient.start(entries, (int) Math.floorMod(pc.proxyId(), (long) entries.size()),
                 PbftProposerClient.Config.defaults(cluster.pbft().config().maxRequestBytes()))) {
             proposer.start();
-            try (ClientProxy proxy = ClientProxy.start(pc, proposer, LoadRun.hotKeys(options, pc));
+            try (ClientProxy proxy = ClientProxy.start(pc, proposer, decorator.apply(pc));
                  ReplyConnector replies = ReplyConnector.start(pc.proxyId(), cluster.replyAddresses(), proxy,
                          ReplyConnectorConfig.defaults())) {
                 int live = liveReplicas(dir, cluster).size();
@@ -194,21 +243,22 @@ public final class ClusterLoad {
                     throw new IllegalStateException("could not reach the reply servers of " + live
                             + " live replicas within " + CONNECT_SECONDS + " s (connected to " + replies.connectedCount() + ")");
                 }
-                return drive(proxy, options, history, after, controls.withProbe(() -> silentNodes(dir, replies)));
+                return user.use(proxy, () -> silentNodes(dir, replies));
             }
         }
     }
 
     /** A Raft client to the group; the leader's replies come back as Raft replies. */
-    private static Run runOverRatis(ClusterDirectory dir, ClusterDescriptor cluster, ProxyConfig pc, LoadOptions options,
-                                    HistorySink history, AfterLoad after, RunControls controls) throws Exception {
+    private static <T> T runOverRatis(ClusterDirectory dir, ClusterDescriptor cluster, ProxyConfig pc,
+                                      Function<ProxyConfig, BatchDecorator> decorator,
+                                      ProxyUser<T> user) throws Exception {
         LocalReplyRouter router = new LocalReplyRouter();
         try (RatisOrderingClient client = new RatisOrderingClient(
                 RatisPeer.newClient(cluster.raftGroup(), pc.limits(), MAX_PENDING_PROPOSALS),
                 bytes -> routeRatisReplies(bytes, router), MAX_PENDING_PROPOSALS)) {
             client.start();
-            try (ClientProxy proxy = ClientProxy.start(pc, client, router, LoadRun.hotKeys(options, pc))) {
-                return drive(proxy, options, history, after, controls.withProbe(() -> silentNodes(dir, null)));
+            try (ClientProxy proxy = ClientProxy.start(pc, client, router, decorator.apply(pc))) {
+                return user.use(proxy, () -> silentNodes(dir, null));
             }
         }
     }

@@ -63,7 +63,7 @@ class PsmrMainTest {
         CliRun r = CliRun.of("--help");
         assertEquals(0, r.exitCode());
         assertTrue(r.out().startsWith("Usage: psmr "), r.out());
-        Set<String> built = Set.of("demo", "simulate", "bench", "load", "cluster", "node", "chaos");
+        Set<String> built = Set.of("demo", "simulate", "bench", "load", "cluster", "node", "chaos", "ycsb");
         for (String command : built) {
             assertTrue(r.out().contains("  " + command + " "), "--help lacks '" + command + "':\n" + r.out());
         }
