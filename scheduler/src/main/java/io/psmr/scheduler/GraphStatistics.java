@@ -6,8 +6,10 @@ package io.psmr.scheduler;
  * @param inserted       batches inserted
  * @param removed        batches removed after execution
  * @param conflictChecks conflict tests made on insert: summary comparisons ({@link MonitorGraph}) or
- *                       index probes, one per bit or key ({@link IndexedGraph})
- * @param conflictsFound conflict tests that found a pending predecessor
+ *                       index probes, one per bit or key (the indexed graphs)
+ * @param conflictsFound conflict tests that found a pending predecessor ({@link MonitorGraph}), or
+ *                       distinct pending predecessors found by the index (the indexed graphs; a
+ *                       written bit's readers each count, so this may exceed {@code conflictChecks})
  * @param edgesAdded     dependency edges added (distinct predecessor, successor pairs)
  * @param meanSize       time-weighted mean number of batches in the graph since it was created
  * @param maxSize        largest number of batches the graph held
