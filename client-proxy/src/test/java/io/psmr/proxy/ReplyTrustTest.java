@@ -259,27 +259,29 @@ class ReplyTrustTest {
             this.proxy = proxy;
         }
 
+        /**
+         * Called by the replicas' reply threads. Delivers under this monitor: delivering after releasing it
+         * let an honest reply that arrived after replica 4's overtake the forgery on its way to the proxy.
+         */
         @Override
-        public void onReply(KvReply reply) {
+        public synchronized void onReply(KvReply reply) {
             long key = reply.batchId() * 1_000_000L + reply.index() + 1;
             List<KvReply> deliver = new ArrayList<>();
-            synchronized (this) {
-                if (reply.replicaId() == 4) {
-                    deliver.add(new KvReply(4, reply.proxyId(), reply.batchId(), reply.index(), reply.instance(),
-                            forge(reply.result())));
-                    lied.add(key);
-                    List<KvReply> h = held.remove(key);
-                    if (h != null) {
-                        deliver.addAll(h);
-                    }
-                } else if (lied.contains(key)) {
-                    deliver.add(reply);
-                } else {
-                    held.computeIfAbsent(key, k -> new ArrayList<>()).add(reply);
+            if (reply.replicaId() == 4) {
+                deliver.add(new KvReply(4, reply.proxyId(), reply.batchId(), reply.index(), reply.instance(),
+                        forge(reply.result())));
+                lied.add(key);
+                List<KvReply> h = held.remove(key);
+                if (h != null) {
+                    deliver.addAll(h);
                 }
-                if (reply.replicaId() == 1) {
-                    firstHonest.compareAndSet(null, reply.result());
-                }
+            } else if (lied.contains(key)) {
+                deliver.add(reply);
+            } else {
+                held.computeIfAbsent(key, k -> new ArrayList<>()).add(reply);
+            }
+            if (reply.replicaId() == 1) {
+                firstHonest.compareAndSet(null, reply.result());
             }
             for (KvReply d : deliver) {
                 proxy.onReply(d);
