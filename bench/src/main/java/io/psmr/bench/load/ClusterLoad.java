@@ -69,7 +69,7 @@ public final class ClusterLoad {
     /**
      * Runs the load against the cluster in {@code dir}.
      *
-     * @param options  the run; its mode and workers must be the cluster's (see {@link #options})
+     * @param options  the run; its mode and workers must be the cluster's (as in cluster.json)
      * @param history  receives every client operation
      * @param after    called with the proxy after the clients stop; may be null
      * @param settle   how long the replicas may take to report equal idle digests once the clients stop
