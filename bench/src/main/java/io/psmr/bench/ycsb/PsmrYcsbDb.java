@@ -7,9 +7,11 @@ import io.psmr.proxy.ClientProxy;
 import io.psmr.proxy.KvClient;
 import io.psmr.proxy.KvRequestException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Properties;
 import java.util.Set;
 import java.util.SortedMap;
 import java.util.TreeMap;
@@ -40,9 +42,16 @@ import site.ycsb.Status;
  * {@link Status} named after the psmr status with its detail; a request with no answer (overload,
  * timeout, proxy closed) becomes {@link #NO_ANSWER}.
  *
+ * <p><b>Two ways in.</b> {@code ./psmr ycsb} hands every instance its proxy ({@link #PsmrYcsbDb(ClientProxy)}).
+ * YCSB's own {@code site.ycsb.Client}, run with {@code -db io.psmr.bench.ycsb.PsmrYcsbDb} and psmr's jar on
+ * its class path, creates instances by class name ({@link #PsmrYcsbDb()}); they then share one proxy per
+ * JVM to the process cluster named by the property {@value #CLUSTER_PROPERTY} (a directory made by
+ * {@code ./psmr cluster start}), with batches of at most {@value #BATCH_PROPERTY} commands (default 200)
+ * and {@value #WINDOW_PROPERTY} outstanding batches (default 1).
+ *
  * <p><b>Threads.</b> YCSB makes one instance per client thread and calls {@link #init()}, the
  * operations and {@link #cleanup()} on that thread; each instance has its own {@link KvClient} (its
- * own session), all sharing the caller's proxy, which outlives them. Operations block until the
+ * own session), all sharing one proxy, which outlives them. Operations block until the
  * replicas answer.
  */
 public final class PsmrYcsbDb extends DB {
@@ -57,8 +66,16 @@ public final class PsmrYcsbDb extends DB {
     /** Name of the status of a request the replicas did not answer. */
     public static final String NO_ANSWER = "NO_ANSWER";
 
-    private final ClientProxy proxy;
-    private final KvLimits limits;
+    /** The YCSB property naming the cluster directory, for instances YCSB's own client creates. */
+    public static final String CLUSTER_PROPERTY = "psmr.cluster";
+    /** The YCSB property with the most commands per batch (1 to 4095), for those instances. */
+    public static final String BATCH_PROPERTY = "psmr.batch";
+    /** The YCSB property with the batches kept outstanding (1 to 1024), for those instances. */
+    public static final String WINDOW_PROPERTY = "psmr.window";
+
+    private ClientProxy proxy;
+    private KvLimits limits;
+    private Path leased; // the cluster whose shared proxy this instance holds, or null
     private KvClient.Blocking client;
 
     /** A binding sending through {@code proxy}; the caller closes the proxy after every binding's {@link #cleanup()}. */
@@ -67,16 +84,75 @@ public final class PsmrYcsbDb extends DB {
         this.limits = proxy.config().limits();
     }
 
+    /**
+     * A binding for YCSB's own client, which creates bindings by class name: {@link #init()} joins the
+     * JVM's shared proxy to the cluster named by {@value #CLUSTER_PROPERTY}.
+     */
+    public PsmrYcsbDb() {
+    }
+
     /** Creates this thread's client (its session opens with its first request). */
     @Override
     public void init() throws DBException {
+        if (proxy == null) {
+            Properties p = getProperties();
+            String dir = p.getProperty(CLUSTER_PROPERTY);
+            if (dir == null || dir.isBlank()) {
+                throw new DBException(CLUSTER_PROPERTY + " is not set: run YCSB with -p " + CLUSTER_PROPERTY
+                        + "=DIR, a directory made by ./psmr cluster start (or use ./psmr ycsb)");
+            }
+            int batch = intProperty(p, BATCH_PROPERTY, 200, 4095);
+            int window = intProperty(p, WINDOW_PROPERTY, 1, 1024);
+            try {
+                leased = Path.of(dir);
+                proxy = ClusterProxyLease.acquire(leased, batch, window);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                leased = null;
+                throw new DBException("interrupted while opening the proxy to " + dir);
+            } catch (RuntimeException e) {
+                leased = null;
+                throw new DBException(e.getMessage(), e);
+            }
+            limits = proxy.config().limits();
+        }
         client = proxy.newClient().blocking();
     }
 
-    /** Drops the client; its session expires on the replicas. The shared proxy stays open. */
+    private static int intProperty(Properties p, String name, int fallback, int max) throws DBException {
+        String v = p.getProperty(name);
+        if (v == null) {
+            return fallback;
+        }
+        try {
+            int n = Integer.parseInt(v.trim());
+            if (n >= 1 && n <= max) {
+                return n;
+            }
+        } catch (NumberFormatException e) {
+            // refused below
+        }
+        throw new DBException(name + " must be a whole number from 1 to " + max + ", got '" + v + "'");
+    }
+
+    /**
+     * Drops the client; its session expires on the replicas. A proxy handed to the constructor stays
+     * open; the JVM's shared proxy closes with its last binding.
+     */
     @Override
-    public void cleanup() {
+    public void cleanup() throws DBException {
         client = null;
+        if (leased != null) {
+            Path dir = leased;
+            leased = null;
+            proxy = null;
+            try {
+                ClusterProxyLease.release(dir);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new DBException("interrupted while closing the proxy to " + dir);
+            }
+        }
     }
 
     @Override

@@ -49,7 +49,7 @@ class PsmrYcsbDbTest {
     }
 
     @AfterEach
-    void stop() {
+    void stop() throws Exception {
         db.cleanup();
         proxy.close();
         cluster.close();
