@@ -86,6 +86,7 @@ class ClusterMetricsTest {
         assertTrue(proposed > 0, "the load's proxy never reported a proposed batch:\n" + loadRaw);
         assertTrue(loadRaw.contains("role=\"load\""), loadRaw);
         assertTrue(loadRaw.contains("psmr_proxy_batches_outstanding{"), loadRaw);
+        assertTrue(loadRaw.contains("psmr_proxy_proposal_seconds_count{"), loadRaw);
 
         MetricsScrape after = MetricsScrape.fetch("127.0.0.1", replicaPort, SCRAPE);
         for (String counter : new String[] {"psmr_ordering_instances_delivered_total", "psmr_scheduler_batches_executed_total",

@@ -1,10 +1,12 @@
 package io.psmr.proxy.metrics;
 
 import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.FunctionTimer;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.psmr.proxy.ProxyStats;
 import java.util.Objects;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import java.util.function.ToDoubleFunction;
 
@@ -46,6 +48,14 @@ public final class ProxyMeters {
         m.counter(registry, "psmr.proxy.replies", null, "replies received, from every replica", ProxyStats::replies);
         m.counter(registry, "psmr.proxy.commands.rejected", null, "submissions refused because the queue was full",
                 ProxyStats::rejected);
+        timer(registry, m);
+    }
+
+    private static void timer(MeterRegistry registry, ProxyMeters m) {
+        FunctionTimer.builder("psmr.proxy.proposal", m, x -> x.read() == null ? 0 : x.read().finished(),
+                        x -> x.read() == null ? 0 : x.read().proposalNanos(), TimeUnit.NANOSECONDS)
+                .description("batches finished, and the time from proposal to their last answer (retries included)")
+                .register(registry);
     }
 
     private ProxyStats read() {
