@@ -174,6 +174,9 @@ public final class ClientProxy implements ReplyChannel, AutoCloseable {
     private final LongAdder duplicateReplies = new LongAdder();
     private final LongAdder mismatchingReplies = new LongAdder();
     private final LongAdder unknownReplicaReplies = new LongAdder();
+    /** Batches finished (every command answered or failed), and the nanoseconds from proposal to finish summed. */
+    private final LongAdder batchesFinished = new LongAdder();
+    private final LongAdder proposalNanos = new LongAdder();
 
     /** The reply rule; {@code matching} caches {@code replyTrust.isMatching()} for the hot path. */
     private final ReplyTrust replyTrust;
@@ -444,7 +447,8 @@ public final class ClientProxy implements ReplyChannel, AutoCloseable {
         }
         return new ProxyStats(batches.sum(), commands.sum(), retried.sum(), timedOut.sum(), replies.sum(),
                 staleReplies.sum(), rejected.sum(), tooLarge.sum(), added.sum(), duplicateReplies.sum(),
-                mismatchingReplies.sum(), unknownReplicaReplies.sum(), queued, inFlight);
+                mismatchingReplies.sum(), unknownReplicaReplies.sum(), queued, inFlight, batchesFinished.sum(),
+                proposalNanos.sum());
     }
 
     /**
@@ -905,6 +909,9 @@ public final class ClientProxy implements ReplyChannel, AutoCloseable {
 
     private void finish(Outstanding o) {
         o.finished = true;
+        // Once per batch (never per command): what a metrics endpoint reports as proposal latency.
+        proposalNanos.add(System.nanoTime() - o.createdNanos);
+        batchesFinished.increment();
         outstanding.remove(o.batchId, o);
         ScheduledFuture<?> t = o.timeout;
         if (t != null) {
@@ -1012,6 +1019,8 @@ public final class ClientProxy implements ReplyChannel, AutoCloseable {
         final byte[] bytes;
         final AtomicIntegerArray done;
         final AtomicInteger remaining;
+        /** When the batch was built, just before its first proposal. */
+        final long createdNanos = System.nanoTime();
         volatile boolean finished;
         volatile ScheduledFuture<?> timeout;
         volatile int attempts; // written by the sender only

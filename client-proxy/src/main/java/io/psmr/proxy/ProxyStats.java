@@ -23,10 +23,21 @@ package io.psmr.proxy;
  *                              0 under FIRST_REPLY
  * @param queued         commands waiting to be batched now
  * @param outstanding    batches proposed and not fully answered now
+ * @param finished       batches whose every command was answered (or failed: timed out, closed)
+ * @param proposalNanos  the time from building each finished batch (just before its first proposal) to its last
+ *                       answer, summed over the finished batches: retries included
  */
 public record ProxyStats(long batches, long commands, long retries, long timedOut, long replies, long staleReplies,
                          long rejected, long tooLarge, long addedCommands, long duplicateReplies, long mismatchingReplies,
-                         long unknownReplicaReplies, int queued, int outstanding) {
+                         long unknownReplicaReplies, int queued, int outstanding, long finished, long proposalNanos) {
+
+    /** Counters without the proposal latency (0 finished batches). */
+    public ProxyStats(long batches, long commands, long retries, long timedOut, long replies, long staleReplies,
+                      long rejected, long tooLarge, long addedCommands, long duplicateReplies, long mismatchingReplies,
+                      long unknownReplicaReplies, int queued, int outstanding) {
+        this(batches, commands, retries, timedOut, replies, staleReplies, rejected, tooLarge, addedCommands,
+                duplicateReplies, mismatchingReplies, unknownReplicaReplies, queued, outstanding, 0, 0);
+    }
 
     /** Mean client commands per batch, or 0 before the first batch. */
     public double meanBatchSize() {

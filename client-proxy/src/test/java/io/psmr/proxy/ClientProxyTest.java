@@ -161,6 +161,10 @@ class ClientProxyTest {
             }
             // 40 commands of 227 bytes (9,080 in all) need at least 5 batches of at most 2,048 bytes.
             assertTrue(p.stats().batches() >= 5, p.stats().toString());
+            // Every batch was answered, so every one counts in the proposal latency (its total is some time).
+            ProxyStats done = p.stats();
+            assertEquals(done.batches(), done.finished(), done.toString());
+            assertTrue(done.proposalNanos() > 0, done.toString());
             assertTrue(c.awaitQuiescent(30, TimeUnit.SECONDS));
             for (Replica r : c.replicas()) {
                 assertEquals(40, r.store().size());

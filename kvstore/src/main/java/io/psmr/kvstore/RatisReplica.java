@@ -108,6 +108,16 @@ public final class RatisReplica implements AutoCloseable {
         return admitter.stats();
     }
 
+    /** Key-plus-value bytes the store holds now, as {@link StoreCapacity} counts them. Any thread. */
+    public long storedBytes() {
+        return service.usedBytes();
+    }
+
+    /** The scheduler's counters, or null before Ratis initialised the state machine. Any thread. */
+    public io.psmr.scheduler.SchedulerMetrics schedulerMetrics() {
+        return stateMachine.schedulerMetrics();
+    }
+
     /** The {@link StateDigest} of the store; compare only while nothing executes. */
     public long digest() {
         return store.digest();

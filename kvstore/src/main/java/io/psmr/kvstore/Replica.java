@@ -61,6 +61,7 @@ public final class Replica implements AutoCloseable {
     private final ReplyRouter router;
     private final KvStore store;
     private final BatchAdmitter admitter;
+    private final KvService service;
     private final Scheduler<AdmittedCommand, KvResult> scheduler;
     private final Subscription subscription;
     private final AtomicBoolean closed = new AtomicBoolean();
@@ -98,6 +99,7 @@ public final class Replica implements AutoCloseable {
             this.store = opened;
             KvService service = new KvService(store, config.limits());
             service.recount();
+            this.service = service;
             this.admitter = new BatchAdmitter(config, service, this::quiesce, resume == null ? 0 : resume.instance());
             if (resume != null) {
                 ReplicaCheckpointState state = ReplicaCheckpointState.fromBytes(resume.state());
@@ -256,6 +258,14 @@ public final class Replica implements AutoCloseable {
      */
     public record CheckpointStats(long lastCheckpoint, long lastPauseNanos, long maxPauseNanos, long lastHandoffNanos,
                                   long skipped, long failed) {
+    }
+
+    /**
+     * Key-plus-value bytes the store holds now, as {@link StoreCapacity} counts them (it moves while
+     * batches execute). Any thread.
+     */
+    public long storedBytes() {
+        return service.usedBytes();
     }
 
     /** The scheduler's counters. */

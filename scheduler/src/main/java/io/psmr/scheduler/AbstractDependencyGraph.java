@@ -406,7 +406,7 @@ abstract class AbstractDependencyGraph<C extends Command> implements DependencyG
             long elapsed = now - createdNanos;
             double mean = elapsed > 0 ? integral / elapsed : size;
             return new GraphStatistics(inserted, removedCount, conflictChecks, conflictsFound, edgesAdded,
-                    mean, maxSize, size);
+                    mean, maxSize, size, free.size());
         } finally {
             lock.unlock();
         }

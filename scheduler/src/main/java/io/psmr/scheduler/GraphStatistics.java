@@ -14,7 +14,15 @@ package io.psmr.scheduler;
  * @param meanSize       time-weighted mean number of batches in the graph since it was created
  * @param maxSize        largest number of batches the graph held
  * @param size           batches in the graph now
+ * @param ready          batches in the graph now that wait for no predecessor and no worker has taken
+ *                       yet; {@code size - ready} batches are running or blocked behind a conflict
  */
 public record GraphStatistics(long inserted, long removed, long conflictChecks, long conflictsFound,
-                              long edgesAdded, double meanSize, int maxSize, int size) {
+                              long edgesAdded, double meanSize, int maxSize, int size, int ready) {
+
+    /** Statistics without the ready count (0), as recorded before it was kept. */
+    public GraphStatistics(long inserted, long removed, long conflictChecks, long conflictsFound,
+                           long edgesAdded, double meanSize, int maxSize, int size) {
+        this(inserted, removed, conflictChecks, conflictsFound, edgesAdded, meanSize, maxSize, size, 0);
+    }
 }

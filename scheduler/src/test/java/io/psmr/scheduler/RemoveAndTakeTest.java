@@ -57,4 +57,21 @@ class RemoveAndTakeTest {
         IllegalArgumentException twice = assertThrows(IllegalArgumentException.class, () -> g.removeAndTake(mine));
         assertEquals("batch 1 was removed already", twice.getMessage());
     }
+
+    /** The ready count: free batches not yet taken; the rest of the graph runs or waits behind a conflict. */
+    @ParameterizedTest
+    @EnumSource(GraphKind.class)
+    void statisticsCountTheReadyBatches(GraphKind kind) throws Exception {
+        DependencyGraph<TestCommand> g = kind.create(DETECTION, 8);
+        g.insert(write(1, 7));
+        g.insert(write(2, 7));   // waits for 1
+        g.insert(write(3, 300)); // free
+        GraphStatistics s = g.statistics();
+        assertEquals(3, s.size());
+        assertEquals(2, s.ready(), s.toString());
+        PendingBatch<TestCommand> first = g.take();
+        assertEquals(1, g.statistics().ready(), "1 taken, 2 waits, 3 is ready");
+        g.remove(first);
+        assertEquals(2, g.statistics().ready(), "2 freed, 3 still ready");
+    }
 }

@@ -6,7 +6,9 @@ import io.psmr.kvstore.cluster.ClusterDescriptor;
 import io.psmr.kvstore.cluster.ClusterNode;
 import io.psmr.kvstore.cluster.ClusterSettings;
 import io.psmr.kvstore.cluster.NodeRole;
+import io.psmr.kvstore.metrics.MetricsScrape;
 import io.psmr.ordering.node.NodeStatus;
+import java.time.Duration;
 import io.psmr.scheduler.SchedulerMode;
 import io.psmr.kvstore.StoreSizing;
 import java.io.PrintWriter;
@@ -124,6 +126,11 @@ public final class ClusterCommand implements Callable<Integer> {
                         + "cluster.json (restart keeps it); shown by cluster status.")
         List<String> byzantine = List.of();
 
+        @Option(names = "--metrics",
+                description = "Each node serves Prometheus metrics at GET /metrics on an ephemeral port (in status/NAME.json; "
+                        + "restarts keep serving them); cluster status then shows a few of them. Docs: docs/metrics.md.")
+        boolean metrics;
+
         @Option(names = "--force",
                 description = "If DIR holds a stopped cluster, delete its cluster.json, data/, logs/ and keys/ first and start a new one.")
         boolean force;
@@ -174,7 +181,7 @@ public final class ClusterCommand implements Callable<Integer> {
             require(cl, tick.toMillis() >= 1 && tick.toMillis() <= 1000,
                     "--tick must be from 1ms to 1s, got " + DurationConverter.format(tick));
             ClusterSettings settings = new ClusterSettings(mode, workers, maxKeys, valueSize, bytes, (int) tick.toMillis());
-            ClusterLauncher launcher = new ClusterLauncher(dir.dir);
+            ClusterLauncher launcher = new ClusterLauncher(dir.dir).serveMetrics(metrics);
             PrintWriter out = cl.getOut();
             if (force) {
                 List<String> removed = launcher.wipe();
@@ -468,10 +475,61 @@ public final class ClusterCommand implements Callable<Integer> {
                 }
             }
         }
+        printMetrics(out, described, views);
         Optional<String> c = launcher.coordinator();
         boolean candidates = views.stream().anyMatch(v -> v.alive() && (ratis || pbft || v.node().role() == NodeRole.ACCEPTOR));
         out.println((ratis ? "leader: " : pbft ? "primary of pillar 0: " : "coordinator: ")
                 + c.orElse(candidates ? "none (an election or view change may be under way)"
                         : "none (no " + (ratis ? "peer" : pbft ? "replica" : "acceptor") + " runs)"));
+    }
+
+    /** How long {@code cluster status} waits for one node's metrics endpoint. */
+    static final Duration SCRAPE_TIMEOUT = Duration.ofSeconds(1);
+
+    /**
+     * A line of meters per live node that publishes a metrics port, scraped over HTTP (at most
+     * {@link #SCRAPE_TIMEOUT} each); a node that does not answer gets a line saying why.
+     */
+    static void printMetrics(PrintWriter out, ClusterDescriptor described, List<ClusterLauncher.NodeView> views) {
+        boolean header = false;
+        for (ClusterLauncher.NodeView v : views) {
+            NodeStatus s = v.status();
+            if (!v.alive() || s == null || s.metricsPort() <= 0) {
+                continue;
+            }
+            if (!header) {
+                out.println("metrics (GET /metrics on each node's port):");
+                header = true;
+            }
+            String name = v.node().name();
+            try {
+                MetricsScrape m = MetricsScrape.fetch(described.host(), s.metricsPort(), SCRAPE_TIMEOUT);
+                out.println("  " + name + " :" + s.metricsPort() + " " + summary(v.node(), m));
+            } catch (java.io.IOException e) {
+                out.println("  " + name + " :" + s.metricsPort() + " no answer: " + e.getMessage());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                out.println("  " + name + " :" + s.metricsPort() + " interrupted");
+                return;
+            }
+        }
+    }
+
+    /** The few figures status shows of a node's scrape; "?" for one the node did not report. */
+    static String summary(ClusterNode node, MetricsScrape m) {
+        if (node.role() == NodeRole.ACCEPTOR) {
+            return "log " + figure(m, "psmr_ordering_acceptor_log_size") + "/"
+                    + figure(m, "psmr_ordering_acceptor_log_capacity") + " instances, leader changes "
+                    + figure(m, "psmr_ordering_leader_changes_total");
+        }
+        return "delivered " + figure(m, "psmr_ordering_instances_delivered_total") + " instances, pending "
+                + figure(m, "psmr_scheduler_batches_pending") + " batches, workers busy "
+                + m.value("psmr_scheduler_worker_busy_fraction").map(x -> String.format(Locale.ROOT, "%.2f", x)).orElse("?")
+                + ", store " + figure(m, "psmr_store_entries") + "/" + figure(m, "psmr_store_entries_capacity")
+                + " entries, " + figure(m, "psmr_store_used_bytes") + "/" + figure(m, "psmr_store_capacity_bytes") + " bytes";
+    }
+
+    private static String figure(MetricsScrape m, String name) {
+        return m.value(name).map(x -> Double.isNaN(x) ? "-" : String.format(Locale.ROOT, "%.0f", x)).orElse("?");
     }
 }

@@ -32,10 +32,17 @@ public final class NodeCommand implements Callable<Integer> {
     @Option(names = "--name", paramLabel = "NAME", required = true, description = "The node to run, as named in cluster.json.")
     String name;
 
+    @Option(names = "--metrics-port", paramLabel = "P",
+            description = "Serve Prometheus metrics at GET /metrics on the cluster's host and this port (0: any free port, "
+                    + "published in status/NAME.json). Default: no endpoint. Docs: docs/metrics.md.")
+    Integer metricsPort;
+
     @Override
     public Integer call() throws Exception {
         try {
-            return NodeHost.run(dir, name);
+            int port = metricsPort == null ? NodeHost.NO_METRICS
+                    : io.psmr.ordering.metrics.PrometheusEndpoint.checkPort(metricsPort);
+            return NodeHost.run(dir, name, port);
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
         }

@@ -1,5 +1,12 @@
 package io.psmr.bench.load;
 
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.psmr.ordering.metrics.PrometheusEndpoint;
+import io.psmr.proxy.ClientProxy;
+import io.psmr.proxy.metrics.ProxyMeters;
+import java.util.concurrent.atomic.AtomicReference;
+
 import io.psmr.bench.cli.OrderingConverter;
 import io.psmr.bench.cli.SchedulerModeConverter;
 import io.psmr.bench.cli.DurationConverter;
@@ -69,6 +76,11 @@ public final class LoadCommand implements Callable<Integer> {
 
     @Spec
     CommandSpec spec;
+
+    @Option(names = "--metrics-port", paramLabel = "P",
+            description = "Serve the proxy's Prometheus metrics at GET /metrics on this port while the load runs (0: any free "
+                    + "port, printed on stderr), on the cluster's host (127.0.0.1 for an embedded run). Docs: docs/metrics.md.")
+    Integer metricsPort;
 
     @Option(names = "--cluster", paramLabel = "DIR",
             description = "Drive the process cluster in DIR (started with ./psmr cluster start) instead of an embedded one; "
@@ -184,6 +196,36 @@ public final class LoadCommand implements Callable<Integer> {
                 err.flush();
             }
         });
+        PrometheusEndpoint endpoint = null;
+        if (metricsPort != null) {
+            AtomicReference<ClientProxy> proxy = new AtomicReference<>();
+            PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+            registry.config().commonTags("node", "load-" + ProcessHandle.current().pid(), "role", "load");
+            ProxyMeters.bind(registry, () -> {
+                ClientProxy p = proxy.get();
+                return p == null ? null : p.stats();
+            });
+            String host = cluster != null ? new ClusterDirectory(cluster).read().host() : "127.0.0.1";
+            try {
+                endpoint = PrometheusEndpoint.start(host, metricsPort, registry);
+            } catch (java.io.UncheckedIOException e) {
+                err.println("psmr load: " + e.getMessage());
+                err.flush();
+                return 1;
+            }
+            controls = controls.withProxyStarted(proxy::set);
+            if (!output.quiet()) {
+                err.println("psmr load: metrics at http://" + host + ":" + endpoint.port() + PrometheusEndpoint.PATH);
+                err.flush();
+            }
+        }
+        try (PrometheusEndpoint served = endpoint) {
+            return runAndReport(options, controls, json, out, err);
+        }
+    }
+
+    private int runAndReport(LoadOptions options, RunControls controls, boolean json, PrintWriter out, PrintWriter err)
+            throws Exception {
         LoadReport report;
         try {
             if (history != null) {
@@ -254,6 +296,13 @@ public final class LoadCommand implements Callable<Integer> {
         require(ordering != OrderingProtocol.RING_PAXOS || cluster != null,
                 "--ordering ringpaxos runs as separate processes: start them with ./psmr cluster start, then use --cluster DIR");
         output.format(OutputFormat.TEXT, OutputFormat.JSON);
+        if (metricsPort != null) {
+            try {
+                PrometheusEndpoint.checkPort(metricsPort);
+            } catch (IllegalArgumentException e) {
+                throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+            }
+        }
         Duration d = duration;
         require(d.toMillis() >= 1 && d.compareTo(Duration.ofDays(1)) <= 0, "--duration must be from 1ms to 24h, got "
                 + DurationConverter.format(d));

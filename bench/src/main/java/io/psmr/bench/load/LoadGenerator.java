@@ -78,6 +78,7 @@ public final class LoadGenerator {
      */
     public static LoadResult run(ClientProxy proxy, WorkloadSpec spec, HistorySink history, RunControls controls)
             throws InterruptedException {
+        controls.proxyStarted().accept(proxy);
         int n = spec.clients();
         Progress progress = new Progress();
         CountDownLatch ready = new CountDownLatch(n);

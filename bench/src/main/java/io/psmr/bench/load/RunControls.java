@@ -1,5 +1,6 @@
 package io.psmr.bench.load;
 
+import io.psmr.proxy.ClientProxy;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.function.Consumer;
@@ -18,17 +19,25 @@ import java.util.function.Consumer;
  * @param probe        names what the run cannot hear from, for the stall message
  * @param notices      receives one-line notices while the run waits (the drain); called on the
  *                     thread that runs the generator
+ * @param proxyStarted receives the proxy before the clients start, on the thread that runs the generator
+ *                     (the load process binds its meters to it); it must not block
  */
 public record RunControls(long session, boolean initialReads, Duration stallTimeout, StallProbe probe,
-                          Consumer<String> notices) {
+                          Consumer<String> notices, Consumer<ClientProxy> proxyStarted) {
 
     /** Session 0, no initial reads, no stall bound, no notices: what the tests and benchmarks use. */
     public static final RunControls NONE = new RunControls(0, false, null, StallProbe.NONE, s -> { });
+
+    /** Controls that tell nobody about the proxy. */
+    public RunControls(long session, boolean initialReads, Duration stallTimeout, StallProbe probe, Consumer<String> notices) {
+        this(session, initialReads, stallTimeout, probe, notices, p -> { });
+    }
 
     /** Checks the fields. */
     public RunControls {
         Objects.requireNonNull(probe, "probe");
         Objects.requireNonNull(notices, "notices");
+        Objects.requireNonNull(proxyStarted, "proxyStarted");
         if (session < 0) {
             throw new IllegalArgumentException("session must be at least 0, got " + session);
         }
@@ -39,11 +48,16 @@ public record RunControls(long session, boolean initialReads, Duration stallTime
 
     /** These controls with another session number. */
     public RunControls withSession(long s) {
-        return new RunControls(s, initialReads, stallTimeout, probe, notices);
+        return new RunControls(s, initialReads, stallTimeout, probe, notices, proxyStarted);
+    }
+
+    /** These controls, handing the proxy to {@code c} before the clients start. */
+    public RunControls withProxyStarted(Consumer<ClientProxy> c) {
+        return new RunControls(session, initialReads, stallTimeout, probe, notices, c);
     }
 
     /** These controls with another probe. */
     public RunControls withProbe(StallProbe p) {
-        return new RunControls(session, initialReads, stallTimeout, p, notices);
+        return new RunControls(session, initialReads, stallTimeout, p, notices, proxyStarted);
     }
 }

@@ -89,6 +89,14 @@ public final class ClusterDirectory {
         });
     }
 
+    /**
+     * {@code DIR/metrics}: present when the cluster's nodes serve Prometheus endpoints on ephemeral ports
+     * ({@code cluster start --metrics}); a node restarted or resumed serves one again.
+     */
+    public Path metricsMarker() {
+        return path().resolve("metrics");
+    }
+
     /** Where node {@code name} writes its status. */
     public Path statusFile(String name) {
         return dir.resolve("status").resolve(name + ".json");

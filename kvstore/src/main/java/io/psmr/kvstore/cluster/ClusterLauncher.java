@@ -43,10 +43,21 @@ public final class ClusterLauncher {
     static final int FIXED_PORT_FLOOR = 20000;
 
     private final ClusterDirectory dir;
+    private boolean metrics;
 
     /** A launcher for the cluster in {@code dir}. */
     public ClusterLauncher(Path dir) {
         this.dir = new ClusterDirectory(dir);
+    }
+
+    /**
+     * Whether the nodes of the cluster the next {@code start*} creates serve Prometheus endpoints on ephemeral
+     * ports, each published in its status ({@link NodeStatus#metricsPort()}). Remembered in the directory
+     * ({@link ClusterDirectory#metricsMarker()}), so that restarted and resumed nodes serve one too.
+     */
+    public ClusterLauncher serveMetrics(boolean on) {
+        this.metrics = on;
+        return this;
     }
 
     /** The cluster directory. */
@@ -184,6 +195,9 @@ public final class ClusterLauncher {
     private ClusterDescriptor launchAll(ClusterDescriptor cluster, Duration timeout) throws InterruptedException {
         dir.create(cluster);
         try {
+            if (metrics) {
+                Files.writeString(dir.metricsMarker(), "nodes serve GET /metrics on an ephemeral port; see status/NAME.json\n");
+            }
             for (ClusterNode n : cluster.nodes()) {
                 launch(n);
             }
@@ -192,6 +206,9 @@ public final class ClusterLauncher {
                 awaitServing(n.name(), deadline);
             }
             awaitCoordinator(deadline);
+        } catch (IOException e) {
+            killAll();
+            throw new UncheckedIOException("cannot write " + dir.metricsMarker(), e);
         } catch (RuntimeException | InterruptedException e) {
             killAll();
             throw e;
@@ -474,6 +491,9 @@ public final class ClusterLauncher {
         cmd.add(System.getProperty("java.class.path"));
         cmd.add(NodeHost.class.getName());
         cmd.addAll(List.of("--dir", dir.path().toString(), "--name", node.name()));
+        if (Files.exists(dir.metricsMarker())) {
+            cmd.addAll(List.of("--metrics-port", "0"));
+        }
         ProcessBuilder pb = new ProcessBuilder(cmd)
                 .redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.logFile(node.name()).toFile()))
@@ -538,7 +558,7 @@ public final class ClusterLauncher {
 
     /** What {@link #wipe} removes, and what makes {@link #start} refuse a directory. */
     private static final List<String> CLUSTER_FILES = List.of(ClusterDescriptor.FILE, "data", "logs", "status", "proposers",
-            "sessions", "cluster.lock", "keys");
+            "sessions", "cluster.lock", "keys", "metrics");
 
     /**
      * The cluster state this directory holds, by name ({@code cluster.json}, {@code data/},

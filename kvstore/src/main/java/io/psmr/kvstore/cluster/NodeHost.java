@@ -1,5 +1,8 @@
 package io.psmr.kvstore.cluster;
 
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.psmr.ordering.metrics.PrometheusEndpoint;
 import io.psmr.ordering.node.NodeRuntime;
 import io.psmr.ordering.node.NodeStatus;
 import io.psmr.ordering.ringpaxos.net.AcceptorRuntime;
@@ -33,18 +36,31 @@ public final class NodeHost {
     private NodeHost() {
     }
 
+    /** No metrics endpoint. */
+    public static final int NO_METRICS = -1;
+
     /**
-     * The node process's entry point: {@code --dir DIR --name NAME}. Exits 2 with a usage line on any
-     * other arguments or an unknown node, 1 if the node fails, 0 when terminated.
+     * The node process's entry point: {@code --dir DIR --name NAME [--metrics-port P]}. Exits 2 with a
+     * usage line on any other arguments, a bad port or an unknown node, 1 if the node fails (or its
+     * metrics port is taken), 0 when terminated.
      */
     public static void main(String[] args) throws InterruptedException {
-        if (args.length != 4 || !args[0].equals("--dir") || !args[2].equals("--name")) {
-            System.err.println("usage: NodeHost --dir DIR --name NAME (got " + List.of(args) + ")");
+        boolean withPort = args.length == 6 && args[4].equals("--metrics-port");
+        if ((args.length != 4 && !withPort) || !args[0].equals("--dir") || !args[2].equals("--name")) {
+            System.err.println("usage: NodeHost --dir DIR --name NAME [--metrics-port P] (got " + List.of(args) + ")");
             System.exit(2);
         }
         int code;
         try {
-            code = run(Path.of(args[1]), args[3]);
+            int metricsPort = NO_METRICS;
+            if (withPort) {
+                try {
+                    metricsPort = PrometheusEndpoint.checkPort(Integer.parseInt(args[5]));
+                } catch (NumberFormatException e) {
+                    throw new IllegalArgumentException("--metrics-port must be a number from 0 to 65535, got '" + args[5] + "'");
+                }
+            }
+            code = run(Path.of(args[1]), args[3], metricsPort);
         } catch (IllegalArgumentException e) {
             System.err.println(e.getMessage());
             code = 2;
@@ -65,6 +81,18 @@ public final class NodeHost {
      *                                  problem, or it names no node {@code name}, listing the nodes
      */
     public static int run(Path dir, String name) throws InterruptedException {
+        return run(dir, name, NO_METRICS);
+    }
+
+    /**
+     * Runs node {@code name} as {@link #run(Path, String)} does and, unless {@code metricsPort} is
+     * {@link #NO_METRICS}, serves its meters at {@code GET /metrics} on the cluster's host and that port
+     * (0: an ephemeral one), published in the node's status as {@link NodeStatus#metricsPort()}. Every
+     * meter carries the tags {@code node=NAME} and {@code role=acceptor|replica|ratis-peer|pbft-replica}.
+     *
+     * @throws java.io.UncheckedIOException naming the port, if it is taken
+     */
+    public static int run(Path dir, String name, int metricsPort) throws InterruptedException {
         ClusterDirectory cd = new ClusterDirectory(dir);
         ClusterDescriptor cluster;
         try {
@@ -82,6 +110,20 @@ public final class NodeHost {
             case REPLICA -> cluster.isRatis() ? new RatisPeerRuntime(cd, cluster, node)
                     : cluster.orderedByPbft() ? PbftReplicaRuntime.start(cd, cluster, node) : new ReplicaRuntime(cd, cluster, node);
         };
+        PrometheusEndpoint endpoint = null;
+        if (metricsPort != NO_METRICS) {
+            PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+            registry.config().commonTags("node", node.name(), "role", metricsRole(node, cluster));
+            runtime.bindMeters(registry);
+            try {
+                endpoint = PrometheusEndpoint.start(cluster.host(), metricsPort, registry);
+            } catch (RuntimeException e) {
+                runtime.close();
+                throw e;
+            }
+            LOG.info("{} serves metrics at http://{}:{}{}", name, cluster.host(), endpoint.port(), PrometheusEndpoint.PATH);
+        }
+        int publishedPort = endpoint == null ? 0 : endpoint.port();
         LOG.info("{} serving: {} on {}:{}", name, node.role().cliName(), cluster.host(), node.port());
         CountDownLatch stop = new CountDownLatch(1);
         CountDownLatch stopped = new CountDownLatch(1);
@@ -98,7 +140,7 @@ public final class NodeHost {
             NodeStatus written = null;
             long writtenAt = 0;
             while (!stop.await(POLL_MILLIS, TimeUnit.MILLISECONDS)) {
-                NodeStatus s = runtime.status();
+                NodeStatus s = runtime.status().withMetricsPort(publishedPort);
                 long now = System.currentTimeMillis();
                 if (written == null || !sameContent(written, s) || now - writtenAt >= NodeStatus.HEARTBEAT_MILLIS) {
                     StatusFile.write(cd.statusFile(name), s);
@@ -113,11 +155,22 @@ public final class NodeHost {
                 }
             }
         } finally {
+            if (endpoint != null) {
+                endpoint.close();
+            }
             runtime.close();
             LOG.info("{} stopped", name);
             stopped.countDown();
         }
         return 0;
+    }
+
+    /** The {@code role} tag: what the node runs, finer than its cluster role (replicas differ by ordering). */
+    static String metricsRole(ClusterNode node, ClusterDescriptor cluster) {
+        return switch (node.role()) {
+            case ACCEPTOR -> "acceptor";
+            case REPLICA -> cluster.isRatis() ? "ratis-peer" : cluster.orderedByPbft() ? "pbft-replica" : "replica";
+        };
     }
 
     private static boolean sameContent(NodeStatus a, NodeStatus b) {

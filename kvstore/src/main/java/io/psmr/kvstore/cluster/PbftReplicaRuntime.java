@@ -15,6 +15,10 @@ import io.psmr.ordering.pbft.PbftReady.StableCheckpoint;
 import io.psmr.kvstore.Replica;
 import io.psmr.kvstore.ReplicaConfig;
 import io.psmr.kvstore.ReplicaStats;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.psmr.kvstore.metrics.StoreMeters;
+import io.psmr.ordering.metrics.OrderingMeters;
+import io.psmr.ordering.metrics.SchedulerMeters;
 import io.psmr.ordering.node.NodeRuntime;
 import io.psmr.ordering.node.NodeStatus;
 import io.psmr.ordering.pbft.PbftConfig;
@@ -322,6 +326,32 @@ final class PbftReplicaRuntime implements NodeRuntime {
             throw new UncheckedIOException("cannot update " + file, e);
         } catch (NumberFormatException e) {
             throw new IllegalStateException(file + " does not hold a number: " + e.getMessage(), e);
+        }
+    }
+
+    /** The current incarnation's scheduler, store and delivered instances (NaN or last value while catching up). */
+    @Override
+    public void bindMeters(MeterRegistry registry) {
+        SchedulerMeters.bind(registry, () -> {
+            io.psmr.kvstore.Replica r = replicaNow();
+            return r == null ? null : r.schedulerMetrics();
+        });
+        OrderingMeters.bindDelivered(registry, () -> {
+            io.psmr.kvstore.Replica r = replicaNow();
+            return r == null ? 0 : r.stats().lastInstance();
+        });
+        StoreMeters.bind(registry, () -> {
+            io.psmr.kvstore.Replica r = replicaNow();
+            return r == null ? Double.NaN : r.store().size();
+        }, () -> {
+            io.psmr.kvstore.Replica r = replicaNow();
+            return r == null ? Double.NaN : r.storedBytes();
+        }, storeConfig.capacity());
+    }
+
+    private io.psmr.kvstore.Replica replicaNow() {
+        synchronized (lock) {
+            return current == null ? null : current.store();
         }
     }
 

@@ -1,5 +1,9 @@
 package io.psmr.kvstore.cluster;
 
+import io.micrometer.core.instrument.MeterRegistry;
+import io.psmr.kvstore.metrics.StoreMeters;
+import io.psmr.ordering.metrics.OrderingMeters;
+import io.psmr.ordering.metrics.SchedulerMeters;
 import io.psmr.ordering.node.NodeRuntime;
 import io.psmr.kvstore.RatisPeer;
 import io.psmr.kvstore.RatisReplica;
@@ -33,9 +37,13 @@ final class RatisPeerRuntime implements NodeRuntime {
     private final ClusterNode node;
     private final RatisPeer peer;
     private final IdleDigest idle = new IdleDigest();
+    private final io.psmr.kvstore.StoreCapacity capacity;
+    private volatile boolean leader;        // as seen at the last status poll
+    private volatile long leaderChanges;    // written by the hosting thread only
 
     RatisPeerRuntime(ClusterDirectory dir, ClusterDescriptor cluster, ClusterNode node) {
         this.node = node;
+        this.capacity = cluster.settings().replicaConfig(node.replicaId()).capacity();
         Path storage = dir.dataDir(node.name());
         try {
             this.peer = RatisPeer.start(cluster.settings().replicaConfig(node.replicaId()), cluster.raftGroup(),
@@ -56,14 +64,31 @@ final class RatisPeerRuntime implements NodeRuntime {
         }
     }
 
+    /**
+     * The scheduler, the store, the applied log index (Ratis' instances) and leadership as seen at each
+     * status poll (every 100 ms).
+     */
+    @Override
+    public void bindMeters(MeterRegistry registry) {
+        SchedulerMeters.bind(registry, () -> peer.replica().schedulerMetrics());
+        OrderingMeters.bindDelivered(registry, () -> Math.max(0, peer.replica().appliedIndex()));
+        OrderingMeters.bindLeadership(registry, () -> leader, () -> leaderChanges);
+        StoreMeters.bind(registry, () -> peer.replica().store().size(), () -> peer.replica().storedBytes(), capacity);
+    }
+
     @Override
     public NodeStatus status() throws InterruptedException {
         RatisReplica r = peer.replica();
+        boolean leading = peer.isLeader();
+        if (leading != leader) {
+            leaderChanges = leaderChanges + 1;
+            leader = leading;
+        }
         long applied = r.appliedIndex();
         long committed = peer.committedIndex();
         Long digest = idle.poll(applied, applied, () -> applied == committed, r::digest,
                 () -> r.appliedIndex() == applied && peer.committedIndex() == committed);
-        return new NodeStatus(node.name(), ProcessHandle.current().pid(), committed >= 0, peer.isLeader(),
+        return new NodeStatus(node.name(), ProcessHandle.current().pid(), committed >= 0, leading,
                 idle.instance(applied), digest, peer.failure().map(Throwable::getMessage).orElse(null),
                 System.currentTimeMillis());
     }

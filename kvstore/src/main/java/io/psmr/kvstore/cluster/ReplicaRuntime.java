@@ -1,5 +1,9 @@
 package io.psmr.kvstore.cluster;
 
+import io.micrometer.core.instrument.MeterRegistry;
+import io.psmr.kvstore.metrics.StoreMeters;
+import io.psmr.ordering.metrics.OrderingMeters;
+import io.psmr.ordering.metrics.SchedulerMeters;
 import io.psmr.ordering.node.NodeRuntime;
 import io.psmr.kvstore.Checkpointing;
 import io.psmr.kvstore.Replica;
@@ -242,6 +246,35 @@ public final class ReplicaRuntime implements NodeRuntime {
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        }
+    }
+
+    /**
+     * The current incarnation's scheduler, store and delivered instances; while catching up (no incarnation)
+     * gauges read NaN and counters their last value.
+     */
+    @Override
+    public void bindMeters(MeterRegistry registry) {
+        SchedulerMeters.bind(registry, () -> {
+            Replica r = replicaNow();
+            return r == null ? null : r.schedulerMetrics();
+        });
+        OrderingMeters.bindDelivered(registry, () -> {
+            Replica r = replicaNow();
+            return r == null ? 0 : r.stats().lastInstance();
+        });
+        StoreMeters.bind(registry, () -> {
+            Replica r = replicaNow();
+            return r == null ? Double.NaN : r.store().size();
+        }, () -> {
+            Replica r = replicaNow();
+            return r == null ? Double.NaN : r.storedBytes();
+        }, config.capacity());
+    }
+
+    private Replica replicaNow() {
+        synchronized (lock) {
+            return current == null ? null : current.replica();
         }
     }
 

@@ -18,14 +18,27 @@ package io.psmr.ordering.node;
  * @param updated     when it was written, in epoch milliseconds (for display only)
  * @param detail      ordering-specific lines for {@code cluster status} (a PBFT replica's pillar views, stable
  *                    checkpoint and refusal counters), or null
+ * @param metricsPort the port of the node's Prometheus endpoint ({@code GET /metrics} on the cluster's host),
+ *                    or 0 if it serves none (a status file written before the field existed reads as 0)
  */
 public record NodeStatus(String name, long pid, boolean serving, boolean coordinator, long instance, Long digest,
-                         String failure, long updated, String detail) {
+                         String failure, long updated, String detail, int metricsPort) {
+
+    /** A status without a metrics endpoint. */
+    public NodeStatus(String name, long pid, boolean serving, boolean coordinator, long instance, Long digest,
+                      String failure, long updated, String detail) {
+        this(name, pid, serving, coordinator, instance, digest, failure, updated, detail, 0);
+    }
+
+    /** This status, saying that the node serves metrics on {@code port} (0: none). */
+    public NodeStatus withMetricsPort(int port) {
+        return new NodeStatus(name, pid, serving, coordinator, instance, digest, failure, updated, detail, port);
+    }
 
     /** A status without detail. */
     public NodeStatus(String name, long pid, boolean serving, boolean coordinator, long instance, Long digest,
                       String failure, long updated) {
-        this(name, pid, serving, coordinator, instance, digest, failure, updated, null);
+        this(name, pid, serving, coordinator, instance, digest, failure, updated, null, 0);
     }
 
     /** How often a node rewrites its status even if nothing changed. */

@@ -279,6 +279,12 @@ public class PsmrStateMachine<C extends Command, R> extends BaseStateMachine {
         return applied.index();
     }
 
+    /** The scheduler's counters, or null before Ratis initialised this state machine. Any thread. */
+    public io.psmr.scheduler.SchedulerMetrics schedulerMetrics() {
+        Scheduler<C, R> s = scheduler;
+        return s == null ? null : s.metrics();
+    }
+
     /** The scheduler's failure, if it fail-stopped. */
     public Optional<Throwable> failure() {
         Scheduler<C, R> s = scheduler;

@@ -1,7 +1,10 @@
 package io.psmr.ordering.ringpaxos.net;
 
+import io.micrometer.core.instrument.MeterRegistry;
+import io.psmr.ordering.metrics.OrderingMeters;
 import io.psmr.ordering.node.NodeRuntime;
 import io.psmr.ordering.node.NodeStatus;
+import io.psmr.ordering.ringpaxos.AcceptorNode;
 import io.psmr.ordering.ringpaxos.RingPaxosConfig;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
@@ -21,7 +24,10 @@ public final class AcceptorRuntime implements NodeRuntime {
 
     private final String name;
     private final RingPaxosAcceptor acceptor;
-    private boolean lastCoordinator; // the hosting thread only
+    private final int logCapacity;
+    private volatile boolean lastCoordinator; // written by the hosting thread, read by the scraper
+    private volatile long coordinatorChanges; // written by the hosting thread only
+    private volatile int logSize;             // as read at the last status poll
 
     /**
      * Starts acceptor {@code paxosId} of {@code config}, listening on {@code bind}, its log in {@code dataDir}.
@@ -33,13 +39,32 @@ public final class AcceptorRuntime implements NodeRuntime {
                            InetSocketAddress bind, Map<Integer, InetSocketAddress> peers, Path dataDir) {
         this.name = name;
         this.acceptor = RingPaxosAcceptor.start(config, paxosId, transport, bind, peers, dataDir);
+        this.logCapacity = config.logCapacity();
+    }
+
+    /**
+     * Leadership (as seen at each status poll, every 100 ms: a change and its reversal between two polls
+     * go unseen) and the log's size (read at the last poll).
+     */
+    @Override
+    public void bindMeters(MeterRegistry registry) {
+        OrderingMeters.bindLeadership(registry, () -> lastCoordinator, () -> coordinatorChanges);
+        OrderingMeters.bindAcceptorLog(registry, () -> logSize, logCapacity);
     }
 
     @Override
     public NodeStatus status() throws InterruptedException {
         String failure = null;
         try {
-            lastCoordinator = acceptor.isCoordinator().get(1, TimeUnit.SECONDS);
+            // One trip to the event loop reads both: the log's size is the loop's to read.
+            long[] seen = acceptor.node().call(core -> new long[] {((AcceptorNode) core).isCoordinator() ? 1 : 0,
+                    ((AcceptorNode) core).storage().size()}).get(1, TimeUnit.SECONDS);
+            boolean coordinator = seen[0] == 1;
+            if (coordinator != lastCoordinator) {
+                coordinatorChanges = coordinatorChanges + 1;
+            }
+            lastCoordinator = coordinator;
+            logSize = (int) seen[1];
         } catch (TimeoutException busy) {
             // A loaded event loop, not a dead one: report what it said last and ask again next poll.
         } catch (ExecutionException | RuntimeException e) {
