@@ -65,24 +65,70 @@ public final class NodeHost {
      *                                  problem, or it names no node {@code name}, listing the nodes
      */
     public static int run(Path dir, String name) throws InterruptedException {
+        return run(dir, name, false);
+    }
+
+    /**
+     * As {@link #run(Path, String)}; with {@code recordPid} (a node started by hand from {@code --cluster FILE}, which
+     * no launcher tracks) it first records its own process in the directory's cluster.json, refusing if the node
+     * already runs there, and clears it when it ends, so that {@code cluster status}, {@code cluster stop} and
+     * {@code load --cluster} on this machine see it as they see a launched node.
+     *
+     * @throws IllegalStateException if the node's host is not an address of this machine, or (with {@code recordPid})
+     *                               the node already runs
+     */
+    public static int run(Path dir, String name, boolean recordPid) throws InterruptedException {
         ClusterDirectory cd = new ClusterDirectory(dir);
         ClusterDescriptor cluster;
         try {
             cluster = cd.read();
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("--dir: " + e.getMessage(), e);
+            throw new IllegalArgumentException((recordPid ? "--cluster: " : "--dir: ") + e.getMessage(), e);
         }
         ClusterNode node = cluster.node(name).orElseThrow(() -> new IllegalArgumentException(
                 "--name: no node '" + name + "' in " + cd.path().resolve(ClusterDescriptor.FILE) + "; nodes: "
                         + cluster.nodes().stream().map(ClusterNode::name).toList()));
-        NodeRuntime runtime = switch (node.role()) {
+        requireLocal(node);
+        if (recordPid) {
+            cd.update(c -> {
+                ClusterNode now = c.node(name).orElseThrow();
+                now.liveProcess().ifPresent(ph -> {
+                    throw new IllegalStateException(name + " already runs on this machine (pid " + ph.pid() + ")");
+                });
+                return c.withProcess(name, ProcessHandle.current());
+            });
+        }
+        NodeRuntime runtime;
+        try {
+            runtime = startRuntime(cd, cluster, node);
+        } catch (RuntimeException e) {
+            if (recordPid) {
+                forget(cd, name);
+            }
+            throw e;
+        }
+        // Cleared before the shutdown hook lets the JVM halt: a stopped node is then "stopped", not "dead".
+        return serve(cd, name, runtime, recordPid ? () -> forget(cd, name) : () -> { });
+    }
+
+    private static void forget(ClusterDirectory cd, String name) {
+        long self = ProcessHandle.current().pid();
+        cd.update(c -> c.node(name).map(ClusterNode::pid).filter(pid -> pid == self).isPresent() ? c.withProcess(name, null) : c);
+    }
+
+    private static NodeRuntime startRuntime(ClusterDirectory cd, ClusterDescriptor cluster, ClusterNode node) {
+        return switch (node.role()) {
             case ACCEPTOR -> new AcceptorRuntime(node.name(), cluster.ringPaxosConfig(), node.paxosId(),
-                    cluster.transportConfig(), new InetSocketAddress(cluster.host(), node.port()), cluster.peers(),
+                    cluster.transportConfig(), node.address(node.port()), cluster.peers(),
                     cd.dataDir(node.name()));
             case REPLICA -> cluster.isRatis() ? new RatisPeerRuntime(cd, cluster, node)
                     : cluster.orderedByPbft() ? PbftReplicaRuntime.start(cd, cluster, node) : new ReplicaRuntime(cd, cluster, node);
         };
-        LOG.info("{} serving: {} on {}:{}", name, node.role().cliName(), cluster.host(), node.port());
+    }
+
+    private static int serve(ClusterDirectory cd, String name, NodeRuntime runtime, Runnable onStop) throws InterruptedException {
+        ClusterNode node = cd.read().node(name).orElseThrow();
+        LOG.info("{} serving: {} on {}:{}", name, node.role().cliName(), node.host(), node.port());
         CountDownLatch stop = new CountDownLatch(1);
         CountDownLatch stopped = new CountDownLatch(1);
         Thread hook = new Thread(() -> {
@@ -113,11 +159,55 @@ public final class NodeHost {
                 }
             }
         } finally {
-            runtime.close();
-            LOG.info("{} stopped", name);
-            stopped.countDown();
+            try {
+                runtime.close();
+                onStop.run();
+            } finally {
+                LOG.info("{} stopped", name);
+                stopped.countDown();
+            }
         }
         return 0;
+    }
+
+    /**
+     * The directory a node started from {@code --cluster FILE} keeps its data and status in: FILE's own
+     * directory, which must therefore be FILE's name {@code cluster.json} (and, for PBFT, hold {@code keys/}).
+     *
+     * @throws IllegalArgumentException naming the problem if FILE is not named cluster.json or is not a file
+     */
+    public static Path directoryOf(Path clusterFile) {
+        Path name = clusterFile.getFileName();
+        if (name == null || !name.toString().equals(ClusterDescriptor.FILE)) {
+            throw new IllegalArgumentException("--cluster: " + clusterFile + " is not named " + ClusterDescriptor.FILE
+                    + " (the node keeps its data/ and status/ next to it, as in a cluster directory)");
+        }
+        if (!java.nio.file.Files.isRegularFile(clusterFile)) {
+            throw new IllegalArgumentException("--cluster: " + clusterFile + " does not exist or is not a file");
+        }
+        Path parent = clusterFile.toAbsolutePath().getParent();
+        return parent;
+    }
+
+    /**
+     * Refuses, at once, a node whose host is not an address of this machine: it could never bind, and the others
+     * would wait for it. Loopback addresses (all of 127/8 on Linux) and the wildcard count as this machine's.
+     *
+     * @throws IllegalStateException naming the node, its host and port, and the problem
+     */
+    static void requireLocal(ClusterNode node) {
+        java.net.InetAddress address;
+        try {
+            address = java.net.InetAddress.getByName(node.host());
+        } catch (java.net.UnknownHostException e) {
+            throw new IllegalStateException(node.name() + " cannot bind " + node.host() + ":" + node.port()
+                    + ": host " + node.host() + " does not resolve");
+        }
+        if (!ClusterLayout.isLocal(node.host())) {
+            throw new IllegalStateException(node.name() + " cannot bind " + node.host() + ":" + node.port() + ": "
+                    + address.getHostAddress() + " is not an address of this machine (start " + node.name()
+                    + " on the machine cluster.json puts it on)");
+        }
     }
 
     private static boolean sameContent(NodeStatus a, NodeStatus b) {
