@@ -66,7 +66,7 @@ public final class ClusterCommand implements Callable<Integer> {
 
         @Option(names = "--client-hosts", paramLabel = "HOST,...", split = ",",
                 description = "Ring Paxos only: the machines load processes run on; the 8 proposer slots go round-robin on them "
-                        + "(default: the --hosts).")
+                        + "(default: the first of --hosts). Session numbers are counted per copy of DIR: keep loads to one machine.")
         List<String> clientHosts;
 
         @Option(names = "--base-port", paramLabel = "PORT", defaultValue = "7000",
@@ -91,7 +91,7 @@ public final class ClusterCommand implements Callable<Integer> {
                 ClusterSettings settings, List<String> where) {
             List<String> clients;
             try {
-                clients = clientHosts == null ? where : ClusterLayout.checkHosts("--client-hosts", clientHosts);
+                clients = clientHosts == null ? where.subList(0, 1) : ClusterLayout.checkHosts("--client-hosts", clientHosts);
             } catch (IllegalArgumentException e) {
                 throw new CommandLine.ParameterException(cl, e.getMessage());
             }

@@ -39,7 +39,7 @@ class ClusterInitCommandTest {
                 "  127.0.0.2: acceptor-0 replica-1",
                 "  127.0.0.3: acceptor-1 replica-2",
                 "  127.0.0.4: acceptor-2",
-                "  load processes (proposer slots) on: 127.0.0.2 127.0.0.3 127.0.0.4",
+                "  load processes (proposer slots) on: 127.0.0.2",
                 "copy " + dir + " to every machine; on each, for each of its nodes: ./psmr node --cluster " + file + " --name NAME"),
                 init.out().lines().toList());
         ClusterDescriptor c = new ClusterDirectory(dir).read();
@@ -47,8 +47,8 @@ class ClusterInitCommandTest {
                 "replica-1@127.0.0.2:7003/7004/7005", "replica-2@127.0.0.3:7006/7007/7008"),
                 c.nodes().stream().map(n -> n.name() + "@" + n.host() + ":" + n.port()
                         + (n.replyPort() > 0 ? "/" + n.replyPort() + "/" + n.checkpointPort() : "")).toList());
-        assertEquals(List.of("200@127.0.0.2:7009", "201@127.0.0.3:7010", "202@127.0.0.4:7011", "203@127.0.0.2:7012",
-                "204@127.0.0.3:7013", "205@127.0.0.4:7014", "206@127.0.0.2:7015", "207@127.0.0.3:7016"),
+        assertEquals(List.of("200@127.0.0.2:7009", "201@127.0.0.2:7010", "202@127.0.0.2:7011", "203@127.0.0.2:7012",
+                "204@127.0.0.2:7013", "205@127.0.0.2:7014", "206@127.0.0.2:7015", "207@127.0.0.2:7016"),
                 c.proposers().stream().map(p -> p.paxosId() + "@" + p.host() + ":" + p.port()).toList());
         assertEquals(500, c.settings().maxKeys());
         assertTrue(c.nodes().stream().allMatch(n -> n.pid() == null), "nothing started");
@@ -59,13 +59,13 @@ class ClusterInitCommandTest {
         assertFailure(CliRun.of("cluster", "init", "--dir", d, "--hosts", "127.0.0.2"),
                 "psmr init: " + dir + " already holds cluster.json; nothing was changed: pass --force to replace it");
         assertEquals(before, Files.readString(file));
-        CliRun forced = CliRun.of("cluster", "init", "--dir", d, "--hosts", "127.0.0.2", "--client-hosts", "127.0.0.9",
+        CliRun forced = CliRun.of("cluster", "init", "--dir", d, "--hosts", "127.0.0.2", "--client-hosts", "127.0.0.9,127.0.0.8",
                 "--acceptors", "1", "--replicas", "1", "--force");
         assertEquals(0, forced.exitCode(), forced.err());
         assertTrue(forced.out().startsWith("--force: replaced cluster.json in " + dir + "\n"), forced.out());
         ClusterDescriptor replaced = new ClusterDirectory(dir).read();
         assertEquals(2, replaced.nodes().size());
-        assertEquals(List.of("127.0.0.9"), replaced.proposers().stream().map(ProposerSlot::host).distinct().toList());
+        assertEquals(List.of("127.0.0.9", "127.0.0.8"), replaced.proposers().stream().map(ProposerSlot::host).distinct().toList());
 
         // A directory whose cluster has run keeps its data: refused even with --force.
         Files.createDirectories(dir.resolve("data/replica-1"));
@@ -127,8 +127,8 @@ class ClusterInitCommandTest {
                 "psmr: --base-port must be from 1024 to 65519 (this cluster takes 17 ports from it), got 65530");
         assertUsage(CliRun.of("cluster", "init", "--dir", d, "--hosts", "127.0.0.2", "--acceptors", "0"),
                 "psmr: --acceptors must be from 1 to 15, got 0");
-        assertUsage(CliRun.of("cluster", "start", "--dir", d, "--hosts", "192.0.2.1"),
-                "psmr: --hosts: 192.0.2.1 is not an address of this machine; cluster start runs every node here (use cluster init "
+        assertUsage(CliRun.of("cluster", "start", "--dir", d, "--hosts", "203.0.113.1"),
+                "psmr: --hosts: 203.0.113.1 is not an address of this machine; cluster start runs every node here (use cluster init "
                         + "for nodes on other machines)");
         assertTrue(!Files.exists(dir.resolve("c")), "nothing written");
     }
@@ -145,19 +145,26 @@ class ClusterInitCommandTest {
                 "psmr: --cluster: " + dir.resolve("cluster.json") + " does not exist or is not a file");
         assertUsage(CliRun.of("node", "--cluster", dir.toString(), "--name", "acceptor-0"), "is not named cluster.json");
 
-        // 192.0.2.1 (TEST-NET-1) resolves but is no address of this machine: refused at once, naming host and port.
-        assertEquals(0, CliRun.of("cluster", "init", "--dir", dir.toString(), "--hosts", "192.0.2.1", "--client-hosts", "127.0.0.1",
+        // 203.0.113.1 (TEST-NET-3) resolves but is no address of this machine: refused at once, naming host and port.
+        assertEquals(0, CliRun.of("cluster", "init", "--dir", dir.toString(), "--hosts", "203.0.113.1", "--client-hosts", "127.0.0.1",
                 "--acceptors", "1", "--replicas", "1", "--base-port", "7000").exitCode());
         String file = dir.resolve("cluster.json").toString();
         assertUsage(CliRun.of("node", "--cluster", file, "--name", "replica-7"),
                 "psmr: --name: no node 'replica-7' in " + file + "; nodes: [acceptor-0, replica-1]");
         long begin = System.nanoTime();
         CliRun elsewhere = CliRun.of("node", "--cluster", file, "--name", "acceptor-0");
-        assertFailure(elsewhere, "psmr node: acceptor-0 cannot bind 192.0.2.1:7000: 192.0.2.1 is not an address of this machine "
+        assertFailure(elsewhere, "psmr node: acceptor-0 cannot bind 203.0.113.1:7000: 203.0.113.1 is not an address of this machine "
                 + "(start acceptor-0 on the machine cluster.json puts it on)");
         assertTrue(System.nanoTime() - begin < TimeUnit.SECONDS.toNanos(10), "refused within seconds");
         assertTrue(new ClusterDirectory(dir).read().nodes().stream().allMatch(n -> n.pid() == null), "no pid recorded");
         assertTrue(!Files.exists(dir.resolve("status")), "no status written");
+        // A load on a machine that holds no proposer slot of the cluster is refused, naming where the slots are.
+        Path other = dir.resolve("other");
+        assertEquals(0, CliRun.of("cluster", "init", "--dir", other.toString(), "--hosts", "203.0.113.1", "--client-hosts", "198.51.100.2",
+                "--acceptors", "1", "--replicas", "1").exitCode());
+        assertFailure(CliRun.of("load", "--cluster", other.toString(), "--clients", "1", "--duration", "1s"),
+                "psmr load: no proposer slot of the cluster in " + other + " is on this machine (slots are on [198.51.100.2]); run the"
+                        + " load on one of those hosts, or name this machine with cluster init --client-hosts");
     }
 
     private static void assertFailure(CliRun run, String message) {
