@@ -52,7 +52,9 @@ class ClusterInitCommandTest {
                 c.proposers().stream().map(p -> p.paxosId() + "@" + p.host() + ":" + p.port()).toList());
         assertEquals(500, c.settings().maxKeys());
         assertTrue(c.nodes().stream().allMatch(n -> n.pid() == null), "nothing started");
-        assertEquals(List.of("cluster.json", "cluster.lock"), Files.list(dir).map(p -> p.getFileName().toString()).sorted().toList());
+        try (var listing = Files.list(dir)) {
+            assertEquals(List.of("cluster.json", "cluster.lock"), listing.map(p -> p.getFileName().toString()).sorted().toList());
+        }
 
         // Again: refused, nothing changed; --force replaces the file.
         String before = Files.readString(file);
@@ -95,8 +97,9 @@ class ClusterInitCommandTest {
         ClusterDescriptor p = new ClusterDirectory(pbftDir).read();
         assertEquals(List.of("127.0.0.2", "127.0.0.3", "127.0.0.4", "127.0.0.5"), p.nodes().stream().map(ClusterNode::host).toList());
         assertEquals(new InetSocketAddress("127.0.0.4", 9114), p.pillarAddress(2, 1));
-        assertTrue(Files.isDirectory(pbftDir.resolve("keys")) && Files.list(pbftDir.resolve("keys")).findAny().isPresent(),
-                "the key generation the replicas need");
+        try (var keys = Files.list(pbftDir.resolve("keys"))) {
+            assertEquals(4, keys.filter(k -> k.getFileName().toString().endsWith(".keys")).count(), "one key file per replica");
+        }
         assertFailure(CliRun.of("cluster", "init", "--dir", pbftDir.toString(), "--ordering", "pbft", "--hosts", "127.0.0.2"),
                 "psmr init: " + pbftDir + " already holds cluster.json and keys/; nothing was changed: pass --force to replace it");
     }

@@ -1,6 +1,5 @@
 package io.psmr.kvstore.cluster;
 
-import io.psmr.ordering.OrderingProtocol;
 import io.psmr.kvstore.ChronicleJvmFlags;
 import io.psmr.kvstore.cluster.ClusterDescriptor;
 import io.psmr.kvstore.cluster.ClusterDirectory;
@@ -8,7 +7,6 @@ import io.psmr.kvstore.cluster.ClusterNode;
 import io.psmr.kvstore.cluster.ClusterSettings;
 import io.psmr.kvstore.cluster.NodeRole;
 import io.psmr.ordering.node.NodeStatus;
-import io.psmr.kvstore.cluster.ProposerSlot;
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -22,7 +20,6 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
-import java.util.UUID;
 import java.util.stream.Stream;
 
 /**
