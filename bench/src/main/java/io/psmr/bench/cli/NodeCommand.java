@@ -1,5 +1,6 @@
 package io.psmr.bench.cli;
 
+import io.psmr.kvstore.cluster.HandStartedNode;
 import io.psmr.kvstore.cluster.NodeHost;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
@@ -46,9 +47,17 @@ public final class NodeCommand implements Callable<Integer> {
                     : "give --dir DIR or --cluster FILE, not both");
         }
         try {
-            return dir != null ? NodeHost.run(dir, name) : NodeHost.run(NodeHost.directoryOf(clusterFile), name, true);
+            if (dir != null) {
+                return NodeHost.run(dir, name);
+            }
+            Path own = HandStartedNode.directoryOf(clusterFile);
+            try (HandStartedNode registered = HandStartedNode.register(own, name)) {
+                return NodeHost.run(own, name);
+            }
         } catch (IllegalArgumentException e) {
-            throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+            String message = e.getMessage();
+            throw new CommandLine.ParameterException(spec.commandLine(), clusterFile != null && message.startsWith("--dir: ")
+                    ? "--cluster: " + message.substring("--dir: ".length()) : message);
         }
     }
 }

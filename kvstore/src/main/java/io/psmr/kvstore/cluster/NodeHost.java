@@ -3,7 +3,6 @@ package io.psmr.kvstore.cluster;
 import io.psmr.ordering.node.NodeRuntime;
 import io.psmr.ordering.node.NodeStatus;
 import io.psmr.ordering.ringpaxos.net.AcceptorRuntime;
-import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Objects;
@@ -63,71 +62,27 @@ public final class NodeHost {
      * @return 0 when stopped by a signal, 1 when the node stopped serving on its own
      * @throws IllegalArgumentException if {@code dir} holds no readable cluster.json, naming the
      *                                  problem, or it names no node {@code name}, listing the nodes
+     * @throws IllegalStateException    at once, if the node's host is not an address of this machine ({@link #requireLocal})
      */
     public static int run(Path dir, String name) throws InterruptedException {
-        return run(dir, name, false);
-    }
-
-    /**
-     * As {@link #run(Path, String)}; with {@code recordPid} (a node started by hand from {@code --cluster FILE}, which
-     * no launcher tracks) it first records its own process in the directory's cluster.json, refusing if the node
-     * already runs there, and clears it when it ends, so that {@code cluster status}, {@code cluster stop} and
-     * {@code load --cluster} on this machine see it as they see a launched node.
-     *
-     * @throws IllegalStateException if the node's host is not an address of this machine, or (with {@code recordPid})
-     *                               the node already runs
-     */
-    public static int run(Path dir, String name, boolean recordPid) throws InterruptedException {
         ClusterDirectory cd = new ClusterDirectory(dir);
         ClusterDescriptor cluster;
         try {
             cluster = cd.read();
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException((recordPid ? "--cluster: " : "--dir: ") + e.getMessage(), e);
+            throw new IllegalArgumentException("--dir: " + e.getMessage(), e);
         }
         ClusterNode node = cluster.node(name).orElseThrow(() -> new IllegalArgumentException(
                 "--name: no node '" + name + "' in " + cd.path().resolve(ClusterDescriptor.FILE) + "; nodes: "
                         + cluster.nodes().stream().map(ClusterNode::name).toList()));
         requireLocal(node);
-        if (recordPid) {
-            cd.update(c -> {
-                ClusterNode now = c.node(name).orElseThrow();
-                now.liveProcess().ifPresent(ph -> {
-                    throw new IllegalStateException(name + " already runs on this machine (pid " + ph.pid() + ")");
-                });
-                return c.withProcess(name, ProcessHandle.current());
-            });
-        }
-        NodeRuntime runtime;
-        try {
-            runtime = startRuntime(cd, cluster, node);
-        } catch (RuntimeException e) {
-            if (recordPid) {
-                forget(cd, name);
-            }
-            throw e;
-        }
-        // Cleared before the shutdown hook lets the JVM halt: a stopped node is then "stopped", not "dead".
-        return serve(cd, name, runtime, recordPid ? () -> forget(cd, name) : () -> { });
-    }
-
-    private static void forget(ClusterDirectory cd, String name) {
-        long self = ProcessHandle.current().pid();
-        cd.update(c -> c.node(name).map(ClusterNode::pid).filter(pid -> pid == self).isPresent() ? c.withProcess(name, null) : c);
-    }
-
-    private static NodeRuntime startRuntime(ClusterDirectory cd, ClusterDescriptor cluster, ClusterNode node) {
-        return switch (node.role()) {
+        NodeRuntime runtime = switch (node.role()) {
             case ACCEPTOR -> new AcceptorRuntime(node.name(), cluster.ringPaxosConfig(), node.paxosId(),
                     cluster.transportConfig(), node.address(node.port()), cluster.peers(),
                     cd.dataDir(node.name()));
             case REPLICA -> cluster.isRatis() ? new RatisPeerRuntime(cd, cluster, node)
                     : cluster.orderedByPbft() ? PbftReplicaRuntime.start(cd, cluster, node) : new ReplicaRuntime(cd, cluster, node);
         };
-    }
-
-    private static int serve(ClusterDirectory cd, String name, NodeRuntime runtime, Runnable onStop) throws InterruptedException {
-        ClusterNode node = cd.read().node(name).orElseThrow();
         LOG.info("{} serving: {} on {}:{}", name, node.role().cliName(), node.host(), node.port());
         CountDownLatch stop = new CountDownLatch(1);
         CountDownLatch stopped = new CountDownLatch(1);
@@ -159,43 +114,21 @@ public final class NodeHost {
                 }
             }
         } finally {
-            try {
-                runtime.close();
-                onStop.run();
-            } finally {
-                LOG.info("{} stopped", name);
-                stopped.countDown();
-            }
+            runtime.close();
+            LOG.info("{} stopped", name);
+            stopped.countDown();
         }
         return 0;
     }
 
     /**
-     * The directory a node started from {@code --cluster FILE} keeps its data and status in: FILE's own
-     * directory, which must therefore be FILE's name {@code cluster.json} (and, for PBFT, hold {@code keys/}).
-     *
-     * @throws IllegalArgumentException naming the problem if FILE is not named cluster.json or is not a file
-     */
-    public static Path directoryOf(Path clusterFile) {
-        Path name = clusterFile.getFileName();
-        if (name == null || !name.toString().equals(ClusterDescriptor.FILE)) {
-            throw new IllegalArgumentException("--cluster: " + clusterFile + " is not named " + ClusterDescriptor.FILE
-                    + " (the node keeps its data/ and status/ next to it, as in a cluster directory)");
-        }
-        if (!java.nio.file.Files.isRegularFile(clusterFile)) {
-            throw new IllegalArgumentException("--cluster: " + clusterFile + " does not exist or is not a file");
-        }
-        Path parent = clusterFile.toAbsolutePath().getParent();
-        return parent;
-    }
-
-    /**
-     * Refuses, at once, a node whose host is not an address of this machine: it could never bind, and the others
-     * would wait for it. Loopback addresses (all of 127/8 on Linux) and the wildcard count as this machine's.
+     * Refuses a node whose host is not an address of this machine (it could never bind, and the others would wait
+     * for it), before anything starts. Loopback addresses (all of 127/8 on Linux) and the wildcard count as this
+     * machine's ({@link ClusterLayout#isLocal}).
      *
      * @throws IllegalStateException naming the node, its host and port, and the problem
      */
-    static void requireLocal(ClusterNode node) {
+    public static void requireLocal(ClusterNode node) {
         java.net.InetAddress address;
         try {
             address = java.net.InetAddress.getByName(node.host());
