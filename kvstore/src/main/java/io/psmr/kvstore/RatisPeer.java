@@ -73,12 +73,23 @@ public final class RatisPeer implements AutoCloseable {
      */
     public static RatisPeer start(ReplicaConfig config, RaftGroup group, RaftPeerId id, int port, Path storage,
                                   long autoSnapshotEvery, boolean recover) throws IOException {
+        return start(config, group, id, address(port), storage, autoSnapshotEvery, recover);
+    }
+
+    /**
+     * As {@link #start(ReplicaConfig, RaftGroup, RaftPeerId, int, Path, long, boolean)}, bound to {@code bind}
+     * (its host and gRPC port, as the group names this peer) rather than 127.0.0.1; a failure names that host and port.
+     */
+    public static RatisPeer start(ReplicaConfig config, RaftGroup group, RaftPeerId id, InetSocketAddress bind, Path storage,
+                                  long autoSnapshotEvery, boolean recover) throws IOException {
         Objects.requireNonNull(config, "config");
+        int port = bind.getPort();
+        String host = bind.getHostString();
         if (autoSnapshotEvery < 0) {
             throw new IllegalArgumentException("autoSnapshotEvery must be at least 0, got " + autoSnapshotEvery);
         }
         RatisSystemExit.disable();
-        String name = id + " on " + address(port).getHostString() + ":" + port;
+        String name = id + " on " + host + ":" + port;
         RatisPeerThreads threads = new RatisPeerThreads(name);
         RatisReplica replica = RatisReplica.create(config);
         RaftServer server = null;
@@ -86,7 +97,7 @@ public final class RatisPeer implements AutoCloseable {
             server = RaftServer.newBuilder()
                     .setServerId(id)
                     .setGroup(group)
-                    .setProperties(serverProperties(config.limits(), port, Files.createDirectories(storage), autoSnapshotEvery))
+                    .setProperties(serverProperties(config.limits(), host, port, Files.createDirectories(storage), autoSnapshotEvery))
                     .setStateMachine(replica.stateMachine())
                     .setOption(recover ? RaftStorage.StartupOption.RECOVER : RaftStorage.StartupOption.FORMAT)
                     .setThreadGroup(threads)
@@ -102,7 +113,7 @@ public final class RatisPeer implements AutoCloseable {
         } catch (IOException | RuntimeException e) {
             // A server built but not started (port taken, storage locked or unreadable) holds threads, its port and
             // its storage lock: release them before the replica.
-            IOException failed = new IOException("Ratis peer " + id + " could not start on " + address(port).getHostString()
+            IOException failed = new IOException("Ratis peer " + id + " could not start on " + host
                     + ":" + port + ": " + innermostMessage(e), e);
             if (server != null) {
                 try {
@@ -216,10 +227,10 @@ public final class RatisPeer implements AutoCloseable {
         return new InetSocketAddress("127.0.0.1", port);
     }
 
-    private static RaftProperties serverProperties(KvLimits limits, int port, Path storage, long autoSnapshotEvery) {
+    private static RaftProperties serverProperties(KvLimits limits, String host, int port, Path storage, long autoSnapshotEvery) {
         RaftProperties p = new RaftProperties();
         RaftConfigKeys.Rpc.setType(p, SupportedRpcType.GRPC);
-        GrpcConfigKeys.Server.setHost(p, "127.0.0.1");
+        GrpcConfigKeys.Server.setHost(p, host);
         GrpcConfigKeys.Server.setPort(p, port);
         RaftServerConfigKeys.setStorageDir(p, List.of(storage.toFile()));
         // Elections: short enough that a killed leader is replaced in about a second, long enough

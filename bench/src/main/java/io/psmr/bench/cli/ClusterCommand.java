@@ -3,6 +3,7 @@ package io.psmr.bench.cli;
 import io.psmr.ordering.OrderingProtocol;
 import io.psmr.kvstore.cluster.ClusterLauncher;
 import io.psmr.kvstore.cluster.ClusterDescriptor;
+import io.psmr.kvstore.cluster.ClusterLayout;
 import io.psmr.kvstore.cluster.ClusterNode;
 import io.psmr.kvstore.cluster.ClusterSettings;
 import io.psmr.kvstore.cluster.NodeRole;
@@ -25,17 +26,19 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code psmr cluster start|status|kill|restart|stop}: a Ring Paxos (or Apache Ratis) cluster of
- * separate processes on 127.0.0.1, described by {@code DIR/cluster.json}. Drive it with {@code ./psmr load --cluster DIR}.
+ * {@code psmr cluster init|start|status|kill|restart|stop}: a Ring Paxos (or Apache Ratis, or PBFT) cluster of
+ * separate processes, on 127.0.0.1 by default, described by {@code DIR/cluster.json}; {@code init} only writes the
+ * file for nodes on other machines. Drive it with {@code ./psmr load --cluster DIR}.
  */
 @Command(name = "cluster",
         mixinStandardHelpOptions = true,
         synopsisSubcommandLabel = "COMMAND",
         commandListHeading = "%nCommands:%n",
         description = {
-            "Run a replicated key-value store as separate processes on 127.0.0.1: Ring Paxos acceptors and replicas, Apache Ratis peers, or PBFT replicas.",
+            "Run a replicated key-value store as separate processes (on 127.0.0.1, or --hosts): Ring Paxos acceptors and replicas, Apache Ratis peers, or PBFT replicas.",
+            "cluster init writes the cluster.json of a cluster on several machines, each running ./psmr node --cluster FILE --name NAME (docs/deployment.md).",
             "Drive it with ./psmr load --cluster DIR. Docs: docs/ringpaxos.md (Running a cluster of processes), docs/integration.md (Ratis), docs/pbft.md (PBFT)."},
-        subcommands = {ClusterCommand.Start.class, ClusterCommand.Status.class, ClusterCommand.Kill.class,
+        subcommands = {ClusterCommand.Init.class, ClusterCommand.Start.class, ClusterCommand.Status.class, ClusterCommand.Kill.class,
             ClusterCommand.Restart.class, ClusterCommand.Stop.class, ClusterCommand.RotateKeys.class})
 public final class ClusterCommand implements Callable<Integer> {
 
@@ -44,7 +47,7 @@ public final class ClusterCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        throw new CommandLine.ParameterException(spec.commandLine(), "missing command: start, status, kill, restart or stop");
+        throw new CommandLine.ParameterException(spec.commandLine(), "missing command: init, start, status, kill, restart or stop");
     }
 
     /** {@code --dir}, shared by every subcommand. */
@@ -53,11 +56,91 @@ public final class ClusterCommand implements Callable<Integer> {
         Path dir;
     }
 
+    /**
+     * {@code cluster init}: the cluster.json (and for PBFT the keys) of a cluster whose nodes run on other machines,
+     * laid out by {@link ClusterLayout} with ports from {@code --base-port}; starts nothing.
+     */
+    @Command(name = "init", mixinStandardHelpOptions = true, sortOptions = false,
+            description = {"Write DIR/cluster.json (and DIR/keys for pbft) of a cluster on the machines --hosts names; start nothing.",
+                "Copy DIR to every machine and run ./psmr node --cluster DIR/cluster.json --name NAME there (docs/deployment.md).",
+                "Takes start's sizing options; refuses (exit 1) a DIR with a cluster.json unless --force, and always one whose cluster has run."})
+    static final class Init extends Start {
+
+        @Option(names = "--client-hosts", paramLabel = "HOST,...", split = ",",
+                description = "Ring Paxos only: the machines load processes run on; the 8 proposer slots go round-robin on them "
+                        + "(default: the first of --hosts). Session numbers are counted per copy of DIR: keep loads to one machine.")
+        List<String> clientHosts;
+
+        @Option(names = "--base-port", paramLabel = "PORT", defaultValue = "7000",
+                description = "The first port; the cluster takes consecutive ports from it, the same on every machine "
+                        + "(default: ${DEFAULT-VALUE}).")
+        int basePort;
+
+        @Override
+        public Integer call() throws Exception {
+            CommandLine cl = spec.commandLine();
+            for (String flag : new String[] {"--resume", "--timeout", "--metrics"}) {
+                require(cl, !cl.getParseResult().hasMatchedOption(flag), flag + " is a cluster start option; init starts nothing"
+                        + ("--metrics".equals(flag) ? " (give each node --metrics-port PORT: ./psmr node --help)" : ""));
+            }
+            require(cl, cl.getParseResult().hasMatchedOption("--hosts"), "init needs --hosts HOST,... (the machines of the nodes)");
+            require(cl, clientHosts == null || ordering == OrderingProtocol.RING_PAXOS,
+                    "--client-hosts is a Ring Paxos setting (where proposer slots are); a " + ordering.cliName() + " cluster has none");
+            return super.call();
+        }
+
+        @Override
+        int run(CommandLine cl, int n, java.util.Map<String, io.psmr.ordering.pbft.byzantine.ByzantineMode> liars,
+                ClusterSettings settings, List<String> where) {
+            List<String> clients;
+            try {
+                clients = clientHosts == null ? where.subList(0, 1) : ClusterLayout.checkHosts("--client-hosts", clientHosts);
+            } catch (IllegalArgumentException e) {
+                throw new CommandLine.ParameterException(cl, e.getMessage());
+            }
+            int count = ClusterLayout.portCount(ordering, acceptors, n, pillars, ClusterLauncher.PROPOSER_SLOTS);
+            require(cl, basePort >= 1024 && basePort + count - 1 <= 65535, "--base-port must be from 1024 to " + (65536 - count)
+                    + " (this cluster takes " + count + " ports from it), got " + basePort);
+            int[] next = {basePort};
+            java.util.function.IntSupplier ports = () -> next[0]++;
+            ClusterDescriptor cluster = switch (ordering) {
+                case RATIS -> ClusterLayout.ratis(n, settings, where, ports);
+                case PBFT -> ClusterLayout.pbft(n, pillars, rotation, settings,
+                        io.psmr.kvstore.cluster.PbftClusterSettings.DEFAULT_CHECKPOINT_INTERVAL, liars, where, ports);
+                default -> ClusterLayout.ringPaxos(acceptors, n, ClusterLauncher.PROPOSER_SLOTS, settings, where, clients, ports);
+            };
+            ClusterLauncher launcher = new ClusterLauncher(dir.dir);
+            List<String> replaced = launcher.init(cluster, force);
+            PrintWriter out = cl.getOut();
+            if (!replaced.isEmpty()) {
+                out.println("--force: replaced " + String.join(", ", replaced) + " in " + launcher.directory().path());
+            }
+            Path file = launcher.directory().path().resolve(ClusterDescriptor.FILE);
+            out.println("wrote " + file + (cluster.orderedByPbft() ? " and " + launcher.directory().keysDir() : "")
+                    + ": a " + ordering.cliName() + " cluster, ports " + basePort + " to " + (basePort + count - 1));
+            java.util.Map<String, List<String>> byHost = new java.util.LinkedHashMap<>();
+            for (ClusterNode node : cluster.nodes()) {
+                byHost.computeIfAbsent(node.host(), h -> new java.util.ArrayList<>()).add(node.name());
+            }
+            for (var e : byHost.entrySet()) {
+                out.println("  " + e.getKey() + ": " + String.join(" ", e.getValue()));
+            }
+            if (!cluster.proposers().isEmpty()) {
+                out.println("  load processes (proposer slots) on: " + String.join(" ",
+                        cluster.proposers().stream().map(p -> p.host()).distinct().toList()));
+            }
+            out.println("copy " + launcher.directory().path() + " to every machine; on each, for each of its nodes: "
+                    + "./psmr node --cluster " + file + " --name NAME");
+            out.flush();
+            return 0;
+        }
+    }
+
     /** {@code cluster start}. */
     @Command(name = "start", mixinStandardHelpOptions = true, sortOptions = false,
             description = {"Start a cluster: each acceptor and replica in its own JVM; returns once it serves.",
                 "Refuses (exit 1) a DIR that already holds a cluster: --force deletes it first, --resume starts it again from its data."})
-    static final class Start implements Callable<Integer> {
+    static class Start implements Callable<Integer> {
         @Spec
         CommandSpec spec;
 
@@ -130,6 +213,10 @@ public final class ClusterCommand implements Callable<Integer> {
                 description = "Each node serves Prometheus metrics at GET /metrics on an ephemeral port (in status/NAME.json; "
                         + "restarts keep serving them); cluster status then shows a few of them. Docs: docs/metrics.md.")
         boolean metrics;
+        @Option(names = "--hosts", paramLabel = "HOST,...", split = ",",
+                description = "Addresses the nodes bind, round-robin in node order (acceptor i on host i mod k, replica r on host "
+                        + "(r-1) mod k); with start, addresses of this machine such as 127.0.0.2,127.0.0.3 (default: 127.0.0.1).")
+        List<String> hosts;
 
         @Option(names = "--force",
                 description = "If DIR holds a stopped cluster, delete its cluster.json, data/, logs/ and keys/ first and start a new one.")
@@ -181,6 +268,24 @@ public final class ClusterCommand implements Callable<Integer> {
             require(cl, tick.toMillis() >= 1 && tick.toMillis() <= 1000,
                     "--tick must be from 1ms to 1s, got " + DurationConverter.format(tick));
             ClusterSettings settings = new ClusterSettings(mode, workers, maxKeys, valueSize, bytes, (int) tick.toMillis());
+            List<String> where;
+            try {
+                where = ClusterLayout.checkHosts("--hosts", hosts == null ? ClusterLauncher.LOCAL : hosts);
+            } catch (IllegalArgumentException e) {
+                throw new CommandLine.ParameterException(cl, e.getMessage());
+            }
+            return run(cl, n, liars, settings, where);
+        }
+
+        /** Starts the checked cluster ({@code init} writes it instead). */
+        int run(CommandLine cl, int n, java.util.Map<String, io.psmr.ordering.pbft.byzantine.ByzantineMode> liars,
+                ClusterSettings settings, List<String> where) throws Exception {
+            boolean ratis = ordering == OrderingProtocol.RATIS;
+            boolean pbft = ordering == OrderingProtocol.PBFT;
+            for (String h : where) {
+                require(cl, ClusterLayout.isLocal(h), "--hosts: " + h + " is not an address of this machine; cluster start runs "
+                        + "every node here (use cluster init for nodes on other machines)");
+            }
             ClusterLauncher launcher = new ClusterLauncher(dir.dir).serveMetrics(metrics);
             PrintWriter out = cl.getOut();
             if (force) {
@@ -192,11 +297,12 @@ public final class ClusterCommand implements Callable<Integer> {
                 }
             }
             if (pbft) {
-                launcher.startPbft(n, pillars, rotation, settings, liars, timeout);
+                launcher.startPbft(n, pillars, rotation, settings, io.psmr.kvstore.cluster.PbftClusterSettings.DEFAULT_CHECKPOINT_INTERVAL,
+                        liars, where, timeout);
             } else if (ratis) {
-                launcher.startRatis(replicas, settings, timeout);
+                launcher.startRatis(replicas, settings, where, timeout);
             } else {
-                launcher.start(acceptors, replicas, settings, timeout);
+                launcher.start(acceptors, replicas, settings, where, timeout);
             }
             out.println("cluster serving in " + launcher.directory().path() + " (" + launcher.directory().path()
                     .resolve(ClusterDescriptor.FILE) + "); store capacity " + settings.maxKeys() + " entries, "
@@ -455,7 +561,7 @@ public final class ClusterCommand implements Callable<Integer> {
         for (ClusterLauncher.NodeView v : views) {
             ClusterNode n = v.node();
             NodeStatus s = v.status();
-            String state = !v.alive() ? (n.pid() == null ? "stopped" : "dead")
+            String state = !v.alive() ? (n.pid() == null ? (ClusterLayout.isLocal(n.host()) ? "stopped" : "elsewhere") : "dead")
                     : s == null ? "starting" : s.failure() != null ? "failed" : s.coordinator() ? (ratis ? "leader" : pbft ? "primary" : "coord")
                     : "serving";
             out.printf(Locale.ROOT, "%-12s %-9s %-8s %-6d %-6s %-9s %-12s %s%n", n.name(), n.role().cliName(),
@@ -474,6 +580,14 @@ public final class ClusterCommand implements Callable<Integer> {
                     out.println("  " + line);
                 }
             }
+        }
+        java.util.Map<String, List<String>> byHost = new java.util.LinkedHashMap<>();
+        for (ClusterLauncher.NodeView v : views) {
+            byHost.computeIfAbsent(v.node().host(), h -> new java.util.ArrayList<>()).add(v.node().name());
+        }
+        if (!byHost.keySet().equals(java.util.Set.of("127.0.0.1"))) { // "elsewhere": on another machine, see its status there
+            out.println("hosts: " + String.join("; ", byHost.entrySet().stream()
+                    .map(e -> e.getKey() + " " + String.join(" ", e.getValue())).toList()));
         }
         printMetrics(out, described, views);
         Optional<String> c = launcher.coordinator();
@@ -503,7 +617,7 @@ public final class ClusterCommand implements Callable<Integer> {
             }
             String name = v.node().name();
             try {
-                MetricsScrape m = MetricsScrape.fetch(described.host(), s.metricsPort(), SCRAPE_TIMEOUT);
+                MetricsScrape m = MetricsScrape.fetch(v.node().host(), s.metricsPort(), SCRAPE_TIMEOUT);
                 out.println("  " + name + " :" + s.metricsPort() + " " + summary(v.node(), m));
             } catch (java.io.IOException e) {
                 out.println("  " + name + " :" + s.metricsPort() + " no answer: " + e.getMessage());

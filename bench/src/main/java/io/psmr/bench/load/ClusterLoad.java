@@ -93,7 +93,7 @@ public final class ClusterLoad {
     public static LoadReport run(ClusterDirectory dir, LoadOptions options, HistorySink history, AfterLoad after,
                                  Duration settle, RunControls controls) throws Exception {
         ClusterDescriptor cluster = dir.read();
-        if (liveReplicas(dir, cluster).isEmpty()) {
+        if (liveReplicas(dir, cluster).isEmpty() && remoteReplicas(cluster).isEmpty()) {
             throw new IllegalStateException("no replica of the cluster in " + dir.path() + " is alive (see ./psmr cluster status)");
         }
         ReplicaConfig rc = cluster.settings().replicaConfig(1);
@@ -178,7 +178,9 @@ public final class ClusterLoad {
         StringBuilder b = new StringBuilder();
         for (ClusterNode n : cluster.nodes()) {
             String why;
-            if (n.liveProcess().isEmpty()) {
+            if (n.pid() == null && !io.psmr.kvstore.cluster.ClusterLayout.isLocal(n.host())) {
+                why = null; // on another machine: not visible from here
+            } else if (n.liveProcess().isEmpty()) {
                 why = "process not running"; // killed or stopped (cluster.json then holds no pid), or died
             } else {
                 NodeStatus s = StatusFile.read(dir.statusFile(n.name())).filter(st -> st.pid() == n.pid()).orElse(null);
@@ -204,7 +206,7 @@ public final class ClusterLoad {
     private static <T> T runOverRingPaxos(ClusterDirectory dir, ClusterDescriptor cluster, ClusterSession session, ProxyConfig pc,
                                           Function<ProxyConfig, BatchDecorator> decorator,
                                           ProxyUser<T> user) throws Exception {
-        InetSocketAddress bind = new InetSocketAddress(cluster.host(), session.slot().port());
+        InetSocketAddress bind = new InetSocketAddress(session.slot().host(), session.slot().port());
         try (RingPaxosProposerClient proposer = RingPaxosProposerClient.start(cluster.ringPaxosConfig(),
                 session.slot().paxosId(), session.firstProposalSeq(), cluster.transportConfig(), bind, cluster.peers(),
                 MAX_PENDING_PROPOSALS)) {
@@ -286,7 +288,15 @@ public final class ClusterLoad {
         return new Run(result, stats, null);
     }
 
-    /** The replicas whose process is alive. */
+    /**
+     * The replicas on other machines (their host is not an address of this one): their processes and status files
+     * are there, so this machine neither checks that they live nor reads their digests.
+     */
+    public static List<ClusterNode> remoteReplicas(ClusterDescriptor cluster) {
+        return cluster.replicas().stream().filter(n -> !io.psmr.kvstore.cluster.ClusterLayout.isLocal(n.host())).toList();
+    }
+
+    /** The replicas whose process is alive (on this machine). */
     static List<ClusterNode> liveReplicas(ClusterDirectory dir, ClusterDescriptor cluster) {
         List<ClusterNode> live = new ArrayList<>();
         for (ClusterNode n : cluster.replicas()) {
@@ -307,7 +317,11 @@ public final class ClusterLoad {
         long previous = -1;
         String last = "no status yet";
         while (true) {
-            List<ClusterNode> live = liveReplicas(dir, dir.read()); // pids change when nodes are killed or restarted
+            ClusterDescriptor now = dir.read();
+            List<ClusterNode> live = liveReplicas(dir, now); // pids change when nodes are killed or restarted
+            if (live.isEmpty() && !remoteReplicas(now).isEmpty()) {
+                return List.of(); // every live replica is elsewhere: nothing to compare from here
+            }
             List<Long> digests = new ArrayList<>();
             long instance = -1;
             boolean settled = !live.isEmpty();

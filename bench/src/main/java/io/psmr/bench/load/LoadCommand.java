@@ -83,8 +83,8 @@ public final class LoadCommand implements Callable<Integer> {
     Integer metricsPort;
 
     @Option(names = "--cluster", paramLabel = "DIR",
-            description = "Drive the process cluster in DIR (started with ./psmr cluster start) instead of an embedded one; "
-                    + "replicas, mode and workers are the cluster's, and replies come over TCP.")
+            description = "Drive the process cluster in DIR (started with ./psmr cluster start, or DIR a copy of a cluster init "
+                    + "directory) instead of an embedded one; replicas, mode and workers are the cluster's, and replies come over TCP.")
     Path cluster;
 
     @Option(names = "--replicas", paramLabel = "N", defaultValue = "3",
@@ -205,7 +205,7 @@ public final class LoadCommand implements Callable<Integer> {
                 ClientProxy p = proxy.get();
                 return p == null ? null : p.stats();
             });
-            String host = cluster != null ? new ClusterDirectory(cluster).read().host() : "127.0.0.1";
+            String host = cluster != null ? metricsHost(new ClusterDirectory(cluster).read()) : "127.0.0.1";
             try {
                 endpoint = PrometheusEndpoint.start(host, metricsPort, registry);
             } catch (java.io.UncheckedIOException e) {
@@ -222,6 +222,16 @@ public final class LoadCommand implements Callable<Integer> {
         try (PrometheusEndpoint served = endpoint) {
             return runAndReport(options, controls, json, out, err);
         }
+    }
+
+    /**
+     * Where a load against {@code cluster} serves its metrics: the first address of this machine that the cluster
+     * gives a proposer slot or a node (the machine's address on the cluster's network), else the loopback.
+     */
+    static String metricsHost(ClusterDescriptor cluster) {
+        java.util.stream.Stream<String> hosts = java.util.stream.Stream.concat(
+                cluster.proposers().stream().map(p -> p.host()), cluster.nodes().stream().map(n -> n.host()));
+        return hosts.filter(h -> h != null && io.psmr.kvstore.cluster.ClusterLayout.isLocal(h)).findFirst().orElse("127.0.0.1");
     }
 
     private int runAndReport(LoadOptions options, RunControls controls, boolean json, PrintWriter out, PrintWriter err)
@@ -245,7 +255,14 @@ public final class LoadCommand implements Callable<Integer> {
         }
         print(report, json, out);
         int compared = report.digests().size();
-        if (cluster != null && compared < Math.min(2, options.replicas())) {
+        int remote = cluster == null ? 0 : ClusterLoad.remoteReplicas(new ClusterDirectory(cluster).read()).size();
+        if (remote > 0) {
+            // Their status files are on their machines: compare there (./psmr cluster status on each).
+            err.println("psmr load: " + remote + " of " + options.replicas() + " replicas run on other machines; their digests"
+                    + " are not compared from here (" + compared + " compared): run ./psmr cluster status on their machines");
+            err.flush();
+        }
+        if (cluster != null && compared < Math.min(2, options.replicas() - remote)) {
             err.println("psmr load: only " + compared + " of " + options.replicas()
                     + " replicas are alive to report a digest; agreement not verified");
             err.flush();

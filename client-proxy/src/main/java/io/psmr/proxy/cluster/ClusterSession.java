@@ -38,9 +38,10 @@ public final class ClusterSession implements AutoCloseable {
     }
 
     /**
-     * Claims a free proposer slot and a new session number.
+     * Claims a free proposer slot on this machine (one whose host is an address of it: the acceptors send
+     * decisions there) and a new session number.
      *
-     * @throws IllegalStateException if every slot is held by another live process
+     * @throws IllegalStateException if no slot is on this machine, or every one is held by another live process
      */
     public static ClusterSession open(ClusterDirectory dir, ClusterDescriptor cluster) {
         long session = dir.nextSession();
@@ -50,7 +51,14 @@ public final class ClusterSession implements AutoCloseable {
         if (cluster.proposers().isEmpty()) {
             return new ClusterSession(null, session, null, null); // Ratis: its clients need no slot
         }
-        for (ProposerSlot slot : cluster.proposers()) {
+        java.util.List<ProposerSlot> local = cluster.proposers().stream()
+                .filter(p -> io.psmr.kvstore.cluster.ClusterLayout.isLocal(p.host())).toList();
+        if (local.isEmpty()) {
+            throw new IllegalStateException("no proposer slot of the cluster in " + dir.path() + " is on this machine (slots are on "
+                    + cluster.proposers().stream().map(ProposerSlot::host).distinct().toList()
+                    + "); run the load on one of those hosts, or name this machine with cluster init --client-hosts");
+        }
+        for (ProposerSlot slot : local) {
             try {
                 Files.createDirectories(dir.proposerLock(slot.paxosId()).getParent());
                 FileChannel ch = FileChannel.open(dir.proposerLock(slot.paxosId()), StandardOpenOption.CREATE,
@@ -69,8 +77,8 @@ public final class ClusterSession implements AutoCloseable {
                 throw new UncheckedIOException("cannot claim proposer slot " + slot.paxosId() + " in " + dir.path(), e);
             }
         }
-        throw new IllegalStateException("all " + cluster.proposers().size() + " proposer slots of the cluster in "
-                + dir.path() + " are in use by other load processes");
+        throw new IllegalStateException("all " + local.size() + " proposer slots of the cluster in "
+                + dir.path() + " on this machine are in use by other load processes");
     }
 
     /** The proposer slot held, or null in a cluster without slots (Ratis). */

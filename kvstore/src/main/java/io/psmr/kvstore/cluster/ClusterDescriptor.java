@@ -42,9 +42,14 @@ import org.apache.ratis.protocol.RaftPeerId;
  * server with psmr executing its log, on its gRPC port), there are no acceptors or proposer slots,
  * and {@code ratisGroup} names the Raft group.
  *
- * @param version   the file format, {@value #VERSION}
- * @param ordering  the ordering layer, {@code ringpaxos} or {@code ratis}
- * @param host      the address every node binds and dials (127.0.0.1)
+ * <p><b>Hosts.</b> Every node and proposer slot names its own host (format version {@value #VERSION}): the
+ * address it binds and the others dial. A version-1 file named one top-level {@code host} for all; it is
+ * still read, each node and slot taking that host, and is written back as version {@value #VERSION}.
+ *
+ * @param version   the file format: {@value #VERSION}, or 1 when read from an old file (normalised to {@value #VERSION})
+ * @param ordering  the ordering layer, {@code ringpaxos}, {@code ratis} or {@code pbft}
+ * @param host      a default host for the nodes and slots that name none (the one host of a version-1 file, or
+ *                  what a Java caller passes); null once built, since every node and slot then has its own
  * @param settings  what every process must agree on
  * @param nodes     acceptors, then replicas
  * @param proposers the proposer slots load processes claim (Ring Paxos only)
@@ -53,7 +58,9 @@ import org.apache.ratis.protocol.RaftPeerId;
  *                  proposal port (proxies propose there), {@code replyPort} its reply port; its PBFT replica id is
  *                  {@code replicaId − 1}; there are no acceptors or proposer slots
  */
-public record ClusterDescriptor(int version, OrderingProtocol ordering, String host, ClusterSettings settings,
+public record ClusterDescriptor(int version, OrderingProtocol ordering,
+                                @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
+                                String host, ClusterSettings settings,
                                 List<ClusterNode> nodes, List<ProposerSlot> proposers, String ratisGroup,
                                 PbftClusterSettings pbft) {
 
@@ -64,7 +71,9 @@ public record ClusterDescriptor(int version, OrderingProtocol ordering, String h
     }
 
     /** The format version this code reads and writes. */
-    public static final int VERSION = 1;
+    public static final int VERSION = 2;
+    /** The format with one top-level host for every node, still read. */
+    public static final int VERSION_ONE_HOST = 1;
     /** The Ring Paxos id of the first replica's learner. */
     public static final int LEARNER_BASE = 100;
     /** The Ring Paxos id of the first proposer slot. */
@@ -77,17 +86,25 @@ public record ClusterDescriptor(int version, OrderingProtocol ordering, String h
     /** Checks consistency: unique names, ids and ports, at least one acceptor and one replica. */
     @com.fasterxml.jackson.annotation.JsonCreator
     public ClusterDescriptor {
-        if (version != VERSION) {
-            throw new IllegalArgumentException("cluster.json has format version " + version + "; this psmr reads version " + VERSION);
+        if (version != VERSION && version != VERSION_ONE_HOST) {
+            throw new IllegalArgumentException("cluster.json has format version " + version + "; this psmr reads versions "
+                    + VERSION_ONE_HOST + " and " + VERSION);
+        }
+        if (version == VERSION_ONE_HOST && host == null) {
+            throw new IllegalArgumentException("cluster.json: a version 1 file names one top-level host for every node, and this one has none");
+        }
+        if (host != null && host.isBlank()) {
+            throw new IllegalArgumentException("cluster.json: host is empty");
         }
         if (ordering != OrderingProtocol.RING_PAXOS && ordering != OrderingProtocol.RATIS && ordering != OrderingProtocol.PBFT) {
             throw new IllegalArgumentException("cluster.json: ordering must be ringpaxos, ratis or pbft, got "
                     + (ordering == null ? "nothing" : "'" + ordering.cliName() + "'"));
         }
-        Objects.requireNonNull(host, "host");
         Objects.requireNonNull(settings, "settings");
-        nodes = List.copyOf(Objects.requireNonNull(nodes, "nodes"));
-        proposers = List.copyOf(Objects.requireNonNull(proposers, "proposers"));
+        nodes = withHosts(Objects.requireNonNull(nodes, "nodes"), host);
+        proposers = slotsWithHosts(Objects.requireNonNull(proposers, "proposers"), host);
+        version = VERSION;
+        host = null;
         Set<String> names = new HashSet<>();
         Set<Integer> ids = new HashSet<>();
         Set<Integer> ports = new HashSet<>();
@@ -140,6 +157,24 @@ public record ClusterDescriptor(int version, OrderingProtocol ordering, String h
         }
     }
 
+    private static List<ClusterNode> withHosts(List<ClusterNode> nodes, String defaultHost) {
+        List<ClusterNode> out = new ArrayList<>(nodes.size());
+        for (ClusterNode n : nodes) {
+            require(n.host() != null || defaultHost != null, "node " + n.name() + " names no host");
+            out.add(n.host() != null ? n : n.onHost(defaultHost));
+        }
+        return List.copyOf(out);
+    }
+
+    private static List<ProposerSlot> slotsWithHosts(List<ProposerSlot> slots, String defaultHost) {
+        List<ProposerSlot> out = new ArrayList<>(slots.size());
+        for (ProposerSlot p : slots) {
+            require(p.host() != null || defaultHost != null, "proposer slot " + p.paxosId() + " names no host");
+            out.add(p.host() != null ? p : p.onHost(defaultHost));
+        }
+        return List.copyOf(out);
+    }
+
     private static void require(boolean ok, String problem) {
         if (!ok) {
             throw new IllegalArgumentException("cluster.json: " + problem);
@@ -185,12 +220,12 @@ public record ClusterDescriptor(int version, OrderingProtocol ordering, String h
 
     /** Where PBFT replica {@code r}'s pillar {@code p} listens (any thread). */
     public InetSocketAddress pillarAddress(int r, int p) {
-        return new InetSocketAddress(host, pbft.pillarPorts().get(r).get(p));
+        return replicas().get(r).address(pbft.pillarPorts().get(r).get(p));
     }
 
     /** Every PBFT replica's proposal port, in PBFT replica id order. */
     public List<InetSocketAddress> proposalAddresses() {
-        return replicas().stream().map(n -> new InetSocketAddress(host, n.port())).toList();
+        return replicas().stream().map(n -> n.address(n.port())).toList();
     }
 
     /** Whether the nodes are Ratis peers. */
@@ -205,8 +240,16 @@ public record ClusterDescriptor(int version, OrderingProtocol ordering, String h
             throw new IllegalStateException("a " + ordering.cliName() + " cluster has no Raft group");
         }
         List<RaftPeer> peers = replicas().stream().map(n -> RaftPeer.newBuilder().setId(raftPeerId(n))
-                .setAddress(new InetSocketAddress(host, n.port())).build()).toList();
+                .setAddress(hostPort(n.host(), n.port())).build()).toList();
         return RaftGroup.valueOf(RaftGroupId.valueOf(UUID.fromString(ratisGroup)), peers);
+    }
+
+    /**
+     * {@code host:port} as written in cluster.json ({@code [v6]:port} for an IPv6 literal): Ratis would otherwise turn an
+     * {@link InetSocketAddress} into a reverse-looked-up name, which other machines may resolve differently.
+     */
+    private static String hostPort(String host, int port) {
+        return (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + port;
     }
 
     /** The Ratis peer id of replica {@code node}. */
@@ -223,10 +266,10 @@ public record ClusterDescriptor(int version, OrderingProtocol ordering, String h
     public Map<Integer, InetSocketAddress> peers() {
         Map<Integer, InetSocketAddress> peers = new LinkedHashMap<>();
         for (ClusterNode n : nodes) {
-            peers.put(n.paxosId(), new InetSocketAddress(host, n.port()));
+            peers.put(n.paxosId(), n.address(n.port()));
         }
         for (ProposerSlot p : proposers) {
-            peers.put(p.paxosId(), new InetSocketAddress(host, p.port()));
+            peers.put(p.paxosId(), new InetSocketAddress(p.host(), p.port()));
         }
         return peers;
     }
@@ -235,7 +278,7 @@ public record ClusterDescriptor(int version, OrderingProtocol ordering, String h
     public Map<Integer, InetSocketAddress> replyAddresses() {
         Map<Integer, InetSocketAddress> byId = new LinkedHashMap<>();
         for (ClusterNode n : replicas()) {
-            byId.put(n.replicaId(), new InetSocketAddress(host, n.replyPort()));
+            byId.put(n.replicaId(), n.address(n.replyPort()));
         }
         return byId;
     }
@@ -246,7 +289,7 @@ public record ClusterDescriptor(int version, OrderingProtocol ordering, String h
      */
     public List<InetSocketAddress> checkpointPeers(ClusterNode replica) {
         return replicas().stream().filter(n -> !n.name().equals(replica.name()) && n.checkpointPort() > 0)
-                .map(n -> new InetSocketAddress(host, n.checkpointPort())).toList();
+                .map(n -> n.address(n.checkpointPort())).toList();
     }
 
     /** This descriptor as JSON. */
@@ -268,7 +311,8 @@ public record ClusterDescriptor(int version, OrderingProtocol ordering, String h
         try {
             return JSON.readValue(Files.readString(file), ClusterDescriptor.class);
         } catch (NoSuchFileException e) {
-            throw new IllegalArgumentException("no cluster in " + dir + ": " + file + " does not exist (run ./psmr cluster start first)");
+            throw new IllegalArgumentException("no cluster in " + dir + ": " + file
+                    + " does not exist (run ./psmr cluster start, or ./psmr cluster init and copy the file here, first)");
         } catch (JsonProcessingException e) {
             Throwable cause = e.getCause() instanceof IllegalArgumentException iae ? iae : e;
             throw new IllegalArgumentException(file + " is not a valid cluster file: " + cause.getMessage(), e);

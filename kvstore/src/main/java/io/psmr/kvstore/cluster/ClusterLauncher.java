@@ -1,6 +1,5 @@
 package io.psmr.kvstore.cluster;
 
-import io.psmr.ordering.OrderingProtocol;
 import io.psmr.kvstore.ChronicleJvmFlags;
 import io.psmr.kvstore.cluster.ClusterDescriptor;
 import io.psmr.kvstore.cluster.ClusterDirectory;
@@ -8,7 +7,6 @@ import io.psmr.kvstore.cluster.ClusterNode;
 import io.psmr.kvstore.cluster.ClusterSettings;
 import io.psmr.kvstore.cluster.NodeRole;
 import io.psmr.ordering.node.NodeStatus;
-import io.psmr.kvstore.cluster.ProposerSlot;
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -22,7 +20,6 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
-import java.util.UUID;
 import java.util.stream.Stream;
 
 /**
@@ -75,24 +72,25 @@ public final class ClusterLauncher {
      */
     public ClusterDescriptor start(int acceptors, int replicas, ClusterSettings settings, Duration timeout)
             throws InterruptedException {
-        prepareDirectory();
-        List<Integer> ports = freePorts(acceptors + 3 * replicas + PROPOSER_SLOTS);
-        int p = 0;
-        List<ClusterNode> nodes = new ArrayList<>();
-        for (int i = 0; i < acceptors; i++) {
-            nodes.add(new ClusterNode("acceptor-" + i, NodeRole.ACCEPTOR, i, 0, ports.get(p++), 0, 0, null, null));
-        }
-        for (int r = 1; r <= replicas; r++) {
-            nodes.add(new ClusterNode("replica-" + r, NodeRole.REPLICA, ClusterDescriptor.LEARNER_BASE + r - 1, r,
-                    ports.get(p++), ports.get(p++), ports.get(p++), null, null));
-        }
-        List<ProposerSlot> slots = new ArrayList<>();
-        for (int i = 0; i < PROPOSER_SLOTS; i++) {
-            slots.add(new ProposerSlot(ClusterDescriptor.PROPOSER_BASE + i, ports.get(p++)));
-        }
-        return launchAll(new ClusterDescriptor(ClusterDescriptor.VERSION, OrderingProtocol.RING_PAXOS, "127.0.0.1", settings,
-                nodes, slots, null), timeout);
+        return start(acceptors, replicas, settings, LOCAL, timeout);
     }
+
+    /**
+     * As {@link #start(int, int, ClusterSettings, Duration)}, the nodes spread round-robin over {@code hosts}
+     * ({@link ClusterLayout}), every one an address of this machine (such as 127.0.0.2, 127.0.0.3); the proposer
+     * slots on the first host, where this machine's load processes bind them.
+     */
+    public ClusterDescriptor start(int acceptors, int replicas, ClusterSettings settings, List<String> hosts, Duration timeout)
+            throws InterruptedException {
+        ClusterLayout.checkHosts("hosts", hosts);
+        prepareDirectory();
+        var ports = freePorts(acceptors + 3 * replicas + PROPOSER_SLOTS).iterator();
+        return launchAll(ClusterLayout.ringPaxos(acceptors, replicas, PROPOSER_SLOTS, settings, hosts, hosts.subList(0, 1),
+                ports::next), timeout);
+    }
+
+    /** The one host of a cluster on this machine by default. */
+    public static final List<String> LOCAL = List.of("127.0.0.1");
 
     /**
      * Creates an Apache Ratis cluster in the directory, {@code replicas} peers each a Raft server
@@ -101,14 +99,16 @@ public final class ClusterLauncher {
      * @throws IllegalStateException as {@link #start}
      */
     public ClusterDescriptor startRatis(int replicas, ClusterSettings settings, Duration timeout) throws InterruptedException {
+        return startRatis(replicas, settings, LOCAL, timeout);
+    }
+
+    /** As {@link #startRatis(int, ClusterSettings, Duration)}, the peers round-robin over {@code hosts} of this machine. */
+    public ClusterDescriptor startRatis(int replicas, ClusterSettings settings, List<String> hosts, Duration timeout)
+            throws InterruptedException {
+        ClusterLayout.checkHosts("hosts", hosts);
         prepareDirectory();
-        List<Integer> ports = freePorts(replicas);
-        List<ClusterNode> nodes = new ArrayList<>();
-        for (int r = 1; r <= replicas; r++) {
-            nodes.add(new ClusterNode("replica-" + r, NodeRole.REPLICA, r, r, ports.get(r - 1), 0, 0, null, null));
-        }
-        return launchAll(new ClusterDescriptor(ClusterDescriptor.VERSION, OrderingProtocol.RATIS, "127.0.0.1", settings,
-                nodes, List.of(), UUID.randomUUID().toString()), timeout);
+        var ports = freePorts(replicas).iterator();
+        return launchAll(ClusterLayout.ratis(replicas, settings, hosts, ports::next), timeout);
     }
 
     /**
@@ -160,6 +160,15 @@ public final class ClusterLauncher {
                                        ClusterSettings settings, int checkpointInterval,
                                        java.util.Map<String, io.psmr.ordering.pbft.byzantine.ByzantineMode> byzantine,
                                        Duration timeout) throws InterruptedException {
+        return startPbft(replicas, pillars, rotation, settings, checkpointInterval, byzantine, LOCAL, timeout);
+    }
+
+    /** The general form, the replicas round-robin over {@code hosts}, addresses of this machine. */
+    public ClusterDescriptor startPbft(int replicas, int pillars, io.psmr.ordering.pbft.LeaderRotation rotation,
+                                       ClusterSettings settings, int checkpointInterval,
+                                       java.util.Map<String, io.psmr.ordering.pbft.byzantine.ByzantineMode> byzantine,
+                                       List<String> hosts, Duration timeout) throws InterruptedException {
+        ClusterLayout.checkHosts("hosts", hosts);
         if (replicas < 4 || (replicas - 1) % 3 != 0) {
             throw new IllegalArgumentException("a PBFT cluster has 3f+1 replicas (4, 7, 10, ...), got " + replicas);
         }
@@ -168,28 +177,85 @@ public final class ClusterLauncher {
         // Refuses bad Byzantine modes or a bad checkpoint interval before any file is written.
         new PbftClusterSettings(f, pillars, rotation, placeholder, checkpointInterval, byzantine);
         prepareDirectory();
-        List<Integer> ports = freePorts(replicas * (3 + pillars));
-        int p = 0;
-        List<ClusterNode> nodes = new ArrayList<>();
-        List<List<Integer>> pillarPorts = new ArrayList<>();
-        for (int r = 1; r <= replicas; r++) {
-            nodes.add(new ClusterNode("replica-" + r, NodeRole.REPLICA, r, r, ports.get(p++), ports.get(p++), ports.get(p++),
-                    null, null));
-            List<Integer> own = new ArrayList<>();
-            for (int i = 0; i < pillars; i++) {
-                own.add(ports.get(p++));
-            }
-            pillarPorts.add(own);
-        }
-        ClusterDescriptor cluster = new ClusterDescriptor(ClusterDescriptor.VERSION, OrderingProtocol.PBFT, "127.0.0.1",
-                settings, nodes, List.of(), null, new PbftClusterSettings(f, pillars, rotation, pillarPorts,
-                checkpointInterval, byzantine));
+        var ports = freePorts(replicas * (3 + pillars)).iterator();
+        ClusterDescriptor cluster = ClusterLayout.pbft(replicas, pillars, rotation, settings, checkpointInterval, byzantine,
+                hosts, ports::next);
+        generateKeys(cluster);
+        return launchAll(cluster, timeout);
+    }
+
+    private void generateKeys(ClusterDescriptor cluster) {
         try {
-            io.psmr.ordering.pbft.keys.PbftKeyFiles.generate(dir.keysDir(), replicas, pillars, new java.security.SecureRandom(), false);
+            io.psmr.ordering.pbft.keys.PbftKeyFiles.generate(dir.keysDir(), cluster.replicas().size(), cluster.pbft().pillars(),
+                    new java.security.SecureRandom(), false);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write the PBFT keys into " + dir.keysDir() + ": " + e.getMessage(), e);
         }
-        return launchAll(cluster, timeout);
+    }
+
+    /**
+     * {@code cluster init}: writes {@code cluster} (laid out by {@link ClusterLayout} for other machines) as this
+     * directory's cluster.json, and for PBFT a new key generation into {@code keys/} as {@link #startPbft} does,
+     * starting nothing. The directory is then copied to every machine, where {@code ./psmr node --cluster
+     * DIR/cluster.json --name NAME} runs each node.
+     *
+     * <p>Refuses a directory with a cluster.json (or keys/) unless {@code force}, which replaces just those; refuses,
+     * even with {@code force}, one that holds a cluster's data, logs or status (a cluster that ran: its data is never
+     * destroyed here; {@code cluster start --force} deletes a stopped cluster), and one with other files.
+     *
+     * @return the names of what {@code force} replaced, empty if nothing
+     * @throws IllegalStateException naming what the directory holds
+     */
+    public List<String> init(ClusterDescriptor cluster, boolean force) {
+        Path d = dir.path();
+        if (Files.exists(d) && !Files.isDirectory(d)) {
+            throw new IllegalStateException(d + " exists and is not a directory");
+        }
+        List<String> replaced = new ArrayList<>();
+        if (Files.exists(d)) {
+            List<String> ran = new ArrayList<>();
+            for (String name : List.of("data", "logs", "status", "proposers", "sessions")) {
+                if (Files.exists(d.resolve(name))) {
+                    ran.add(Files.isDirectory(d.resolve(name)) ? name + "/" : name);
+                }
+            }
+            if (!ran.isEmpty()) {
+                throw new IllegalStateException(d + " holds a cluster that has run (" + String.join(", ", ran)
+                        + "); nothing was changed: init writes only a new cluster's files (use ./psmr cluster start --force"
+                        + " to delete a stopped cluster, or choose a new directory)");
+            }
+            List<String> held = new ArrayList<>();
+            List<String> other = new ArrayList<>();
+            try (Stream<Path> rest = Files.list(d)) {
+                for (Path p : rest.sorted().toList()) {
+                    String name = p.getFileName().toString();
+                    if (name.equals(ClusterDescriptor.FILE) || name.equals("keys")) {
+                        held.add(Files.isDirectory(p) ? name + "/" : name);
+                    } else if (!name.equals("cluster.lock")) {
+                        other.add(name);
+                    }
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot list " + d, e);
+            }
+            if (!other.isEmpty()) {
+                throw new IllegalStateException(d + " is not empty and holds no cluster (it has " + other.get(0)
+                        + "); choose a new or empty directory");
+            }
+            if (!held.isEmpty() && !force) {
+                throw new IllegalStateException(d + " already holds " + String.join(" and ", held)
+                        + "; nothing was changed: pass --force to replace it");
+            }
+            for (String name : held) {
+                deleteTree(d.resolve(name.replace("/", "")));
+            }
+            replaced.addAll(held);
+        }
+        dir.create(cluster);
+        if (cluster.orderedByPbft()) {
+            generateKeys(cluster);
+        }
+        return replaced;
     }
 
     private ClusterDescriptor launchAll(ClusterDescriptor cluster, Duration timeout) throws InterruptedException {

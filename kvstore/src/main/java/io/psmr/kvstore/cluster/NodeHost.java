@@ -6,7 +6,6 @@ import io.psmr.ordering.metrics.PrometheusEndpoint;
 import io.psmr.ordering.node.NodeRuntime;
 import io.psmr.ordering.node.NodeStatus;
 import io.psmr.ordering.ringpaxos.net.AcceptorRuntime;
-import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Objects;
@@ -79,6 +78,7 @@ public final class NodeHost {
      * @return 0 when stopped by a signal, 1 when the node stopped serving on its own
      * @throws IllegalArgumentException if {@code dir} holds no readable cluster.json, naming the
      *                                  problem, or it names no node {@code name}, listing the nodes
+     * @throws IllegalStateException    at once, if the node's host is not an address of this machine ({@link #requireLocal})
      */
     public static int run(Path dir, String name) throws InterruptedException {
         return run(dir, name, NO_METRICS);
@@ -86,7 +86,7 @@ public final class NodeHost {
 
     /**
      * Runs node {@code name} as {@link #run(Path, String)} does and, unless {@code metricsPort} is
-     * {@link #NO_METRICS}, serves its meters at {@code GET /metrics} on the cluster's host and that port
+     * {@link #NO_METRICS}, serves its meters at {@code GET /metrics} on the node's host and that port
      * (0: an ephemeral one), published in the node's status as {@link NodeStatus#metricsPort()}. Every
      * meter carries the tags {@code node=NAME} and {@code role=acceptor|replica|ratis-peer|pbft-replica}.
      *
@@ -103,9 +103,10 @@ public final class NodeHost {
         ClusterNode node = cluster.node(name).orElseThrow(() -> new IllegalArgumentException(
                 "--name: no node '" + name + "' in " + cd.path().resolve(ClusterDescriptor.FILE) + "; nodes: "
                         + cluster.nodes().stream().map(ClusterNode::name).toList()));
+        requireLocal(node);
         NodeRuntime runtime = switch (node.role()) {
             case ACCEPTOR -> new AcceptorRuntime(node.name(), cluster.ringPaxosConfig(), node.paxosId(),
-                    cluster.transportConfig(), new InetSocketAddress(cluster.host(), node.port()), cluster.peers(),
+                    cluster.transportConfig(), node.address(node.port()), cluster.peers(),
                     cd.dataDir(node.name()));
             case REPLICA -> cluster.isRatis() ? new RatisPeerRuntime(cd, cluster, node)
                     : cluster.orderedByPbft() ? PbftReplicaRuntime.start(cd, cluster, node) : new ReplicaRuntime(cd, cluster, node);
@@ -116,15 +117,15 @@ public final class NodeHost {
             registry.config().commonTags("node", node.name(), "role", metricsRole(node, cluster));
             runtime.bindMeters(registry);
             try {
-                endpoint = PrometheusEndpoint.start(cluster.host(), metricsPort, registry);
+                endpoint = PrometheusEndpoint.start(node.host(), metricsPort, registry);
             } catch (RuntimeException e) {
                 runtime.close();
                 throw e;
             }
-            LOG.info("{} serves metrics at http://{}:{}{}", name, cluster.host(), endpoint.port(), PrometheusEndpoint.PATH);
+            LOG.info("{} serves metrics at http://{}:{}{}", name, node.host(), endpoint.port(), PrometheusEndpoint.PATH);
         }
         int publishedPort = endpoint == null ? 0 : endpoint.port();
-        LOG.info("{} serving: {} on {}:{}", name, node.role().cliName(), cluster.host(), node.port());
+        LOG.info("{} serving: {} on {}:{}", name, node.role().cliName(), node.host(), node.port());
         CountDownLatch stop = new CountDownLatch(1);
         CountDownLatch stopped = new CountDownLatch(1);
         Thread hook = new Thread(() -> {
@@ -171,6 +172,28 @@ public final class NodeHost {
             case ACCEPTOR -> "acceptor";
             case REPLICA -> cluster.isRatis() ? "ratis-peer" : cluster.orderedByPbft() ? "pbft-replica" : "replica";
         };
+    }
+
+    /**
+     * Refuses a node whose host is not an address of this machine (it could never bind, and the others would wait
+     * for it), before anything starts. Loopback addresses (all of 127/8 on Linux) and the wildcard count as this
+     * machine's ({@link ClusterLayout#isLocal}).
+     *
+     * @throws IllegalStateException naming the node, its host and port, and the problem
+     */
+    public static void requireLocal(ClusterNode node) {
+        java.net.InetAddress address;
+        try {
+            address = java.net.InetAddress.getByName(node.host());
+        } catch (java.net.UnknownHostException e) {
+            throw new IllegalStateException(node.name() + " cannot bind " + node.host() + ":" + node.port()
+                    + ": host " + node.host() + " does not resolve");
+        }
+        if (!ClusterLayout.isLocal(node.host())) {
+            throw new IllegalStateException(node.name() + " cannot bind " + node.host() + ":" + node.port() + ": "
+                    + address.getHostAddress() + " is not an address of this machine (start " + node.name()
+                    + " on the machine cluster.json puts it on)");
+        }
     }
 
     private static boolean sameContent(NodeStatus a, NodeStatus b) {

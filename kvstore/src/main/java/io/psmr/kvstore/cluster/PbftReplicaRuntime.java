@@ -146,7 +146,7 @@ final class PbftReplicaRuntime implements NodeRuntime {
             Files.createDirectories(data);
             CheckpointStore checkpoints = CheckpointStore.open(data, CheckpointStore.DEFAULT_RETAIN); // data/NAME/checkpoints
             if (node.checkpointPort() > 0) {
-                server = CheckpointServer.start(checkpoints, new InetSocketAddress(cluster.host(), node.checkpointPort()), 2);
+                server = CheckpointServer.start(checkpoints, node.address(node.checkpointPort()), 2);
             }
             PbftReplicaRuntime rt = new PbftReplicaRuntime(cluster, node, keys, data, checkpoints, server);
             Checkpoint local = rt.newestIntactCheckpoint();
@@ -204,7 +204,7 @@ final class PbftReplicaRuntime implements NodeRuntime {
             pillars.add(cluster.pillarAddress(replica, p));
         }
         PbftStoreNode n = PbftStoreNode.start(replica, config, keys, new PbftStoreNode.Addresses(pillars,
-                        new InetSocketAddress(cluster.host(), node.port()), new InetSocketAddress(cluster.host(), node.replyPort())),
+                        node.address(node.port()), node.address(node.replyPort())),
                 cluster::pillarAddress, storeConfig, (incarnation << INCARNATION_SHIFT) + 1,
                 new PbftStoreNode.Checkpoints(Checkpointing.every(interval, checkpoints, bridge), bridge, installed, adopt),
                 settings.byzantineMode(node.name()).orElse(null));

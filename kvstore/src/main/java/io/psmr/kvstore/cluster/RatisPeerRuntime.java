@@ -47,7 +47,7 @@ final class RatisPeerRuntime implements NodeRuntime {
         Path storage = dir.dataDir(node.name());
         try {
             this.peer = RatisPeer.start(cluster.settings().replicaConfig(node.replicaId()), cluster.raftGroup(),
-                    ClusterDescriptor.raftPeerId(node), node.port(), storage, SNAPSHOT_EVERY, hasState(storage));
+                    ClusterDescriptor.raftPeerId(node), node.address(node.port()), storage, SNAPSHOT_EVERY, hasState(storage));
         } catch (IOException e) {
             throw new UncheckedIOException("replica " + node.name() + ": " + e.getMessage(), e);
         }

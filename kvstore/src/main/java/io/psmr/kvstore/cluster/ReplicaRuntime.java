@@ -107,8 +107,8 @@ public final class ReplicaRuntime implements NodeRuntime {
         try {
             Files.createDirectories(data);
             this.checkpoints = CheckpointStore.open(data, CheckpointStore.DEFAULT_RETAIN); // in data/NAME/checkpoints/
-            rs = ReplyServer.start(new InetSocketAddress(cluster.host(), node.replyPort()), ReplyServerConfig.defaults());
-            cs = CheckpointServer.start(checkpoints, new InetSocketAddress(cluster.host(), node.checkpointPort()), 2);
+            rs = ReplyServer.start(node.address(node.replyPort()), ReplyServerConfig.defaults());
+            cs = CheckpointServer.start(checkpoints, node.address(node.checkpointPort()), 2);
             Checkpoint local = newestIntactCheckpoint();
             this.replies = rs;
             this.checkpointServer = cs;
@@ -153,7 +153,7 @@ public final class ReplicaRuntime implements NodeRuntime {
         InstalledCheckpoint installed = null;
         RingPaxosBroadcast.Builder b = RingPaxosBroadcast.builder(cluster.ringPaxosConfig(), node.paxosId(),
                         cluster.transportConfig(), cluster.peers())
-                .learnerBind(new InetSocketAddress(cluster.host(), node.port()))
+                .learnerBind(node.address(node.port()))
                 .checkpointEvery(CHECKPOINT_INTERVAL);
         StoreConfig store = config.store().persistedTo(storeFile);
         if (checkpoint != null) {

@@ -74,7 +74,7 @@ class ClusterDescriptorTest {
         IllegalArgumentException port = assertThrows(IllegalArgumentException.class, cd::read);
         assertTrue(port.getMessage().contains("port 41001 appears twice"), port.getMessage());
 
-        Files.writeString(dir.resolve("cluster.json"), json.replace("\"version\" : 1", "\"version\" : 9"));
+        Files.writeString(dir.resolve("cluster.json"), json.replace("\"version\" : 2", "\"version\" : 9"));
         IllegalArgumentException version = assertThrows(IllegalArgumentException.class, cd::read);
         assertTrue(version.getMessage().contains("format version 9"), version.getMessage());
 
@@ -85,6 +85,77 @@ class ClusterDescriptorTest {
         Files.writeString(dir.resolve("cluster.json"), json.replace("\"replica\"", "\"witness\""));
         IllegalArgumentException role = assertThrows(IllegalArgumentException.class, cd::read);
         assertTrue(role.getMessage().contains("witness"), role.getMessage());
+    }
+
+    /**
+     * Format 2 names a host per node and proposer slot, and every address derived from the file is on that host; a
+     * version-1 file (one top-level host) still reads, each node and slot on that host, and is written back as version 2.
+     */
+    @Test
+    void everyNodeHasItsOwnHostAndAVersionOneFileStillReads() throws Exception {
+        ClusterDirectory cd = new ClusterDirectory(dir);
+        ClusterDescriptor c = new ClusterDescriptor(ClusterDescriptor.VERSION, OrderingProtocol.RING_PAXOS, null,
+                new ClusterSettings(SchedulerMode.BITMAP_INDEXED, 2, 1000, 16, 10),
+                List.of(new ClusterNode("acceptor-0", NodeRole.ACCEPTOR, "10.0.0.1", 0, 0, 41000, 0, 0, null, null),
+                        new ClusterNode("replica-1", NodeRole.REPLICA, "10.0.0.2", 100, 1, 41003, 41004, 41005, null, null),
+                        new ClusterNode("replica-2", NodeRole.REPLICA, "10.0.0.3", 101, 2, 41006, 41007, 41008, null, null)),
+                List.of(new ProposerSlot(200, 41009, "10.0.0.9")), null);
+        cd.create(c);
+        String json = Files.readString(dir.resolve("cluster.json"));
+        assertTrue(json.contains("\"version\" : 2"), json);
+        assertTrue(!new com.fasterxml.jackson.databind.ObjectMapper().readTree(json).has("host"), "no top-level host: " + json);
+        assertTrue(json.contains("\"host\" : \"10.0.0.2\""), json);
+        assertEquals(c, cd.read());
+        assertEquals("10.0.0.1:41000", hostPort(c.peers().get(0)));
+        assertEquals("10.0.0.3:41006", hostPort(c.peers().get(101)));
+        assertEquals("10.0.0.9:41009", hostPort(c.peers().get(200)));
+        assertEquals("10.0.0.2:41004", hostPort(c.replyAddresses().get(1)));
+        assertEquals(List.of("10.0.0.3:41008"), c.checkpointPeers(c.replicas().get(0)).stream().map(ClusterDescriptorTest::hostPort).toList());
+
+        // A node without a host in a version-2 file is refused by name.
+        Files.writeString(dir.resolve("cluster.json"), json.replace("\"host\" : \"10.0.0.3\",", ""));
+        IllegalArgumentException noHost = assertThrows(IllegalArgumentException.class, cd::read);
+        assertEquals(dir.resolve("cluster.json") + " is not a valid cluster file: cluster.json: node replica-2 names no host",
+                noHost.getMessage());
+        Files.writeString(dir.resolve("cluster.json"), json.replace("\"10.0.0.3\"", "\" \""));
+        IllegalArgumentException empty = assertThrows(IllegalArgumentException.class, cd::read);
+        assertTrue(empty.getMessage().endsWith("node replica-2: host is empty"), empty.getMessage());
+
+        // Version 1: one top-level host, none per node.
+        String v1 = """
+                {
+                  "version" : 1,
+                  "ordering" : "ratis",
+                  "host" : "127.0.0.1",
+                  "settings" : { "mode" : "keys-hashed", "workers" : 1, "maxKeys" : 100, "valueBytes" : 8, "tickMillis" : 10 },
+                  "nodes" : [
+                    { "name" : "replica-1", "role" : "replica", "paxosId" : 1, "replicaId" : 1, "port" : 42001, "replyPort" : 0,
+                      "checkpointPort" : 0, "pid" : null, "started" : null },
+                    { "name" : "replica-2", "role" : "replica", "paxosId" : 2, "replicaId" : 2, "port" : 42002, "replyPort" : 0,
+                      "checkpointPort" : 0, "pid" : null, "started" : null } ],
+                  "proposers" : [ ],
+                  "ratisGroup" : "02511d47-d67c-49a3-9011-abb3109a44c1"
+                }
+                """;
+        Files.writeString(dir.resolve("cluster.json"), v1);
+        ClusterDescriptor old = cd.read();
+        assertEquals(ClusterDescriptor.VERSION, old.version());
+        assertEquals(List.of("127.0.0.1", "127.0.0.1"), old.nodes().stream().map(ClusterNode::host).toList());
+        assertEquals("127.0.0.1:42002", hostPort(old.raftGroup().getPeer(ClusterDescriptor.raftPeerId(old.replicas().get(1))).getAddress()));
+        cd.update(d -> d); // rewritten in the current format
+        assertTrue(Files.readString(dir.resolve("cluster.json")).contains("\"version\" : 2"));
+        assertEquals(old, cd.read());
+        Files.writeString(dir.resolve("cluster.json"), v1.replace("\"host\" : \"127.0.0.1\",", ""));
+        IllegalArgumentException v1NoHost = assertThrows(IllegalArgumentException.class, cd::read);
+        assertTrue(v1NoHost.getMessage().endsWith("cluster.json: a version 1 file names one top-level host for every node, and this one has none"),
+                v1NoHost.getMessage());
+    }
+
+    private static String hostPort(Object address) {
+        if (address instanceof java.net.InetSocketAddress a) {
+            return a.getHostString() + ":" + a.getPort();
+        }
+        return address.toString();
     }
 
     /** The capacity every replica gets; a cluster.json from before maxBytes existed reads with the default. */
