@@ -73,7 +73,18 @@ public final class RatisPeer implements AutoCloseable {
      */
     public static RatisPeer start(ReplicaConfig config, RaftGroup group, RaftPeerId id, int port, Path storage,
                                   long autoSnapshotEvery, boolean recover) throws IOException {
+        return start(config, group, id, port, storage, autoSnapshotEvery, recover, RatisDurability.SYNC);
+    }
+
+    /**
+     * As {@link #start(ReplicaConfig, RaftGroup, RaftPeerId, int, Path, long, boolean)}, storing the log with
+     * {@code durability} ({@link RatisDurability#SYNC} is Raft's failure model; the others lose acknowledged
+     * batches in the crashes their Javadoc names).
+     */
+    public static RatisPeer start(ReplicaConfig config, RaftGroup group, RaftPeerId id, int port, Path storage,
+                                  long autoSnapshotEvery, boolean recover, RatisDurability durability) throws IOException {
         Objects.requireNonNull(config, "config");
+        Objects.requireNonNull(durability, "durability");
         if (autoSnapshotEvery < 0) {
             throw new IllegalArgumentException("autoSnapshotEvery must be at least 0, got " + autoSnapshotEvery);
         }
@@ -86,7 +97,8 @@ public final class RatisPeer implements AutoCloseable {
             server = RaftServer.newBuilder()
                     .setServerId(id)
                     .setGroup(group)
-                    .setProperties(serverProperties(config.limits(), port, Files.createDirectories(storage), autoSnapshotEvery))
+                    .setProperties(serverProperties(config.limits(), port, Files.createDirectories(storage), autoSnapshotEvery,
+                            durability))
                     .setStateMachine(replica.stateMachine())
                     .setOption(recover ? RaftStorage.StartupOption.RECOVER : RaftStorage.StartupOption.FORMAT)
                     .setThreadGroup(threads)
@@ -216,7 +228,8 @@ public final class RatisPeer implements AutoCloseable {
         return new InetSocketAddress("127.0.0.1", port);
     }
 
-    private static RaftProperties serverProperties(KvLimits limits, int port, Path storage, long autoSnapshotEvery) {
+    private static RaftProperties serverProperties(KvLimits limits, int port, Path storage, long autoSnapshotEvery,
+                                                   RatisDurability durability) {
         RaftProperties p = new RaftProperties();
         RaftConfigKeys.Rpc.setType(p, SupportedRpcType.GRPC);
         GrpcConfigKeys.Server.setHost(p, "127.0.0.1");
@@ -245,6 +258,7 @@ public final class RatisPeer implements AutoCloseable {
         RaftServerConfigKeys.Snapshot.setRetentionFileNum(p, 2);
         RaftServerConfigKeys.Log.setPurgeUptoSnapshotIndex(p, true);
         RaftServerConfigKeys.Log.setPurgeGap(p, 1);
+        durability.apply(p);
         return p;
     }
 
