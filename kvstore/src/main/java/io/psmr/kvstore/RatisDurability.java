@@ -12,7 +12,9 @@ import org.apache.ratis.server.RaftServerConfigKeys;
  * follows the commit. Only {@link #SYNC} keeps Raft's failure model; the others are for measuring
  * what the log's durability costs, and their names say that they are unsafe.
  *
- * <p>Ratis 3.3.0's own {@code raft.server.log.async-flush.enabled} is deliberately not offered: when
+ * <p>Ratis' in-memory log ({@code raft.server.log.use.memory}) is not offered: it loses everything on a restart,
+ * and with psmr's automatic snapshots (log purged after each) a 3.3.0 server closing over it was seen to hang.
+ * Ratis 3.3.0's own {@code raft.server.log.async-flush.enabled} is deliberately not offered either: when
  * its background {@code fsync} completes it marks as flushed the last entry <em>written</em> by then,
  * which may still be in the peer's user-space write buffer, so it can lose acknowledged entries even
  * when only processes crash, while it measured no faster than {@link #SYNC} here (docs/wip-ratis.md).
@@ -35,15 +37,7 @@ public enum RatisDurability {
      * lose power or their kernels crash before the fsync: on restart their logs end earlier than what
      * they acknowledged, and a new leader may never have had the entry.
      */
-    UNSAFE_FLUSH("unsafe-flush"),
-
-    /**
-     * Ratis' {@code raft.server.log.use.memory}: the log is kept only in memory, never written. A peer
-     * that restarts comes back with an empty log and no vote record, so an acknowledged batch is lost as
-     * soon as a majority's processes restart, and a restarted peer can even help elect a leader that
-     * lacks committed entries. For measuring the log's whole cost, never for data that matters.
-     */
-    UNSAFE_MEMORY("unsafe-memory");
+    UNSAFE_FLUSH("unsafe-flush");
 
     private final String cliName;
 
@@ -65,10 +59,9 @@ public enum RatisDurability {
     void apply(RaftProperties p) {
         RaftServerConfigKeys.Log.setUnsafeFlushEnabled(p, this == UNSAFE_FLUSH);
         RaftServerConfigKeys.Log.setAsyncFlushEnabled(p, false);
-        RaftServerConfigKeys.Log.setUseMemory(p, this == UNSAFE_MEMORY);
     }
 
-    /** The names, comma-separated: {@code sync, unsafe-flush, unsafe-memory}. */
+    /** The names, comma-separated: {@code sync, unsafe-flush}. */
     public static String cliNames() {
         return Arrays.stream(values()).map(RatisDurability::cliName).collect(Collectors.joining(", "));
     }

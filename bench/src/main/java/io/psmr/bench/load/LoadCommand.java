@@ -95,8 +95,7 @@ public final class LoadCommand implements Callable<Integer> {
     @Option(names = "--ratis-durability", paramLabel = "D", defaultValue = "sync",
             description = "With --ordering ratis: when a peer counts a log entry stored. sync (fsync first: an acknowledged "
                     + "batch survives any crash), unsafe-flush (written to the page cache, fsync in the background: lost if a "
-                    + "majority's machines lose power) or unsafe-memory (no log on disk: lost when a majority's processes "
-                    + "restart; measures the log's cost). See docs/wip-ratis.md (default: ${DEFAULT-VALUE}).")
+                    + "majority's machines lose power). See docs/wip-ratis.md (default: ${DEFAULT-VALUE}).")
     String ratisDurability;
 
     @Option(names = "--pillars", paramLabel = "N", defaultValue = "2",

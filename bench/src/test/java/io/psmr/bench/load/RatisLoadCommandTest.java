@@ -60,8 +60,8 @@ class RatisLoadCommandTest {
         LoadCommandTest.Run async = LoadCommandTest.run("--ordering", "ratis", "--ratis-durability", "async-flush");
         assertEquals(2, async.exitCode(), "stderr: " + async.err());
         assertTrue(async.err().contains("--ratis-durability: unknown Ratis durability 'async-flush': Ratis' async-flush is not "
-                + "offered (it may acknowledge entries still in a peer's write buffer); durabilities: sync, unsafe-flush, "
-                + "unsafe-memory"), async.err());
+                + "offered (it may acknowledge entries still in a peer's write buffer); durabilities: sync, unsafe-flush"),
+                async.err());
         LoadCommandTest.Run local = LoadCommandTest.run("--ratis-durability", "unsafe-flush");
         assertEquals(2, local.exitCode(), "stderr: " + local.err());
         assertTrue(local.err().contains("--ratis-durability is a Ratis setting; --ordering local has none (use --ordering ratis)"),
