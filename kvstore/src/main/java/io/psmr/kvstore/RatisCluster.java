@@ -48,6 +48,7 @@ public final class RatisCluster implements AutoCloseable {
     private final ReplicaConfig base;
     private final Path dir;
     private final long autoSnapshotEvery;
+    private final RatisDurability durability;
     private final RaftGroup group;
     private final List<RaftPeer> peers;
     private final int[] ports;
@@ -55,10 +56,12 @@ public final class RatisCluster implements AutoCloseable {
     private final LocalReplyRouter router = new LocalReplyRouter();
     private final RatisOrderingClient client;
 
-    private RatisCluster(int n, ReplicaConfig base, Path dir, long autoSnapshotEvery) throws IOException {
+    private RatisCluster(int n, ReplicaConfig base, Path dir, long autoSnapshotEvery, RatisDurability durability)
+            throws IOException {
         this.base = base;
         this.dir = dir;
         this.autoSnapshotEvery = autoSnapshotEvery;
+        this.durability = durability;
         List<RaftPeer> ps = new ArrayList<>(n);
         this.ports = new int[n];
         for (int id = 1; id <= n; id++) {
@@ -92,6 +95,17 @@ public final class RatisCluster implements AutoCloseable {
      * @throws UncheckedIOException if a server cannot start
      */
     public static RatisCluster start(int n, ReplicaConfig base, Path dir, long autoSnapshotEvery) {
+        return start(n, base, dir, autoSnapshotEvery, RatisDurability.SYNC);
+    }
+
+    /**
+     * As {@link #start(int, ReplicaConfig, Path, long)}, every peer storing its log with {@code durability}
+     * ({@link RatisDurability#SYNC}, Raft's failure model, is what the other overload uses).
+     *
+     * @throws UncheckedIOException if a server cannot start
+     */
+    public static RatisCluster start(int n, ReplicaConfig base, Path dir, long autoSnapshotEvery, RatisDurability durability) {
+        Objects.requireNonNull(durability, "durability");
         if (n < 1) {
             throw new IllegalArgumentException("a cluster needs at least 1 replica, got " + n);
         }
@@ -100,7 +114,7 @@ public final class RatisCluster implements AutoCloseable {
         }
         try {
             return new RatisCluster(n, Objects.requireNonNull(base, "base"), Objects.requireNonNull(dir, "dir"),
-                    autoSnapshotEvery);
+                    autoSnapshotEvery, durability);
         } catch (IOException e) {
             throw new UncheckedIOException("the Ratis cluster did not start: " + e.getMessage(), e);
         }
@@ -114,6 +128,11 @@ public final class RatisCluster implements AutoCloseable {
     /** The router proxies register their reply channels with. */
     public LocalReplyRouter router() {
         return router;
+    }
+
+    /** How every peer stores its log. */
+    public RatisDurability durability() {
+        return durability;
     }
 
     /** Number of peers, running or stopped. */
@@ -285,7 +304,7 @@ public final class RatisCluster implements AutoCloseable {
             store = store.persistedTo(Path.of(store.path() + "." + id));
         }
         running[id - 1] = RatisPeer.start(base.toBuilder().replicaId(id).store(store).build(), group, peerId(id),
-                ports[id - 1], dir.resolve("peer-" + id), autoSnapshotEvery, recover);
+                ports[id - 1], dir.resolve("peer-" + id), autoSnapshotEvery, recover, durability);
     }
 
     private void routeReplies(byte[] bytes) {

@@ -73,7 +73,17 @@ public final class RatisPeer implements AutoCloseable {
      */
     public static RatisPeer start(ReplicaConfig config, RaftGroup group, RaftPeerId id, int port, Path storage,
                                   long autoSnapshotEvery, boolean recover) throws IOException {
-        return start(config, group, id, address(port), storage, autoSnapshotEvery, recover);
+        return start(config, group, id, address(port), storage, autoSnapshotEvery, recover, RatisDurability.SYNC);
+    }
+
+    /**
+     * As {@link #start(ReplicaConfig, RaftGroup, RaftPeerId, int, Path, long, boolean)}, storing the log with
+     * {@code durability} ({@link RatisDurability#SYNC} is Raft's failure model; the others lose acknowledged
+     * batches in the crashes their Javadoc names).
+     */
+    public static RatisPeer start(ReplicaConfig config, RaftGroup group, RaftPeerId id, int port, Path storage,
+                                  long autoSnapshotEvery, boolean recover, RatisDurability durability) throws IOException {
+        return start(config, group, id, address(port), storage, autoSnapshotEvery, recover, durability);
     }
 
     /**
@@ -82,7 +92,16 @@ public final class RatisPeer implements AutoCloseable {
      */
     public static RatisPeer start(ReplicaConfig config, RaftGroup group, RaftPeerId id, InetSocketAddress bind, Path storage,
                                   long autoSnapshotEvery, boolean recover) throws IOException {
+        return start(config, group, id, bind, storage, autoSnapshotEvery, recover, RatisDurability.SYNC);
+    }
+
+    /**
+     * The peer bound to {@code bind}, its log stored with {@code durability}: the form every other {@code start} calls.
+     */
+    public static RatisPeer start(ReplicaConfig config, RaftGroup group, RaftPeerId id, InetSocketAddress bind, Path storage,
+                                  long autoSnapshotEvery, boolean recover, RatisDurability durability) throws IOException {
         Objects.requireNonNull(config, "config");
+        Objects.requireNonNull(durability, "durability");
         int port = bind.getPort();
         String host = bind.getHostString();
         if (autoSnapshotEvery < 0) {
@@ -97,7 +116,8 @@ public final class RatisPeer implements AutoCloseable {
             server = RaftServer.newBuilder()
                     .setServerId(id)
                     .setGroup(group)
-                    .setProperties(serverProperties(config.limits(), host, port, Files.createDirectories(storage), autoSnapshotEvery))
+                    .setProperties(serverProperties(config.limits(), host, port, Files.createDirectories(storage), autoSnapshotEvery,
+                            durability))
                     .setStateMachine(replica.stateMachine())
                     .setOption(recover ? RaftStorage.StartupOption.RECOVER : RaftStorage.StartupOption.FORMAT)
                     .setThreadGroup(threads)
@@ -227,7 +247,8 @@ public final class RatisPeer implements AutoCloseable {
         return new InetSocketAddress("127.0.0.1", port);
     }
 
-    private static RaftProperties serverProperties(KvLimits limits, String host, int port, Path storage, long autoSnapshotEvery) {
+    private static RaftProperties serverProperties(KvLimits limits, String host, int port, Path storage, long autoSnapshotEvery,
+                                                   RatisDurability durability) {
         RaftProperties p = new RaftProperties();
         RaftConfigKeys.Rpc.setType(p, SupportedRpcType.GRPC);
         GrpcConfigKeys.Server.setHost(p, host);
@@ -256,6 +277,7 @@ public final class RatisPeer implements AutoCloseable {
         RaftServerConfigKeys.Snapshot.setRetentionFileNum(p, 2);
         RaftServerConfigKeys.Log.setPurgeUptoSnapshotIndex(p, true);
         RaftServerConfigKeys.Log.setPurgeGap(p, 1);
+        durability.apply(p);
         return p;
     }
 

@@ -7,10 +7,13 @@ import io.psmr.kvstore.EmbeddedCluster;
 import io.psmr.kvstore.KvStatus;
 import io.psmr.kvstore.LocalReplyRouter;
 import io.psmr.kvstore.PbftCluster;
+import io.psmr.kvstore.RatisCluster;
+import io.psmr.kvstore.RatisDurability;
+import io.psmr.kvstore.RatisReplica;
 import io.psmr.kvstore.Replica;
 import io.psmr.kvstore.ReplicaConfig;
 import io.psmr.kvstore.ReplicaStats;
-import io.psmr.ordering.AtomicBroadcast;
+import io.psmr.ordering.OrderingClient;
 import io.psmr.ordering.pbft.LeaderRotation;
 import io.psmr.ordering.pbft.PbftConfig;
 import io.psmr.ordering.ringpaxos.net.LoopbackRingPaxos;
@@ -26,8 +29,13 @@ import io.psmr.bench.load.LoadOptions;
 import io.psmr.bench.load.LoadResult;
 import io.psmr.bench.load.LoadRun;
 import io.psmr.bench.load.WorkloadSpec;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
@@ -38,6 +46,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
+import java.util.stream.Stream;
 import org.HdrHistogram.Histogram;
 
 /**
@@ -46,7 +55,9 @@ import org.HdrHistogram.Histogram;
  * in-memory Chronicle Map) over a fresh ordering layer — an {@link EmbeddedCluster} with its local
  * sequencer, a {@link LoopbackRingPaxos} of 3 acceptors whose one adapter is both the replica's
  * learner and the proxy's proposer, or a {@link PbftCluster} of 4 PBFT replicas with a store replica on each
- * (Byzantine faults need every replica executing: the proxy accepts f+1 = 2 matching replies) — and a fresh proxy, and drives them with {@link LoadGenerator}
+ * (Byzantine faults need every replica executing: the proxy accepts f+1 = 2 matching replies), or a {@link RatisCluster}
+ * of {@value #RATIS_PEERS} Ratis peers on loopback, each executing with psmr as its state machine (its log fsync'd before
+ * an entry counts: {@link RatisDurability#SYNC}) — and a fresh proxy, and drives them with {@link LoadGenerator}
  * (the clients of {@code ./psmr load}) for the run's duration. Replies go through the in-process
  * {@link LocalReplyRouter} in every case.
  *
@@ -78,6 +89,9 @@ public final class E2eBench {
     static PbftConfig pbft(E2eVariant v) {
         return PbftCluster.config(1, v.pillars(), v.rotation());
     }
+
+    /** Ratis peers of the runs, each executing (a majority of 2 commits). */
+    static final int RATIS_PEERS = 3;
 
     /** How long the replica may take to apply what was ordered once the clients have stopped. */
     static final long QUIESCE_SECONDS = 120;
@@ -195,11 +209,11 @@ public final class E2eBench {
     }
 
     /**
-     * The replicas over one ordering layer (one, or 3f+1 under PBFT, every one executing), where the proxy proposes,
-     * the router their replies go through, the highest instance ordered (under PBFT: by any PBFT replica), the trust
-     * the proxy needs, and how to close it all.
+     * The replicas over one ordering layer (one, or 3f+1 under PBFT and 3 under Ratis, every one executing), where the
+     * proxy proposes, the router their replies go through, how to wait for the replicas to apply what was ordered and
+     * check them, the trust the proxy needs, and how to close it all.
      */
-    private record Setup(AtomicBroadcast broadcast, LocalReplyRouter router, List<Replica> replicas, LongSupplier lastInstance,
+    private record Setup(OrderingClient broadcast, LocalReplyRouter router, Settler settler,
                          ReplyTrust replyTrust, Supplier<long[]> sentBytes, Runnable closer) implements AutoCloseable {
         @Override
         public void close() {
@@ -207,15 +221,55 @@ public final class E2eBench {
         }
     }
 
+    /** Waits, once the clients have stopped, until the replicas have applied everything ordered, then checks the run. */
+    @FunctionalInterface
+    private interface Settler {
+        /** @throws IllegalStateException naming {@code run} and the first check it failed, or the wait that timed out */
+        void settle(String run, LoadResult r, ProxyStats ps) throws InterruptedException;
+    }
+
+    /** Every replica applies up to {@code lastInstance}, then passes {@link #checkRun}. */
+    private static Settler replicasApply(List<Replica> replicas, LongSupplier lastInstance) {
+        return (run, r, ps) -> {
+            long last = lastInstance.getAsLong();
+            for (Replica replica : replicas) {
+                if (!replica.awaitApplied(last, QUIESCE_SECONDS, TimeUnit.SECONDS)) {
+                    throw new IllegalStateException(run + ": replica " + replica.id() + " did not apply every ordered batch within "
+                            + QUIESCE_SECONDS + " s of the clients stopping");
+                }
+                checkRun(run, r, ps, replica);
+            }
+        };
+    }
+
+    /** Every running Ratis peer applies every committed entry, passes {@link #checkRun}, and the digests agree. */
+    private static Settler ratisPeersApply(RatisCluster c) {
+        return (run, r, ps) -> {
+            if (!c.awaitQuiescent(QUIESCE_SECONDS, TimeUnit.SECONDS)) {
+                throw new IllegalStateException(run + ": the Ratis peers did not apply every committed entry within "
+                        + QUIESCE_SECONDS + " s of the clients stopping");
+            }
+            c.checkPeers();
+            for (RatisReplica replica : c.replicas()) {
+                checkRun(run, r, ps, replica.stats(), Optional.empty());
+            }
+            List<Long> digests = c.digests();
+            check(run, digests.stream().distinct().count() == 1, "the Ratis peers' digests differ: " + digests);
+        };
+    }
+
     private static Setup setup(OrderingProtocol ordering, E2eVariant v, ReplicaConfig rc) throws InterruptedException {
         if (ordering == OrderingProtocol.LOCAL) {
             EmbeddedCluster c = EmbeddedCluster.start(1, rc);
-            return new Setup(c.broadcast(), c.router(), c.replicas(), c.broadcast()::lastInstance, ReplyTrust.FIRST_REPLY,
-                    () -> new long[0], c::close);
+            return new Setup(c.broadcast(), c.router(), replicasApply(c.replicas(), c.broadcast()::lastInstance),
+                    ReplyTrust.FIRST_REPLY, () -> new long[0], c::close);
+        }
+        if (ordering == OrderingProtocol.RATIS) {
+            return ratisSetup(rc);
         }
         if (ordering == OrderingProtocol.PBFT) {
             PbftCluster c = PbftCluster.start(pbft(v), rc);
-            return new Setup(c.broadcast(), c.router(), c.replicas(), c::lastInstance,
+            return new Setup(c.broadcast(), c.router(), replicasApply(c.replicas(), c::lastInstance),
                     ReplyTrust.matching(c.f(), c.replicaIds()), () -> {
                         long[] sent = new long[c.replicas().size()];
                         for (int i = 0; i < sent.length; i++) {
@@ -237,11 +291,52 @@ public final class E2eBench {
             rp.close();
             throw e;
         }
-        return new Setup(rp.proposing(), router, List.of(replica), rp.proposing()::lastInstance, ReplyTrust.FIRST_REPLY,
-                () -> new long[0], () -> {
+        return new Setup(rp.proposing(), router, replicasApply(List.of(replica), rp.proposing()::lastInstance),
+                ReplyTrust.FIRST_REPLY, () -> new long[0], () -> {
             replica.close();
             rp.close();
         });
+    }
+
+    /**
+     * {@value #RATIS_PEERS} Ratis peers with durable logs in a fresh temporary directory (removed on close), no
+     * automatic snapshots (runs are short), timed from an elected leader.
+     */
+    private static Setup ratisSetup(ReplicaConfig rc) throws InterruptedException {
+        Path dir;
+        try {
+            dir = Files.createTempDirectory("psmr-e2e-ratis-");
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create a directory for the Ratis logs: " + e.getMessage(), e);
+        }
+        RatisCluster c;
+        try {
+            c = RatisCluster.start(RATIS_PEERS, rc, dir, 0, RatisDurability.SYNC);
+        } catch (RuntimeException e) {
+            deleteRecursively(dir);
+            throw e;
+        }
+        try {
+            if (c.awaitLeader(QUIESCE_SECONDS, TimeUnit.SECONDS) == 0) {
+                throw new IllegalStateException("ratis: no leader within " + QUIESCE_SECONDS + " s");
+            }
+        } catch (RuntimeException | InterruptedException e) {
+            c.close();
+            deleteRecursively(dir);
+            throw e;
+        }
+        return new Setup(c.broadcast(), c.router(), ratisPeersApply(c), ReplyTrust.FIRST_REPLY, () -> new long[0], () -> {
+            c.close();
+            deleteRecursively(dir);
+        });
+    }
+
+    private static void deleteRecursively(Path dir) {
+        try (Stream<Path> files = Files.walk(dir)) {
+            files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException e) {
+            // Best effort: a temporary directory left behind is not worth failing a finished run.
+        }
     }
 
     private Sample runOnce(OrderingProtocol ordering, E2eVariant v, SchedulerMode mode, Duration duration)
@@ -253,15 +348,7 @@ public final class E2eBench {
             try (ClientProxy proxy = ClientProxy.start(pc, setup.broadcast(), setup.router(), LoadRun.hotKeys(o, pc))) {
                 LoadResult r = LoadGenerator.run(proxy, o.workload(), HistorySink.NONE);
                 ProxyStats ps = proxy.stats();
-                long last = setup.lastInstance().getAsLong();
-                for (Replica replica : setup.replicas()) {
-                    if (!replica.awaitApplied(last, QUIESCE_SECONDS, TimeUnit.SECONDS)) {
-                        throw new IllegalStateException(ordering.cliName() + "/" + mode.cliName() + ": replica "
-                                + replica.id() + " did not apply every ordered batch within " + QUIESCE_SECONDS
-                                + " s of the clients stopping");
-                    }
-                    checkRun(ordering.cliName() + "/" + mode.cliName(), r, ps, replica);
-                }
+                setup.settler().settle(ordering.cliName() + "/" + mode.cliName(), r, ps);
                 // Every replica has applied everything ordered, so the protocol traffic of these operations is sent.
                 long[] sent = setup.sentBytes().get();
                 double most = Double.NaN;
@@ -282,13 +369,17 @@ public final class E2eBench {
      * @throws IllegalStateException naming the run and the first check it failed
      */
     static void checkRun(String run, LoadResult r, ProxyStats ps, Replica replica) {
-        ReplicaStats rs = replica.stats();
+        checkRun(run, r, ps, replica.stats(), replica.failure());
+    }
+
+    /** {@link #checkRun(String, LoadResult, ProxyStats, Replica)} on a replica's statistics and failure. */
+    static void checkRun(String run, LoadResult r, ProxyStats ps, ReplicaStats rs, Optional<Throwable> failure) {
         check(run, r.acknowledged() > 0 && rs.commandsExecuted() > 0,
                 "the replica served nothing (" + r.acknowledged() + " acknowledged, " + rs.commandsExecuted() + " executed)");
         check(run, r.unanswered() == 0, r.unanswered() + " operations got no answer");
         check(run, ps.timedOut() == 0, ps.timedOut() + " batches timed out");
         check(run, rs.batchesRefused() == 0, rs.batchesRefused() + " batches refused by the replica");
-        check(run, replica.failure().isEmpty(), "the replica stopped: " + replica.failure().orElse(null));
+        check(run, failure.isEmpty(), "the replica stopped: " + failure.orElse(null));
         for (Map.Entry<KvStatus, Long> e : r.byStatus().entrySet()) {
             check(run, ANSWERS.contains(e.getKey()), e.getValue() + " operations answered " + e.getKey());
         }

@@ -59,8 +59,11 @@ import picocli.CommandLine.Spec;
             "Orderings: local (the in-process sequencer), ringpaxos (an embedded Ring Paxos cluster on loopback: 3 "
                 + "acceptors, the replica's learner and the proxy's proposer), both (interleaved, with the ratio "
                 + "ringpaxos/local from the same invocation), pbft (PBFT with 2 COP pillars in-process: 4 PBFT replicas, each with "
-                + "its own executing replica, the proxy accepting f+1 = 2 matching replies), all (every ordering e2e embeds: "
-                + "local, ringpaxos and pbft, interleaved).",
+                + "its own executing replica, the proxy accepting f+1 = 2 matching replies), ratis (Apache Ratis: 3 peers on "
+                + "loopback over gRPC, each executing with psmr as its state machine, every log entry fsync'd before it counts; "
+                + "sequential is Ratis' usual single-threaded apply), a comma-separated list of these (e.g. "
+                + "local,ringpaxos,ratis: interleaved, in that order), all (every ordering e2e embeds: local, ringpaxos, pbft "
+                + "and ratis, interleaved).",
             "",
             "Failover (ringpaxos, both and all): after the measured runs, --runs trials of the bitmap-indexed workload over a "
                 + "fresh Ring Paxos cluster close the coordinator's acceptor at half the run and time, from just before "
@@ -153,8 +156,8 @@ public final class E2eCommand implements Callable<Integer> {
     int runs;
 
     @Option(names = "--ordering", paramLabel = "ORDERING", defaultValue = "local",
-            description = "Ordering layer: local, ringpaxos, pbft, both (local and ringpaxos) or all (local, ringpaxos and pbft) "
-                    + "(default: ${DEFAULT-VALUE}).")
+            description = "Ordering layer: local, ringpaxos, pbft, ratis, a comma-separated list of them (e.g. local,ratis), "
+                    + "both (local and ringpaxos) or all (local, ringpaxos, pbft and ratis) (default: ${DEFAULT-VALUE}).")
     String ordering;
 
     @Option(names = "--seed", paramLabel = "S", defaultValue = "42", description = "Clients' seed (default: ${DEFAULT-VALUE}).")

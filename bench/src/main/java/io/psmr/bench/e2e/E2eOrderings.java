@@ -1,18 +1,20 @@
 package io.psmr.bench.e2e;
 
 import io.psmr.ordering.OrderingProtocol;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
  * Which ordering layers {@code psmr bench e2e --ordering NAME} runs: one {@link OrderingProtocol}
- * by its name, {@code both} (local, then ringpaxos: the ratio ringpaxos/local from one invocation)
- * or {@code all} (every ordering e2e can embed: local, ringpaxos and pbft). Stateless.
+ * by its name, a comma-separated list of them (e.g. {@code local,ringpaxos,ratis}: run interleaved, in
+ * that order), {@code both} (local, then ringpaxos: the ratio ringpaxos/local from one invocation)
+ * or {@code all} (every ordering e2e can embed: local, ringpaxos, pbft and ratis). Stateless.
  */
 public final class E2eOrderings {
 
-    /** The orderings e2e embeds, in report order. Ratis runs as processes: ./psmr load or cluster. */
+    /** The orderings e2e embeds, in report order. */
     public static final List<OrderingProtocol> SUPPORTED = List.of(OrderingProtocol.LOCAL, OrderingProtocol.RING_PAXOS,
-            OrderingProtocol.PBFT);
+            OrderingProtocol.PBFT, OrderingProtocol.RATIS);
 
     private E2eOrderings() {
     }
@@ -27,12 +29,19 @@ public final class E2eOrderings {
             case "both" -> List.of(OrderingProtocol.LOCAL, OrderingProtocol.RING_PAXOS);
             case "all" -> SUPPORTED;
             default -> {
-                OrderingProtocol o = OrderingProtocol.fromCliName(name);
-                if (!SUPPORTED.contains(o)) {
-                    throw new IllegalArgumentException("bench e2e does not embed " + o.cliName() + "; expected local, ringpaxos, "
-                            + "pbft, both or all (measure ratis with ./psmr load --ordering ratis)");
+                List<OrderingProtocol> out = new ArrayList<>();
+                for (String one : name.split(",", -1)) {
+                    OrderingProtocol o = OrderingProtocol.fromCliName(one.trim());
+                    if (!SUPPORTED.contains(o)) {
+                        throw new IllegalArgumentException("bench e2e does not embed " + o.cliName() + "; expected local, "
+                                + "ringpaxos, pbft, ratis, a comma-separated list of them, both or all");
+                    }
+                    if (out.contains(o)) {
+                        throw new IllegalArgumentException("ordering " + o.cliName() + " is listed twice in '" + name + "'");
+                    }
+                    out.add(o);
                 }
-                yield List.of(o);
+                yield List.copyOf(out);
             }
         };
     }

@@ -181,6 +181,8 @@ public final class E2eReport {
                         + (s.sweep().given() ? s.sweep().rotations().stream().map(r -> r.name().toLowerCase(Locale.ROOT))
                                 .collect(Collectors.joining("/")) + " leaders, " : "")
                         + "f+1 matching replies)";
+                case RATIS -> "Apache Ratis on loopback (" + E2eBench.RATIS_PEERS + " peers, gRPC, each executing, log fsync'd"
+                        + " before an entry counts)";
                 default -> o.description();
             });
         }
@@ -197,7 +199,7 @@ public final class E2eReport {
         o.println();
         o.println("Machine and settings: " + machine(s) + ".");
         o.println();
-        o.println("Closed-loop clients -> client proxy -> ordering -> one replica (pbft: 4, each executing). Throughput is acknowledged "
+        o.println("Closed-loop clients -> client proxy -> ordering -> one replica (pbft: 4, ratis: 3, each executing). Throughput is acknowledged "
                 + "operations per second (median of the measured runs, with min and max); `x CBASE` and `x seq` are "
                 + "ratios to the CBASE and sequential medians of this invocation over the same ordering; `x local` is the "
                 + "ratio to the same mode over the local sequencer in this invocation; `mean batch` is the proxy's mean client "

@@ -28,6 +28,7 @@ import io.psmr.bench.load.LoadReport;
 import io.psmr.bench.load.LoadRun;
 import io.psmr.bench.load.LoadStalledException;
 import io.psmr.bench.load.RunControls;
+import io.psmr.kvstore.RatisDurability;
 import io.psmr.bench.load.StallProbe;
 import io.psmr.kvstore.StoreSizing;
 import io.psmr.bench.load.WorkloadSpec;
@@ -102,6 +103,12 @@ public final class LoadCommand implements Callable<Integer> {
                     + "clients accept f+1 matching replies; docs/pbft.md); ringpaxos runs as processes: use --cluster "
                     + "(default: ${DEFAULT-VALUE}).")
     OrderingProtocol ordering;
+
+    @Option(names = "--ratis-durability", paramLabel = "D", defaultValue = "sync",
+            description = "With --ordering ratis: when a peer counts a log entry stored. sync (fsync first: an acknowledged "
+                    + "batch survives any crash), unsafe-flush (written to the page cache, fsync in the background: lost if a "
+                    + "majority's machines lose power). See docs/wip-ratis.md (default: ${DEFAULT-VALUE}).")
+    String ratisDurability;
 
     @Option(names = "--pillars", paramLabel = "N", defaultValue = "2",
             description = "With --ordering pbft: COP pillars per PBFT replica, 1 to " + MAX_PILLARS + ", each agreeing on "
@@ -351,8 +358,16 @@ public final class LoadCommand implements Callable<Integer> {
                         + (cluster != null ? "a --cluster load has none" : "--ordering " + ordering.cliName() + " has none")
                         + " (use --ordering pbft)");
             }
+            if (ordering == OrderingProtocol.RATIS) {
+                return LoadTarget.embeddedRatis(ratisDurability());
+            }
+            require(!spec.commandLine().getParseResult().hasMatchedOption("--ratis-durability"),
+                    "--ratis-durability is a Ratis setting; " + (cluster != null ? "a --cluster load has none"
+                            : "--ordering " + ordering.cliName() + " has none") + " (use --ordering ratis)");
             return LoadTarget.embedded(ordering);
         }
+        require(!spec.commandLine().getParseResult().hasMatchedOption("--ratis-durability"),
+                "--ratis-durability is a Ratis setting; --ordering pbft has none (use --ordering ratis)");
         if (!spec.commandLine().getParseResult().hasMatchedOption("--replicas")) {
             replicas = 4;
         }
@@ -366,6 +381,15 @@ public final class LoadCommand implements Callable<Integer> {
                     "--leader-rotation must be rotating or fixed, got '" + leaderRotation + "'");
         };
         return LoadTarget.embeddedPbft(PbftCluster.config((replicas - 1) / 3, pillars, rotation));
+    }
+
+    /** --ratis-durability, checked. */
+    private RatisDurability ratisDurability() {
+        try {
+            return RatisDurability.fromCliName(ratisDurability);
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--ratis-durability: " + e.getMessage());
+        }
     }
 
     /** The store capacity of --max-keys and --max-bytes, each defaulting as their descriptions say. */

@@ -138,6 +138,9 @@ public record LoadReport(LoadOptions options, ReplicaConfig replica, LoadResult 
         b.put("replicas", o.replicas());
         b.put("ordering", ordering.ordering().cliName());
         b.put("embedded", ordering.embedded());
+        if (ordering.ordering() == io.psmr.ordering.OrderingProtocol.RATIS && ordering.embedded()) {
+            b.put("ratis_durability", ordering.ratisDurability().cliName());
+        }
         if (ordering.pbft() != null) {
             b.put("f", ordering.pbft().f());
             b.put("pillars", ordering.pbft().pillars());

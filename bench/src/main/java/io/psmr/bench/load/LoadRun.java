@@ -95,7 +95,7 @@ public final class LoadRun {
                                  Consumer<EmbeddedCluster> started, Consumer<EmbeddedCluster> inspect)
             throws InterruptedException {
         if (ordering.ordering() == OrderingProtocol.RATIS) {
-            return RatisLoadRun.run(o, history, controls);
+            return RatisLoadRun.run(o, ordering.ratisDurability(), history, controls);
         }
         if (ordering.ordering() == OrderingProtocol.PBFT) {
             return PbftLoadRun.run(o, ordering.pbft(), history, controls);

@@ -1,5 +1,6 @@
 package io.psmr.bench.load;
 
+import io.psmr.kvstore.RatisDurability;
 import io.psmr.ordering.OrderingProtocol;
 import io.psmr.ordering.pbft.PbftConfig;
 import java.util.Locale;
@@ -8,21 +9,32 @@ import java.util.Objects;
 /**
  * Where a load run's replicas are: under which ordering, and whether they are embedded in the load
  * process or run as separate processes (a cluster started with {@code ./psmr cluster start}); for
- * PBFT also the protocol's configuration.
+ * PBFT also the protocol's configuration, and for embedded Ratis how its peers store their log.
  *
  * @param ordering the ordering layer
  * @param embedded whether the replicas run inside the load process
  * @param pbft     the PBFT configuration when {@code ordering} is {@link OrderingProtocol#PBFT}, else null
+ * @param ratisDurability how embedded Ratis peers store their log; {@link RatisDurability#SYNC} for every other target
  */
-public record LoadTarget(OrderingProtocol ordering, boolean embedded, PbftConfig pbft) {
+public record LoadTarget(OrderingProtocol ordering, boolean embedded, PbftConfig pbft, RatisDurability ratisDurability) {
 
-    /** Checks that a PBFT target, and only one, carries its configuration. */
+    /** Checks that a PBFT target, and only one, carries its configuration, and that only embedded Ratis trades durability. */
     public LoadTarget {
         Objects.requireNonNull(ordering, "ordering");
+        Objects.requireNonNull(ratisDurability, "ratisDurability");
+        if (ratisDurability != RatisDurability.SYNC && !(embedded && ordering == OrderingProtocol.RATIS)) {
+            throw new IllegalArgumentException("only an embedded ratis target takes a Ratis durability, not "
+                    + (embedded ? "embedded " : "a cluster of ") + ordering.cliName());
+        }
         if ((ordering == OrderingProtocol.PBFT) != (pbft != null)) {
             throw new IllegalArgumentException(ordering == OrderingProtocol.PBFT ? "a pbft target needs its PbftConfig"
                     : ordering.cliName() + " takes no PbftConfig");
         }
+    }
+
+    /** A target with Ratis' durable log ({@link RatisDurability#SYNC}). */
+    public LoadTarget(OrderingProtocol ordering, boolean embedded, PbftConfig pbft) {
+        this(ordering, embedded, pbft, RatisDurability.SYNC);
     }
 
     /** A target without PBFT configuration (any ordering but PBFT). */
@@ -33,6 +45,11 @@ public record LoadTarget(OrderingProtocol ordering, boolean embedded, PbftConfig
     /** Replicas inside the load process, under {@code ordering} (not PBFT: see {@link #embeddedPbft}). */
     public static LoadTarget embedded(OrderingProtocol ordering) {
         return new LoadTarget(ordering, true);
+    }
+
+    /** Replicas inside the load process on embedded Ratis peers that store their log with {@code durability}. */
+    public static LoadTarget embeddedRatis(RatisDurability durability) {
+        return new LoadTarget(OrderingProtocol.RATIS, true, null, durability);
     }
 
     /** Replicas inside the load process, each on its own replica of an in-process PBFT cluster of {@code config}. */
@@ -48,6 +65,9 @@ public record LoadTarget(OrderingProtocol ordering, boolean embedded, PbftConfig
     /** What the report says, e.g. {@code embedded, local sequencer}. */
     public String description() {
         String where = (embedded ? "embedded, " : "separate processes, ") + ordering.description();
+        if (ratisDurability != RatisDurability.SYNC) {
+            where += ", log " + ratisDurability.cliName() + " (not durable: docs/wip-ratis.md)";
+        }
         if (pbft == null) {
             return where;
         }

@@ -1,7 +1,7 @@
 package io.psmr.bench.load;
 
-import io.psmr.ordering.OrderingProtocol;
 import io.psmr.kvstore.RatisCluster;
+import io.psmr.kvstore.RatisDurability;
 import io.psmr.kvstore.ReplicaConfig;
 import io.psmr.proxy.ClientProxy;
 import io.psmr.proxy.ProxyConfig;
@@ -29,7 +29,9 @@ final class RatisLoadRun {
     private RatisLoadRun() {
     }
 
-    static LoadReport run(LoadOptions o, HistorySink history, RunControls controls) throws InterruptedException {
+    static LoadReport run(LoadOptions o, RatisDurability durability, HistorySink history, RunControls controls)
+            throws InterruptedException {
+        LoadTarget target = LoadTarget.embeddedRatis(durability);
         ReplicaConfig rc = LoadRun.replicaConfig(o);
         ProxyConfig pc = LoadRun.proxyConfig(o, rc);
         Path dir;
@@ -38,7 +40,7 @@ final class RatisLoadRun {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot create a directory for the Ratis logs: " + e.getMessage(), e);
         }
-        try (RatisCluster cluster = RatisCluster.start(o.replicas(), rc, dir, SNAPSHOT_EVERY)) {
+        try (RatisCluster cluster = RatisCluster.start(o.replicas(), rc, dir, SNAPSHOT_EVERY, durability)) {
             // Elect first, so that the measured run does not include the election.
             if (cluster.awaitLeader(LoadRun.QUIESCE_SECONDS, TimeUnit.SECONDS) == 0) {
                 throw new IllegalStateException("no Ratis leader was elected within " + LoadRun.QUIESCE_SECONDS + " s");
@@ -50,7 +52,7 @@ final class RatisLoadRun {
                     result = LoadGenerator.run(proxy, o.workload(), history, controls);
                 } catch (LoadStalledException e) {
                     throw e.withReport(new LoadReport(o, rc, e.result(), proxy.stats(), List.of(),
-                            Runtime.getRuntime().availableProcessors(), LoadTarget.embedded(OrderingProtocol.RATIS)));
+                            Runtime.getRuntime().availableProcessors(), target));
                 }
                 stats = proxy.stats();
             }
@@ -60,7 +62,7 @@ final class RatisLoadRun {
             }
             List<Long> digests = cluster.digests();
             return new LoadReport(o, rc, result, stats, digests, Runtime.getRuntime().availableProcessors(),
-                    LoadTarget.embedded(OrderingProtocol.RATIS));
+                    target);
         } finally {
             deleteRecursively(dir);
         }

@@ -43,7 +43,8 @@ class E2eCommandTest {
         "--runs 0               | --runs must be from 1 to 100",
         "--ordering ring-paxos  | --ordering: ordering 'ring-paxos' is no longer a name; use ringpaxos",
         "--ordering LOCAL       | --ordering: ordering 'LOCAL' must be written in lower case: local",
-        "--ordering ratis       | --ordering: bench e2e does not embed ratis; expected local, ringpaxos, pbft, both or all",
+        "--ordering local,local | --ordering: ordering local is listed twice in 'local,local'",
+        "--ordering local,raft  | --ordering: unknown ordering 'raft'",
         "--ordering nosuch      | --ordering: unknown ordering 'nosuch'",
         "--format json          | --format must be text or csv for psmr bench e2e, got 'json'",
         "--format xml           | Invalid value for option '--format'",
@@ -154,7 +155,7 @@ class E2eCommandTest {
     }
 
     @Test
-    void allRunsLocalRingPaxosAndPbftInOneInvocationWithRatiosToLocal(@TempDir Path tmp) throws IOException {
+    void allRunsLocalRingPaxosPbftAndRatisInOneInvocationWithRatiosToLocal(@TempDir Path tmp) throws IOException {
         CliRun r = CliRun.of("bench", "e2e", "--ordering", "all", "--modes", "bitmap-indexed", "--clients", "4", "--duration",
                 "300ms", "--warmup", "50ms", "--runs", "1", "--batch", "20", "--window", "2", "--conflict", "20",
                 "--keys", "500", "--bitmap-bits", "102400", "--workers", "1", "--format", "csv", "--quiet", "--out", tmp.toString());
@@ -172,7 +173,8 @@ class E2eCommandTest {
         }
         assertEquals(List.of("local,cbase", "local,bitmap-indexed", "local,sequential",
                 "ringpaxos,cbase", "ringpaxos,bitmap-indexed", "ringpaxos,sequential",
-                "pbft,cbase", "pbft,bitmap-indexed", "pbft,sequential"), configs);
+                "pbft,cbase", "pbft,bitmap-indexed", "pbft,sequential",
+                "ratis,cbase", "ratis,bitmap-indexed", "ratis,sequential"), configs);
         List<Path> dirs;
         try (Stream<Path> s = Files.list(tmp)) {
             dirs = s.toList();
@@ -180,6 +182,39 @@ class E2eCommandTest {
         String summary = Files.readString(dirs.get(0).resolve("summary.md"));
         assertTrue(summary.contains("PBFT in-process (f=1, 4 replicas each executing, 2 pillars, f+1 matching replies)"), summary);
         assertTrue(summary.contains("| pbft | bitmap-indexed |"), summary);
+    }
+
+    @Test
+    void ratisRunsSequentialAndBitmapAgainstTheLocalSequencerInOneInvocation(@TempDir Path tmp) throws IOException {
+        CliRun r = CliRun.of("bench", "e2e", "--ordering", "local,ratis", "--modes", "bitmap-indexed", "--clients", "4",
+                "--duration", "300ms", "--warmup", "50ms", "--runs", "1", "--batch", "20", "--window", "2", "--keys", "500",
+                "--bitmap-bits", "102400", "--workers", "1", "--format", "csv", "--quiet", "--out", tmp.toString());
+        assertEquals(0, r.exitCode(), "stderr:\n" + r.err());
+        List<String> lines = r.out().lines().toList();
+        assertEquals(E2eReport.CSV_HEADER, lines.get(0));
+        List<String> configs = new ArrayList<>();
+        for (String line : lines.subList(1, lines.size())) {
+            String[] f = line.split(",", -1);
+            assertEquals(17, f.length, "row: " + line);
+            configs.add(f[15] + "," + f[0] + "," + f[1] + "," + f[2]);
+            assertTrue(Long.parseLong(f[7]) > 0, "throughput must be positive: " + line);
+            assertTrue(Double.parseDouble(f[8]) > 0 && Double.parseDouble(f[9]) > 0, "ratios within the ordering: " + line);
+            double vsLocal = Double.parseDouble(f[16]);
+            assertTrue(f[15].equals("local") ? vsLocal == 1.0 : vsLocal >= 0, "ratio to local (speed is not asserted): " + line);
+            if (f[0].equals("sequential")) {
+                assertEquals("1", f[4], "sequential applies on one thread, as Ratis' updater would: " + line);
+            }
+        }
+        assertEquals(List.of("local,cbase,monitor,1", "local,bitmap-indexed,split-indexed,20", "local,sequential,none,20",
+                "ratis,cbase,monitor,1", "ratis,bitmap-indexed,split-indexed,20", "ratis,sequential,none,20"), configs);
+        List<Path> dirs;
+        try (Stream<Path> s = Files.list(tmp)) {
+            dirs = s.toList();
+        }
+        String summary = Files.readString(dirs.get(0).resolve("summary.md"));
+        assertTrue(summary.contains("Apache Ratis on loopback (3 peers, gRPC, each executing, log fsync'd before an entry counts)"),
+                summary);
+        assertTrue(summary.contains("| ratis | sequential |") && summary.contains("| ratis | bitmap-indexed |"), summary);
     }
 
     @Test

@@ -41,6 +41,7 @@ class RatisLoadCommandTest {
         assertEquals(0, r.exitCode(), "stdout: " + r.out() + "\nstderr: " + r.err());
         JsonNode json = LoadCommandTest.JSON.readTree(r.out().strip());
         assertEquals("ratis", json.get("ordering").textValue(), r.out());
+        assertEquals("sync", json.get("ratis_durability").textValue(), "durable unless asked: " + r.out());
         long ops = json.get("ops").longValue();
         assertTrue(ops > 0, r.out());
         assertEquals(3, json.get("digests").size(), r.out());
@@ -52,5 +53,29 @@ class RatisLoadCommandTest {
         assertEquals(20, records.stream().filter(OpRecord::initial).count());
         LinearizabilityChecker.Verdict v = LinearizabilityChecker.check(records, null);
         assertTrue(v.linearizable(), () -> String.join("\n", v.violations()));
+    }
+
+    @Test
+    void aBadOrMisplacedRatisDurabilityIsAUsageErrorNamingIt() {
+        LoadCommandTest.Run async = LoadCommandTest.run("--ordering", "ratis", "--ratis-durability", "async-flush");
+        assertEquals(2, async.exitCode(), "stderr: " + async.err());
+        assertTrue(async.err().contains("--ratis-durability: unknown Ratis durability 'async-flush': Ratis' async-flush is not "
+                + "offered (it may acknowledge entries still in a peer's write buffer); durabilities: sync, unsafe-flush"),
+                async.err());
+        LoadCommandTest.Run local = LoadCommandTest.run("--ratis-durability", "unsafe-flush");
+        assertEquals(2, local.exitCode(), "stderr: " + local.err());
+        assertTrue(local.err().contains("--ratis-durability is a Ratis setting; --ordering local has none (use --ordering ratis)"),
+                local.err());
+        assertEquals("", async.out() + local.out());
+    }
+
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void anUnsafeFlushRunSaysSoAndStillAgrees() throws Exception {
+        LoadCommandTest.Run r = LoadCommandTest.run("--ordering", "ratis", "--ratis-durability", "unsafe-flush", "--clients", "4",
+                "--duration", "500ms", "--keys", "20", "--window", "2");
+        assertEquals(0, r.exitCode(), "stdout: " + r.out() + "\nstderr: " + r.err());
+        assertTrue(r.out().contains("(embedded, Apache Ratis, log unsafe-flush (not durable: docs/wip-ratis.md))"), r.out());
+        assertTrue(r.out().contains("digests agree"), r.out());
     }
 }
