@@ -332,6 +332,12 @@ public final class RatisCluster implements AutoCloseable {
     }
 
     private synchronized void closePeers() {
+        // The leader first: a follower that closes while the leader still replicates to it logs Ratis'
+        // "Failed appendEntries ... current state is CLOSING" with a stack trace, which reads like a fault.
+        int leader = leader();
+        if (leader > 0) {
+            stop(leader);
+        }
         for (int id = 1; id <= running.length; id++) {
             stop(id);
         }
