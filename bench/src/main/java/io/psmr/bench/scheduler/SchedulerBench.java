@@ -37,7 +37,8 @@ import org.HdrHistogram.Recorder;
  * <p><b>What is timed.</b> Each run starts a fresh scheduler over the one shared store, delivers
  * batches from the cell's cycle as fast as {@code deliver} accepts them for {@link BenchSettings#duration()},
  * and counts the commands whose batch completed between the end of the ramp (the first tenth)
- * and the end of the run. Decoding is not timed: batches arrive decoded, with their summaries, as
+ * and the end of the run (which waits, past the duration, for the window's first completed batch:
+ * {@link #windowDone}). Decoding is not timed: batches arrive decoded, with their summaries, as
  * a replica hands them to its scheduler after its own decode step. A sequential cell runs the same
  * batches on the delivery thread through the same service's {@code execute}, with no scheduler: the limit reference.
  *
@@ -209,6 +210,28 @@ public final class SchedulerBench {
         }
     }
 
+    /** How long past its duration a run may go on waiting for its window's first completed batch. */
+    static final long STALL_NANOS = 30_000_000_000L;
+
+    /**
+     * Whether a run past its duration may end its measured window: only once the window holds a completed batch.
+     * A pause of the whole JVM (a collection, the JIT) longer than a short run's window would otherwise end the
+     * window before any worker ran in it, and report 0 for a scheduler that never stalled. Real runs (seconds,
+     * thousands of batches) never wait here.
+     *
+     * @throws IllegalStateException naming the cell if no batch completed for {@link #STALL_NANOS} past the duration
+     */
+    static boolean windowDone(long completed, long atWindowStart, long elapsedNanos, long durationNanos, Cell c) {
+        if (completed > atWindowStart) {
+            return true;
+        }
+        if (elapsedNanos - durationNanos > STALL_NANOS) {
+            throw new IllegalStateException(c.describe() + ": no batch completed in " + (elapsedNanos / 1_000_000)
+                    + " ms of a " + (durationNanos / 1_000_000) + " ms run: the scheduler made no progress");
+        }
+        return false;
+    }
+
     private <C extends Command, R> RunSample runOnce(Cell c, BenchService<C, R> service, long durationNanos)
             throws InterruptedException {
         if (c.isCos()) {
@@ -249,7 +272,7 @@ public final class SchedulerBench {
                 measuring = true;
                 c0 = completed;
                 t0 = now;
-            } else if (measuring && now - start >= durationNanos) {
+            } else if (measuring && now - start >= durationNanos && windowDone(completed, c0, now - start, durationNanos, c)) {
                 break;
             }
         }
@@ -326,7 +349,7 @@ public final class SchedulerBench {
                     t0 = System.nanoTime();
                     sink.measuring = true;
                     measuring = true;
-                } else if (measuring && now - start >= durationNanos) {
+                } else if (measuring && now - start >= durationNanos && windowDone(sink.completed.sum(), c0, now - start, durationNanos, c)) {
                     c1 = sink.completed.sum();
                     t1 = System.nanoTime();
                     sink.measuring = false;
@@ -398,7 +421,7 @@ public final class SchedulerBench {
                     t0 = System.nanoTime();
                     sink.measuring = true;
                     measuring = true;
-                } else if (measuring && now - start >= durationNanos) {
+                } else if (measuring && now - start >= durationNanos && windowDone(sink.completed.sum(), c0, now - start, durationNanos, c)) {
                     c1 = sink.completed.sum();
                     t1 = System.nanoTime();
                     sink.measuring = false;

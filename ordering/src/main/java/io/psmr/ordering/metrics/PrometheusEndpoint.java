@@ -10,15 +10,18 @@ import java.net.BindException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.Objects;
+import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 
 /**
  * An HTTP endpoint that serves a {@link PrometheusMeterRegistry}'s scrape at {@code GET /metrics}
  * (Prometheus text format), on the JDK's {@link HttpServer}. Anything else gets 404 (other paths)
  * or 405 (other methods).
  *
- * <p><b>Threads.</b> Requests are answered one at a time on the endpoint's own daemon thread, so a
+ * <p><b>Threads.</b> Requests are answered one at a time on the endpoint's own daemon thread (at most
+ * {@value #QUEUED} waiting; past that the server's dispatcher answers the next itself), so a
  * scraper never competes with the node's threads for more than one core; the meters it reads are
  * snapshots that do not block the hot path. {@link #start}, {@link #port} and {@link #close} from any thread.
  */
@@ -26,6 +29,8 @@ public final class PrometheusEndpoint implements AutoCloseable {
 
     /** The path scraped. */
     public static final String PATH = "/metrics";
+    /** Scrapes that may wait for the endpoint's thread. */
+    private static final int QUEUED = 16;
     private static final String CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
 
     private final HttpServer server;
@@ -67,11 +72,13 @@ public final class PrometheusEndpoint implements AutoCloseable {
             throw new UncheckedIOException("cannot serve metrics on " + host + ":" + port + ": " + e.getMessage(), e);
         }
         server.createContext("/", exchange -> answer(exchange, registry));
-        ExecutorService executor = Executors.newSingleThreadExecutor(r -> {
+        // Bounded: past QUEUED waiting scrapes the server's dispatcher answers the next one itself, and so
+        // stops accepting connections until it has.
+        ExecutorService executor = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, new ArrayBlockingQueue<>(QUEUED), r -> {
             Thread t = new Thread(r, "psmr-metrics-http");
             t.setDaemon(true);
             return t;
-        });
+        }, new ThreadPoolExecutor.CallerRunsPolicy());
         server.setExecutor(executor);
         server.start();
         return new PrometheusEndpoint(server, executor);
