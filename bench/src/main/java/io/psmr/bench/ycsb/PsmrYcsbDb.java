@@ -171,12 +171,16 @@ public final class PsmrYcsbDb extends DB {
             }
             return Status.OK;
         } catch (IllegalArgumentException e) {
-            return new Status("UNEXPECTED_STATE", "the value of " + table + "/" + key + " is not a YCSB record: " + e.getMessage());
+            return notARecord(table, key, e);
         } catch (InterruptedException e) {
             return interrupted();
         } catch (KvRequestException e) {
             return noAnswer(e);
         }
+    }
+
+    private static Status notARecord(String table, String key, IllegalArgumentException e) {
+        return new Status("UNEXPECTED_STATE", "the value of " + table + "/" + key + " is not a YCSB record: " + e.getMessage());
     }
 
     @Override
@@ -208,7 +212,7 @@ public final class PsmrYcsbDb extends DB {
             }
             return status(client.update(k, RecordCodec.encode(record)));
         } catch (IllegalArgumentException e) {
-            return new Status("UNEXPECTED_STATE", "the value of " + table + "/" + key + " is not a YCSB record: " + e.getMessage());
+            return notARecord(table, key, e);
         } catch (InterruptedException e) {
             return interrupted();
         } catch (KvRequestException e) {
