@@ -125,16 +125,39 @@ class ByzantineLoopbackClusterTest {
                     }
                 }
             }
+            // Wait until enough correct replicas delivered every request: all of them where all must finish, else 2f.
+            // The third may stay behind: a liar can keep one correct replica out of every quorum, and without state
+            // transfer it fail-stops only at the next stable checkpoint, which needs more requests than this test sends.
+            // Once a correct replica has fail-stopped, the liar and it are f + 1 = 2 faults of 4: PBFT no longer promises
+            // progress (CI once saw the two others stall at 80 and 87 of 90 for 30 s), only agreement, checked below.
+            int need = allFinish ? CORRECT.size() : CORRECT.size() - 1;
             long deadline = System.nanoTime() + 30_000_000_000L;
             List<Integer> complete = new ArrayList<>();
-            for (int r : CORRECT) {
-                while (sinks.get(r).ids().size() < submitted && nodes.get(r).failure().isEmpty()) {
-                    if (System.nanoTime() > deadline) {
-                        throw new AssertionError("replica " + r + " delivered " + sinks.get(r).ids().size() + " of "
-                                + submitted + " within 30 s; " + nodes.get(r).pillars() + ", " + byzantine + ", " + context);
+            while (true) {
+                complete.clear();
+                boolean correctOneStopped = false;
+                for (int r : CORRECT) {
+                    if (sinks.get(r).ids().size() >= submitted && nodes.get(r).failure().isEmpty()) {
+                        complete.add(r);
                     }
-                    LockSupport.parkNanos(5_000_000L);
+                    correctOneStopped |= nodes.get(r).failure().isPresent();
                 }
+                if (complete.size() >= need || (correctOneStopped && !allFinish)) {
+                    break;
+                }
+                if (System.nanoTime() > deadline) {
+                    StringBuilder progress = new StringBuilder();
+                    for (int r : CORRECT) {
+                        progress.append("replica ").append(r).append(" delivered ").append(sinks.get(r).ids().size())
+                                .append(" of ").append(submitted).append(nodes.get(r).failure().map(f -> " and failed: " + f)
+                                        .orElse("")).append(", ").append(nodes.get(r).pillars()).append("; ");
+                    }
+                    throw new AssertionError("fewer than " + need + " correct replicas delivered every request within 30 s: "
+                            + progress + byzantine + ", " + context);
+                }
+                LockSupport.parkNanos(5_000_000L);
+            }
+            for (int r : CORRECT) {
                 int replica = r;
                 nodes.get(r).failure().ifPresent(f -> {
                     // Without state transfer, a correct replica the liar kept out of a quorum fail-stops once the others'
@@ -144,16 +167,23 @@ class ByzantineLoopbackClusterTest {
                     System.out.println("ByzantineLoopbackClusterTest: " + context + ": replica " + replica
                             + " fell behind and fail-stopped: " + f.getMessage());
                 });
-                if (nodes.get(r).failure().isEmpty()) {
-                    complete.add(r);
+            }
+            // The longest sequence is the reference: every correct replica's must be a prefix of it, each request once.
+            // Snapshots taken once: replicas that are still running may deliver more meanwhile.
+            java.util.Map<Integer, List<RequestId>> delivered = new java.util.TreeMap<>();
+            List<RequestId> reference = List.of();
+            for (int r : CORRECT) {
+                delivered.put(r, sinks.get(r).ids());
+                if (delivered.get(r).size() > reference.size()) {
+                    reference = delivered.get(r);
                 }
             }
-            assertTrue(complete.size() >= CORRECT.size() - 1, "correct replicas that delivered every request: " + complete
-                    + ", " + context);
-            List<RequestId> reference = sinks.get(complete.get(0)).ids();
-            assertEquals(submitted, new HashSet<>(reference).size(), "each request once, " + context);
+            assertEquals(reference.size(), new HashSet<>(reference).size(), "each request once, " + context);
+            if (!complete.isEmpty()) {
+                assertEquals(submitted, reference.size(), "a complete replica delivered every request, " + context);
+            }
             for (int r : CORRECT) {
-                List<RequestId> got = sinks.get(r).ids();
+                List<RequestId> got = delivered.get(r);
                 assertEquals(reference.subList(0, got.size()), got, "replica " + r + " delivered another sequence, " + context);
             }
             if (viewChangeExpected) {
