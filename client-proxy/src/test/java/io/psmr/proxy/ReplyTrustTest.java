@@ -20,7 +20,7 @@ import io.psmr.kvstore.EmbeddedCluster;
 import io.psmr.ordering.pbft.LeaderRotation;
 import io.psmr.ordering.AtomicBroadcast;
 import io.psmr.kvstore.LocalReplyRouter;
-import io.psmr.kvstore.PbftCluster;
+import io.psmr.kvstore.pbft.EmbeddedPbftCluster;
 import io.psmr.kvstore.KvBatch;
 import io.psmr.kvstore.KvCodec;
 import io.psmr.kvstore.KvCommand;
@@ -301,7 +301,7 @@ class ReplyTrustTest {
     @Test
     void overPbftTheClientNeverAcceptsTheLyingReplicasAnswersEither() throws Exception {
         // The same lie under the ordering MATCHING is for: 4 PBFT replicas with 2 pillars, a store replica on each.
-        try (PbftCluster c = PbftCluster.start(PbftCluster.config(1, 2, LeaderRotation.ROTATING), replicas())) {
+        try (EmbeddedPbftCluster c = EmbeddedPbftCluster.start(EmbeddedPbftCluster.config(1, 2, LeaderRotation.ROTATING), replicas())) {
             assertEquals(List.of(1, 2, 3, 4), c.replicaIds());
             neverBelievesTheLiar(c.broadcast(), c.router(), 2);
             assertTrue(c.awaitQuiescent(30, TimeUnit.SECONDS));

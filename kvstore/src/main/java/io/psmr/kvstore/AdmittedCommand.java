@@ -8,7 +8,7 @@ import io.psmr.scheduler.Command;
  * result (over a limit, or older than the reply-cache window). Its footprint is the command's, so
  * the batch's summary still covers it.
  */
-final class AdmittedCommand implements Command {
+public final class AdmittedCommand implements Command {
 
     /** What the replica does with the command. */
     enum Verdict {

@@ -1,5 +1,6 @@
 package io.psmr.kvstore;
 
+import io.psmr.kvstore.ratis.RatisReplica;
 import io.psmr.scheduler.Batch;
 import io.psmr.scheduler.CommandError;
 import io.psmr.scheduler.ResultSink;
@@ -42,14 +43,14 @@ import java.util.function.Consumer;
  * never block (a duplicate's answer waits on its original without holding the thread).
  * {@link #stats()}: any thread.
  */
-final class BatchAdmitter {
+public final class BatchAdmitter {
 
     /** The outcome for one delivered value: a batch to schedule, or a refusal of the whole value. */
-    sealed interface Verdict permits Admitted, Refused {
+    public sealed interface Verdict permits Admitted, Refused {
     }
 
     /** Schedule this batch: its instance, its admitted commands, the delivered summary. */
-    record Admitted(Batch<AdmittedCommand> batch) implements Verdict {
+    public record Admitted(Batch<AdmittedCommand> batch) implements Verdict {
     }
 
     /**
@@ -58,7 +59,7 @@ final class BatchAdmitter {
      * @param replies the answer to send: one {@link KvReply#WHOLE_BATCH} reply naming the batch, its proxy,
      *                the instance and why; empty when the proxy and batch ids could not be read
      */
-    record Refused(List<KvReply> replies) implements Verdict {
+    public record Refused(List<KvReply> replies) implements Verdict {
     }
 
     private final ReplicaConfig config;
@@ -85,7 +86,7 @@ final class BatchAdmitter {
      * @param quiescer     waits until every batch handed to the scheduler has executed (for the capacity guard)
      * @param lastInstance the instance the replica resumes after, 0 if none
      */
-    BatchAdmitter(ReplicaConfig config, KvService service, CapacityGuard.Quiescer quiescer, long lastInstance) {
+    public BatchAdmitter(ReplicaConfig config, KvService service, CapacityGuard.Quiescer quiescer, long lastInstance) {
         this.config = config;
         this.service = service;
         this.sessions = new SessionTable(config.replyCacheWindow(), config.maxSessions(), config.sessionTimeoutInstances());
@@ -94,17 +95,17 @@ final class BatchAdmitter {
     }
 
     /** The session table, to write to or read from a checkpoint or snapshot (admission's thread). */
-    SessionTable sessions() {
+    public SessionTable sessions() {
         return sessions;
     }
 
     /** The capacity guard, to write to or read from a checkpoint or snapshot (admission's thread). */
-    CapacityGuard capacity() {
+    public CapacityGuard capacity() {
         return capacity;
     }
 
     /** A snapshot of the counters. */
-    ReplicaStats stats() {
+    public ReplicaStats stats() {
         return new ReplicaStats(batchesDelivered.sum(), batchesRefused.sum(), refusalsUnaddressed.sum(),
                 commandsExecuted.sum(), duplicates.sum(), staleRequests.sum(), commandsTooLarge.sum(),
                 commandsFull.sum(), sessionsOpened.sum(), sessionRefusals.sum(), lastInstance);
@@ -113,7 +114,7 @@ final class BatchAdmitter {
     // ---------------------------------------------------------------- admission (one thread)
 
     /** Decides what to do with {@code value}, delivered at {@code instance}. */
-    Verdict admit(long instance, byte[] value) throws InterruptedException {
+    public Verdict admit(long instance, byte[] value) throws InterruptedException {
         batchesDelivered.increment();
         sessions.expire(instance);
         capacity.beginBatch();
@@ -139,7 +140,7 @@ final class BatchAdmitter {
     }
 
     /** The runtime handed the batch {@link #admit} made at {@code instance} to its scheduler. */
-    void handedOver(long instance) {
+    public void handedOver(long instance) {
         lastInstance = instance;
     }
 
@@ -149,7 +150,7 @@ final class BatchAdmitter {
      * opened for it with the REJECTED answer (so a duplicate waiting on one, or a retry, is answered instead of
      * waiting forever), and returns the whole-batch answer, as a refusal by {@link #admit} would.
      */
-    List<KvReply> refuseScheduled(Batch<AdmittedCommand> batch, String reason) {
+    public List<KvReply> refuseScheduled(Batch<AdmittedCommand> batch, String reason) {
         if (batch.commands().isEmpty()) {
             return refuse(batch.instance(), false, 0, 0, KvStatus.REJECTED, reason).replies(); // nobody to answer
         }
@@ -210,7 +211,7 @@ final class BatchAdmitter {
     // ---------------------------------------------------------------- execution and answers (workers)
 
     /** The scheduler's service: runs a command admitted to execute; any other gets its preset answer (null for a duplicate). */
-    KvResult execute(AdmittedCommand c) {
+    public KvResult execute(AdmittedCommand c) {
         if (c.verdict != AdmittedCommand.Verdict.EXECUTE) {
             return c.preset; // a duplicate is answered from the reply cache by answer()
         }
@@ -223,7 +224,7 @@ final class BatchAdmitter {
      * for an executed command, and for a duplicate sends its original's result once known (maybe later, on the
      * worker that completes the original).
      */
-    void answer(long instance, int index, AdmittedCommand c, KvResult result, Consumer<KvReply> send) {
+    public void answer(long instance, int index, AdmittedCommand c, KvResult result, Consumer<KvReply> send) {
         switch (c.verdict) {
             case EXECUTE -> {
                 c.entry.complete(result);
@@ -239,7 +240,7 @@ final class BatchAdmitter {
      * FAILED with the scheduler's message, recorded for an executed command. (Only a command admitted to execute
      * can fail; the others' service call returns at once.)
      */
-    void answerError(long instance, int index, AdmittedCommand c, CommandError error, Consumer<KvReply> send) {
+    public void answerError(long instance, int index, AdmittedCommand c, CommandError error, Consumer<KvReply> send) {
         KvStatus status = error.kind() == CommandError.Kind.REJECTED ? KvStatus.REJECTED : KvStatus.FAILED;
         KvResult r = KvResult.of(status, error.message());
         if (c.verdict == AdmittedCommand.Verdict.EXECUTE) {

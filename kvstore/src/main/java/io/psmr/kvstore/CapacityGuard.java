@@ -32,11 +32,11 @@ import java.util.Objects;
  *
  * <p><b>Threads.</b> Delivery thread only (or Ratis' updater thread), like the rest of admission.
  */
-final class CapacityGuard {
+public final class CapacityGuard {
 
     /** Makes the scheduler quiescent, so that the store's counts are exact. */
     @FunctionalInterface
-    interface Quiescer {
+    public interface Quiescer {
         /** Waits until every batch handed to the scheduler has executed. */
         void quiesce() throws InterruptedException;
     }
@@ -123,7 +123,7 @@ final class CapacityGuard {
     }
 
     /** Writes the guard's state for a checkpoint; between batches, on the delivery thread. */
-    void writeTo(DataOutput out) throws IOException {
+    public void writeTo(DataOutput out) throws IOException {
         out.writeLong(baseEntries);
         out.writeLong(baseBytes);
         out.writeLong(reservedEntries);
@@ -135,7 +135,7 @@ final class CapacityGuard {
     }
 
     /** Replaces the guard's state with one {@link #writeTo} wrote. @throws IOException if it is malformed */
-    void readFrom(DataInput in) throws IOException {
+    public void readFrom(DataInput in) throws IOException {
         long[] v = new long[6];
         for (int i = 0; i < v.length; i++) {
             v[i] = in.readLong();

@@ -43,7 +43,7 @@ import java.util.Map;
  * <p>Not thread-safe: only the delivery thread admits. Workers touch only the {@link CachedReply}
  * entries, which are thread-safe.
  */
-final class SessionTable {
+public final class SessionTable {
 
     /** Session ids are {@code instance × SESSION_ID_STRIDE + index}; batches hold fewer commands. */
     static final long SESSION_ID_STRIDE = 1L << 16;
@@ -153,7 +153,7 @@ final class SessionTable {
      *
      * @throws IOException if a remembered command has no result yet
      */
-    void writeTo(DataOutput out) throws IOException {
+    public void writeTo(DataOutput out) throws IOException {
         out.writeInt(window);
         out.writeInt(maxSessions);
         out.writeLong(timeoutInstances);
@@ -189,7 +189,7 @@ final class SessionTable {
      *
      * @throws IOException if it was written with other settings, or is malformed
      */
-    void readFrom(DataInput in) throws IOException {
+    public void readFrom(DataInput in) throws IOException {
         int w = in.readInt();
         int max = in.readInt();
         long timeout = in.readLong();

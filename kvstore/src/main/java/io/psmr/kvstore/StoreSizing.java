@@ -1,8 +1,5 @@
 package io.psmr.kvstore;
 
-import io.psmr.kvstore.KvLimits;
-import io.psmr.kvstore.StoreCapacity;
-import io.psmr.kvstore.StoreConfig;
 
 /**
  * How {@code ./psmr load} and {@code ./psmr cluster start} turn their {@code --max-keys},

@@ -1,5 +1,7 @@
 package io.psmr.kvstore;
 
+import io.psmr.kvstore.ratis.EmbeddedRatisCluster;
+import io.psmr.kvstore.ratis.RatisReplica;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -44,7 +46,7 @@ class AdmissionParityTest {
         List<byte[]> values = new ArrayList<>();
         long[] ratisIndex;
         ReplicaStats ratisStats;
-        try (RatisCluster ratis = RatisCluster.start(1, config, dir, 0)) {
+        try (EmbeddedRatisCluster ratis = EmbeddedRatisCluster.start(1, config, dir, 0)) {
             assertTrue(ratis.awaitLeader(30, TimeUnit.SECONDS) > 0, "a leader is elected");
             ratis.router().register(PROXY, ratisReplies);
             ratis.router().register(OPENER, ratisReplies);

@@ -17,13 +17,13 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /** Three replicas over one sequencer: refusals, exactly-once, and agreement. */
-class ReplicaTest {
+public class ReplicaTest {
 
     static final StoreConfig STORE = StoreConfig.defaults().sized(20_000, 8, 64);
     static final ConflictDetection DETECTION = ConflictDetection.rwBitmap(100_000);
     static final KvLimits LIMITS = KvLimits.defaults().withMaxCommandsPerBatch(100).withMaxBatchBytes(64 * 1024);
 
-    static ReplicaConfig config() {
+    public static ReplicaConfig config() {
         return ReplicaConfig.builder().detection(DETECTION).limits(LIMITS).store(STORE).workers(2).maxPending(64).build();
     }
 

@@ -106,7 +106,7 @@ public final class ClusterCommand implements Callable<Integer> {
             ClusterDescriptor cluster = switch (ordering) {
                 case RATIS -> ClusterLayout.ratis(n, settings, where, ports);
                 case PBFT -> ClusterLayout.pbft(n, pillars, rotation, settings,
-                        io.psmr.kvstore.cluster.PbftClusterSettings.DEFAULT_CHECKPOINT_INTERVAL, liars, where, ports);
+                        io.psmr.kvstore.pbft.PbftClusterSettings.DEFAULT_CHECKPOINT_INTERVAL, liars, where, ports);
                 default -> ClusterLayout.ringPaxos(acceptors, n, ClusterLauncher.PROPOSER_SLOTS, settings, where, clients, ports);
             };
             ClusterLauncher launcher = new ClusterLauncher(dir.dir);
@@ -297,7 +297,7 @@ public final class ClusterCommand implements Callable<Integer> {
                 }
             }
             if (pbft) {
-                launcher.startPbft(n, pillars, rotation, settings, io.psmr.kvstore.cluster.PbftClusterSettings.DEFAULT_CHECKPOINT_INTERVAL,
+                launcher.startPbft(n, pillars, rotation, settings, io.psmr.kvstore.pbft.PbftClusterSettings.DEFAULT_CHECKPOINT_INTERVAL,
                         liars, where, timeout);
             } else if (ratis) {
                 launcher.startRatis(replicas, settings, where, timeout);

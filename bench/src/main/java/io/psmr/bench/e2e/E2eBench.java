@@ -6,10 +6,10 @@ import io.psmr.bench.stats.RunStatistics;
 import io.psmr.kvstore.EmbeddedCluster;
 import io.psmr.kvstore.KvStatus;
 import io.psmr.kvstore.LocalReplyRouter;
-import io.psmr.kvstore.PbftCluster;
-import io.psmr.kvstore.RatisCluster;
-import io.psmr.kvstore.RatisDurability;
-import io.psmr.kvstore.RatisReplica;
+import io.psmr.kvstore.pbft.EmbeddedPbftCluster;
+import io.psmr.kvstore.ratis.EmbeddedRatisCluster;
+import io.psmr.kvstore.ratis.RatisDurability;
+import io.psmr.kvstore.ratis.RatisReplica;
 import io.psmr.kvstore.Replica;
 import io.psmr.kvstore.ReplicaConfig;
 import io.psmr.kvstore.ReplicaStats;
@@ -54,8 +54,8 @@ import org.HdrHistogram.Histogram;
  * {@link OrderingProtocol} and {@link SchedulerMode}. Each run starts a fresh replica (its own scheduler and
  * in-memory Chronicle Map) over a fresh ordering layer — an {@link EmbeddedCluster} with its local
  * sequencer, a {@link LoopbackRingPaxos} of 3 acceptors whose one adapter is both the replica's
- * learner and the proxy's proposer, or a {@link PbftCluster} of 4 PBFT replicas with a store replica on each
- * (Byzantine faults need every replica executing: the proxy accepts f+1 = 2 matching replies), or a {@link RatisCluster}
+ * learner and the proxy's proposer, or a {@link EmbeddedPbftCluster} of 4 PBFT replicas with a store replica on each
+ * (Byzantine faults need every replica executing: the proxy accepts f+1 = 2 matching replies), or a {@link EmbeddedRatisCluster}
  * of {@value #RATIS_PEERS} Ratis peers on loopback, each executing with psmr as its state machine (its log fsync'd before
  * an entry counts: {@link RatisDurability#SYNC}) — and a fresh proxy, and drives them with {@link LoadGenerator}
  * (the clients of {@code ./psmr load}) for the run's duration. Replies go through the in-process
@@ -80,14 +80,14 @@ public final class E2eBench {
     static final TransportConfig RING_PAXOS_TRANSPORT = TransportConfig.defaults().withTickInterval(Duration.ofMillis(5));
 
     /**
-     * PBFT of the runs: f=1 (4 PBFT replicas, each with a store replica, all executing), {@link PbftCluster#config}'s
+     * PBFT of the runs: f=1 (4 PBFT replicas, each with a store replica, all executing), {@link EmbeddedPbftCluster#config}'s
      * defaults with 2 pillars and rotating leaders, as {@code ./psmr load --ordering pbft}.
      */
     static final PbftConfig PBFT = pbft(new E2eVariant(E2eVariant.DEFAULT_PILLARS, E2eVariant.DEFAULT_ROTATION, 1, 0));
 
     /** PBFT of the runs at {@code v}: as {@link #PBFT} with its pillars and leader rotation. */
     static PbftConfig pbft(E2eVariant v) {
-        return PbftCluster.config(1, v.pillars(), v.rotation());
+        return EmbeddedPbftCluster.config(1, v.pillars(), v.rotation());
     }
 
     /** Ratis peers of the runs, each executing (a majority of 2 commits). */
@@ -243,7 +243,7 @@ public final class E2eBench {
     }
 
     /** Every running Ratis peer applies every committed entry, passes {@link #checkRun}, and the digests agree. */
-    private static Settler ratisPeersApply(RatisCluster c) {
+    private static Settler ratisPeersApply(EmbeddedRatisCluster c) {
         return (run, r, ps) -> {
             if (!c.awaitQuiescent(QUIESCE_SECONDS, TimeUnit.SECONDS)) {
                 throw new IllegalStateException(run + ": the Ratis peers did not apply every committed entry within "
@@ -268,7 +268,7 @@ public final class E2eBench {
             return ratisSetup(rc);
         }
         if (ordering == OrderingProtocol.PBFT) {
-            PbftCluster c = PbftCluster.start(pbft(v), rc);
+            EmbeddedPbftCluster c = EmbeddedPbftCluster.start(pbft(v), rc);
             return new Setup(c.broadcast(), c.router(), replicasApply(c.replicas(), c::lastInstance),
                     ReplyTrust.matching(c.f(), c.replicaIds()), () -> {
                         long[] sent = new long[c.replicas().size()];
@@ -309,9 +309,9 @@ public final class E2eBench {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot create a directory for the Ratis logs: " + e.getMessage(), e);
         }
-        RatisCluster c;
+        EmbeddedRatisCluster c;
         try {
-            c = RatisCluster.start(RATIS_PEERS, rc, dir, 0, RatisDurability.SYNC);
+            c = EmbeddedRatisCluster.start(RATIS_PEERS, rc, dir, 0, RatisDurability.SYNC);
         } catch (RuntimeException e) {
             deleteRecursively(dir);
             throw e;

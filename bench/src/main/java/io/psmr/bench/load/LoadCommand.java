@@ -15,23 +15,12 @@ import io.psmr.bench.cli.OutputOptions;
 import io.psmr.kvstore.StoreCapacity;
 import io.psmr.kvstore.cluster.ClusterDescriptor;
 import io.psmr.kvstore.cluster.ClusterDirectory;
-import io.psmr.bench.load.ClusterLoad;
-import io.psmr.bench.load.HistorySink;
-import io.psmr.bench.load.JsonLinesHistory;
 import io.psmr.scheduler.SchedulerMode;
-import io.psmr.bench.load.LoadOptions;
-import io.psmr.bench.load.LoadTarget;
 import io.psmr.ordering.OrderingProtocol;
 import io.psmr.ordering.pbft.LeaderRotation;
-import io.psmr.kvstore.PbftCluster;
-import io.psmr.bench.load.LoadReport;
-import io.psmr.bench.load.LoadRun;
-import io.psmr.bench.load.LoadStalledException;
-import io.psmr.bench.load.RunControls;
-import io.psmr.kvstore.RatisDurability;
-import io.psmr.bench.load.StallProbe;
+import io.psmr.kvstore.pbft.EmbeddedPbftCluster;
+import io.psmr.kvstore.ratis.RatisDurability;
 import io.psmr.kvstore.StoreSizing;
-import io.psmr.bench.load.WorkloadSpec;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -380,7 +369,7 @@ public final class LoadCommand implements Callable<Integer> {
             default -> throw new CommandLine.ParameterException(spec.commandLine(),
                     "--leader-rotation must be rotating or fixed, got '" + leaderRotation + "'");
         };
-        return LoadTarget.embeddedPbft(PbftCluster.config((replicas - 1) / 3, pillars, rotation));
+        return LoadTarget.embeddedPbft(EmbeddedPbftCluster.config((replicas - 1) / 3, pillars, rotation));
     }
 
     /** --ratis-durability, checked. */

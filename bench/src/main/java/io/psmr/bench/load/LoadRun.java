@@ -72,7 +72,7 @@ public final class LoadRun {
 
     /**
      * Runs the load over {@code ordering} and returns the report. With Ratis the
-     * cluster is a {@link io.psmr.kvstore.RatisCluster} whose logs and snapshots live in a temporary directory,
+     * cluster is a {@link io.psmr.kvstore.ratis.EmbeddedRatisCluster} whose logs and snapshots live in a temporary directory,
      * removed afterwards, and {@code inspect} is not called.
      *
      * @throws IllegalStateException if the replicas do not apply everything within {@value #QUIESCE_SECONDS} s,

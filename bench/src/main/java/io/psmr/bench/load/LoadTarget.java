@@ -1,6 +1,6 @@
 package io.psmr.bench.load;
 
-import io.psmr.kvstore.RatisDurability;
+import io.psmr.kvstore.ratis.RatisDurability;
 import io.psmr.ordering.OrderingProtocol;
 import io.psmr.ordering.pbft.PbftConfig;
 import java.util.Locale;

@@ -1,6 +1,6 @@
 package io.psmr.bench.load;
 
-import io.psmr.kvstore.PbftCluster;
+import io.psmr.kvstore.pbft.EmbeddedPbftCluster;
 import io.psmr.kvstore.ReplicaConfig;
 import io.psmr.ordering.pbft.PbftConfig;
 import io.psmr.proxy.ClientProxy;
@@ -11,7 +11,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * {@link LoadRun} over PBFT with COP pillars: a {@link PbftCluster} of {@code 3f + 1} PBFT replicas in this JVM,
+ * {@link LoadRun} over PBFT with COP pillars: a {@link EmbeddedPbftCluster} of {@code 3f + 1} PBFT replicas in this JVM,
  * a store replica on each, the proxy proposing through PBFT replica 0 and accepting a result only from {@code f + 1}
  * matching replies ({@link ReplyTrust#matching}); at the end every replica's digest is compared as for the others.
  */
@@ -21,7 +21,7 @@ final class PbftLoadRun {
     }
 
     /** {@code ./psmr load}'s proxy settings with the reply trust a Byzantine ordering needs. */
-    static ProxyConfig proxyConfig(LoadOptions o, ReplicaConfig rc, PbftCluster cluster) {
+    static ProxyConfig proxyConfig(LoadOptions o, ReplicaConfig rc, EmbeddedPbftCluster cluster) {
         return LoadRun.proxyConfig(o, rc).toBuilder().replyTrust(ReplyTrust.matching(cluster.f(), cluster.replicaIds())).build();
     }
 
@@ -32,7 +32,7 @@ final class PbftLoadRun {
         }
         ReplicaConfig rc = LoadRun.replicaConfig(o);
         LoadTarget target = LoadTarget.embeddedPbft(config);
-        try (PbftCluster cluster = PbftCluster.start(config, rc)) {
+        try (EmbeddedPbftCluster cluster = EmbeddedPbftCluster.start(config, rc)) {
             ProxyConfig pc = proxyConfig(o, rc, cluster);
             LoadResult result;
             ProxyStats stats;
@@ -54,7 +54,7 @@ final class PbftLoadRun {
     }
 
     /** The store replicas that stopped serving and the PBFT replicas that fail-stopped; empty if none. */
-    static String silent(PbftCluster cluster) {
+    static String silent(EmbeddedPbftCluster cluster) {
         StringBuilder b = new StringBuilder(LoadRun.silentReplicas(cluster.replicas()));
         for (int i = 0; i < cluster.replicas().size(); i++) {
             int id = i;

@@ -1,7 +1,7 @@
 package io.psmr.bench.load;
 
-import io.psmr.kvstore.RatisCluster;
-import io.psmr.kvstore.RatisDurability;
+import io.psmr.kvstore.ratis.EmbeddedRatisCluster;
+import io.psmr.kvstore.ratis.RatisDurability;
 import io.psmr.kvstore.ReplicaConfig;
 import io.psmr.proxy.ClientProxy;
 import io.psmr.proxy.ProxyConfig;
@@ -16,7 +16,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 /**
- * {@link LoadRun} over Apache Ratis: a {@link RatisCluster} of {@link LoadOptions#replicas()} peers
+ * {@link LoadRun} over Apache Ratis: a {@link EmbeddedRatisCluster} of {@link LoadOptions#replicas()} peers
  * on loopback, the proxy proposing through the Raft client. Ratis logs and snapshots go to a
  * temporary directory, removed at the end; a snapshot every {@value #SNAPSHOT_EVERY} entries keeps
  * the log, and so the disk, bounded in long runs.
@@ -40,7 +40,7 @@ final class RatisLoadRun {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot create a directory for the Ratis logs: " + e.getMessage(), e);
         }
-        try (RatisCluster cluster = RatisCluster.start(o.replicas(), rc, dir, SNAPSHOT_EVERY, durability)) {
+        try (EmbeddedRatisCluster cluster = EmbeddedRatisCluster.start(o.replicas(), rc, dir, SNAPSHOT_EVERY, durability)) {
             // Elect first, so that the measured run does not include the election.
             if (cluster.awaitLeader(LoadRun.QUIESCE_SECONDS, TimeUnit.SECONDS) == 0) {
                 throw new IllegalStateException("no Ratis leader was elected within " + LoadRun.QUIESCE_SECONDS + " s");

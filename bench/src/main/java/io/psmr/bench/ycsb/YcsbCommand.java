@@ -5,7 +5,7 @@ import io.psmr.bench.cli.SchedulerModeConverter;
 import io.psmr.bench.load.ClusterLoad;
 import io.psmr.kvstore.EmbeddedCluster;
 import io.psmr.kvstore.KvLimits;
-import io.psmr.kvstore.RatisCluster;
+import io.psmr.kvstore.ratis.EmbeddedRatisCluster;
 import io.psmr.kvstore.ReplicaConfig;
 import io.psmr.kvstore.StoreCapacity;
 import io.psmr.kvstore.StoreConfig;
@@ -148,7 +148,7 @@ public final class YcsbCommand implements Callable<Integer> {
         ProxyConfig pc = proxyConfig(rc, b);
         if (ordering == OrderingProtocol.RATIS) {
             Path logs = Files.createTempDirectory("psmr-ycsb-ratis-");
-            try (RatisCluster cluster = RatisCluster.start(replicas, rc, logs, 10_000)) {
+            try (EmbeddedRatisCluster cluster = EmbeddedRatisCluster.start(replicas, rc, logs, 10_000)) {
                 if (cluster.awaitLeader(QUIESCE_SECONDS, TimeUnit.SECONDS) == 0) {
                     throw new IllegalStateException("no Ratis leader was elected within " + QUIESCE_SECONDS + " s");
                 }

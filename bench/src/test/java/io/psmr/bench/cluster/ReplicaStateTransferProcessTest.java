@@ -4,7 +4,7 @@ import static io.psmr.bench.cluster.NodeFiles.lastLine;
 import static io.psmr.bench.cluster.NodeFiles.latestCheckpoint;
 import static io.psmr.bench.cluster.NodeFiles.logContains;
 import io.psmr.kvstore.cluster.ClusterLauncher;
-import io.psmr.kvstore.cluster.ReplicaRuntime;
+import io.psmr.kvstore.ringpaxos.RingPaxosReplicaRuntime;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -107,7 +107,7 @@ class ReplicaStateTransferProcessTest {
             awaitCondition("replica-1 to checkpoint three intervals past replica-2's " + killedCheckpoint + ", 8 s after the kill",
                     () -> {
                         if (System.nanoTime() - downSince > TimeUnit.SECONDS.toNanos(8)
-                                && latestCheckpoint(live) >= killedCheckpoint + 3L * ReplicaRuntime.CHECKPOINT_INTERVAL) {
+                                && latestCheckpoint(live) >= killedCheckpoint + 3L * RingPaxosReplicaRuntime.CHECKPOINT_INTERVAL) {
                             return true;
                         }
                         for (int i = 0; i < 50; i++) {

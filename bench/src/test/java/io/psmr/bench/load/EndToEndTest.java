@@ -6,16 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.psmr.bench.load.LinearizabilityChecker;
 import io.psmr.kvstore.KvOp;
 import io.psmr.kvstore.KvStatus;
 import io.psmr.kvstore.Replica;
 import io.psmr.scheduler.SchedulerMode;
-import io.psmr.bench.load.LoadOptions;
-import io.psmr.bench.load.LoadReport;
-import io.psmr.bench.load.LoadRun;
-import io.psmr.bench.load.OpRecord;
-import io.psmr.bench.load.WorkloadSpec;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;

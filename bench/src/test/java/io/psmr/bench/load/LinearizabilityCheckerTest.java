@@ -3,10 +3,8 @@ package io.psmr.bench.load;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.psmr.bench.load.LinearizabilityChecker;
 import io.psmr.kvstore.KvOp;
 import io.psmr.kvstore.KvStatus;
-import io.psmr.bench.load.OpRecord;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;

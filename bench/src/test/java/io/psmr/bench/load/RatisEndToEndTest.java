@@ -6,20 +6,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.psmr.bench.load.LinearizabilityChecker;
 import io.psmr.kvstore.KvLimits;
 import io.psmr.kvstore.KvOp;
 import io.psmr.kvstore.KvStatus;
-import io.psmr.kvstore.RatisCluster;
-import io.psmr.kvstore.RatisReplica;
+import io.psmr.kvstore.ratis.EmbeddedRatisCluster;
+import io.psmr.kvstore.ratis.RatisReplica;
 import io.psmr.kvstore.ReplicaConfig;
-import io.psmr.bench.load.LoadGenerator;
 import io.psmr.scheduler.SchedulerMode;
-import io.psmr.bench.load.LoadOptions;
-import io.psmr.bench.load.LoadResult;
-import io.psmr.bench.load.LoadRun;
-import io.psmr.bench.load.OpRecord;
-import io.psmr.bench.load.WorkloadSpec;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -36,7 +29,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The key-value store with Apache Ratis as the ordering engine and psmr as its execution layer:
- * 3 Ratis peers on loopback in one JVM ({@link RatisCluster}), each a {@link RatisReplica}; one
+ * 3 Ratis peers on loopback in one JVM ({@link EmbeddedRatisCluster}), each a {@link RatisReplica}; one
  * {@link ClientProxy} proposing through the Raft client, whose replies come back as the leader's
  * Ratis replies. Closed-loop workloads with conflicts (16 keys, hot-key batches) and MULTI_PUTs,
  * bounded by operations. Randomised by {@code -Dpsmr.seed}, printed.
@@ -73,7 +66,7 @@ class RatisEndToEndTest {
         LoadOptions options = options(spec);
         ReplicaConfig rc = LoadRun.replicaConfig(options);
         List<OpRecord> history = Collections.synchronizedList(new ArrayList<>());
-        try (RatisCluster cluster = RatisCluster.start(3, rc, dir, 0)) {
+        try (EmbeddedRatisCluster cluster = EmbeddedRatisCluster.start(3, rc, dir, 0)) {
             assertTrue(cluster.awaitLeader(WAIT_S, TimeUnit.SECONDS) > 0, "a leader is elected, " + context);
             LoadResult result;
             try (ClientProxy proxy = startProxy(options, rc, cluster)) {
@@ -96,7 +89,7 @@ class RatisEndToEndTest {
         LoadOptions options = options(spec);
         ReplicaConfig rc = LoadRun.replicaConfig(options);
         List<OpRecord> history = Collections.synchronizedList(new ArrayList<>());
-        try (RatisCluster cluster = RatisCluster.start(3, rc, dir, 0)) {
+        try (EmbeddedRatisCluster cluster = EmbeddedRatisCluster.start(3, rc, dir, 0)) {
             int leader = cluster.awaitLeader(WAIT_S, TimeUnit.SECONDS);
             assertTrue(leader > 0, "a leader is elected, " + context);
             AtomicInteger done = new AtomicInteger();
@@ -140,7 +133,7 @@ class RatisEndToEndTest {
         ReplicaConfig rc = LoadRun.replicaConfig(options).toBuilder()
                 .limits(KvLimits.defaults().withMaxBatchBytes(8 << 10)).build();
         List<OpRecord> history = Collections.synchronizedList(new ArrayList<>());
-        try (RatisCluster cluster = RatisCluster.start(3, rc, dir, 0)) {
+        try (EmbeddedRatisCluster cluster = EmbeddedRatisCluster.start(3, rc, dir, 0)) {
             int leader = cluster.awaitLeader(WAIT_S, TimeUnit.SECONDS);
             assertTrue(leader > 0, "a leader is elected, " + context);
             int follower = leader == 1 ? 2 : 1;
@@ -182,7 +175,7 @@ class RatisEndToEndTest {
 
     /** Equal digests and stores on every replica; acknowledged last writes visible; per-key linearizable. */
     /** A proxy with the run's settings and hot-key batches, on the cluster's Raft client. */
-    private static ClientProxy startProxy(LoadOptions options, ReplicaConfig rc, RatisCluster cluster) {
+    private static ClientProxy startProxy(LoadOptions options, ReplicaConfig rc, EmbeddedRatisCluster cluster) {
         ProxyConfig pc = LoadRun.proxyConfig(options, rc);
         return ClientProxy.start(pc, cluster.broadcast(), cluster.router(), LoadRun.hotKeys(options, pc));
     }

@@ -7,8 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.psmr.kvstore.KvLimits;
 import io.psmr.kvstore.KvResult;
 import io.psmr.kvstore.KvStatus;
-import io.psmr.kvstore.PbftCluster;
-import io.psmr.kvstore.PbftStoreNode;
+import io.psmr.kvstore.pbft.EmbeddedPbftCluster;
+import io.psmr.kvstore.pbft.PbftStoreNode;
 import io.psmr.kvstore.ReplicaConfig;
 import io.psmr.kvstore.StoreConfig;
 import io.psmr.ordering.pbft.LeaderRotation;
@@ -55,7 +55,7 @@ class PbftSocketClusterTest {
     void aProxyInAnotherProcessProposesThroughAnyReplicaAndSurvivesItsEntryReplica(@TempDir Path dir) throws Exception {
         int n = 4;
         int pillars = 2;
-        PbftConfig config = PbftCluster.config(1, pillars, LeaderRotation.FIXED);
+        PbftConfig config = EmbeddedPbftCluster.config(1, pillars, LeaderRotation.FIXED);
         Path keys = dir.resolve("keys");
         PbftKeyFiles.generate(keys, n, pillars, new SecureRandom(), false);
         ReplicaConfig base = ReplicaConfig.builder().detection(DETECTION).limits(LIMITS).workers(2).maxPending(64)

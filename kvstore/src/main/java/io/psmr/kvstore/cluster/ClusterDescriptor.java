@@ -1,5 +1,6 @@
 package io.psmr.kvstore.cluster;
 
+import io.psmr.kvstore.pbft.PbftClusterSettings;
 import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;

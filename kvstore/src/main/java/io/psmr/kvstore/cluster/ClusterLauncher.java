@@ -1,11 +1,8 @@
 package io.psmr.kvstore.cluster;
 
+import io.psmr.kvstore.pbft.PbftClusterSettings;
+import io.psmr.kvstore.pbft.PbftReplicaRuntime;
 import io.psmr.kvstore.ChronicleJvmFlags;
-import io.psmr.kvstore.cluster.ClusterDescriptor;
-import io.psmr.kvstore.cluster.ClusterDirectory;
-import io.psmr.kvstore.cluster.ClusterNode;
-import io.psmr.kvstore.cluster.ClusterSettings;
-import io.psmr.kvstore.cluster.NodeRole;
 import io.psmr.ordering.node.NodeStatus;
 import java.io.File;
 import java.io.IOException;

@@ -1,5 +1,6 @@
 package io.psmr.kvstore.cluster;
 
+import io.psmr.kvstore.pbft.PbftClusterSettings;
 import io.psmr.ordering.OrderingProtocol;
 import io.psmr.ordering.pbft.LeaderRotation;
 import io.psmr.ordering.pbft.byzantine.ByzantineMode;

@@ -1,5 +1,7 @@
 package io.psmr.kvstore.cluster;
 
+import io.psmr.kvstore.ratis.RatisPeerRuntime;
+import io.psmr.kvstore.ringpaxos.RingPaxosReplicaRuntime;
 import java.util.function.LongSupplier;
 
 /**
@@ -7,15 +9,15 @@ import java.util.function.LongSupplier;
  * {@code load --cluster}'s comparison. Two replicas' digests are comparable only at the same
  * instance with nothing executing, so a digest is taken when the replica's progress counter has not
  * moved since the previous poll and it is quiet now, and kept only if it was still quiet afterwards;
- * otherwise the status says busy. Used by {@link ReplicaRuntime} and {@link RatisPeerRuntime}.
+ * otherwise the status says busy. Used by {@link RingPaxosReplicaRuntime} and {@link RatisPeerRuntime}.
  *
  * <p>Not thread-safe: polled from {@link NodeHost}'s one thread.
  */
-final class IdleDigest {
+public final class IdleDigest {
 
     /** A check of the replica's state that may wait briefly. */
     @FunctionalInterface
-    interface Check {
+    public interface Check {
         boolean holds() throws InterruptedException;
     }
 
@@ -33,7 +35,7 @@ final class IdleDigest {
      * @param quietStill nothing arrived while the digest was computed
      * @return the digest at {@link #instance(long)}, or null while busy
      */
-    Long poll(long progress, long instance, Check quietNow, LongSupplier compute, Check quietStill) throws InterruptedException {
+    public Long poll(long progress, long instance, Check quietNow, LongSupplier compute, Check quietStill) throws InterruptedException {
         if (progress != lastProgress) {
             lastProgress = progress;
             digest = null; // busy: wait for a quiet poll
@@ -48,7 +50,7 @@ final class IdleDigest {
     }
 
     /** The instance to report: the digest's, or {@code current} while there is none. */
-    long instance(long current) {
+    public long instance(long current) {
         return digest == null ? current : digestInstance;
     }
 }

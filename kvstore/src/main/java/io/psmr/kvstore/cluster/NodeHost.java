@@ -1,5 +1,8 @@
 package io.psmr.kvstore.cluster;
 
+import io.psmr.kvstore.pbft.PbftReplicaRuntime;
+import io.psmr.kvstore.ratis.RatisPeerRuntime;
+import io.psmr.kvstore.ringpaxos.RingPaxosReplicaRuntime;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.psmr.ordering.metrics.PrometheusEndpoint;
@@ -109,7 +112,7 @@ public final class NodeHost {
                     cluster.transportConfig(), node.address(node.port()), cluster.peers(),
                     cd.dataDir(node.name()));
             case REPLICA -> cluster.isRatis() ? new RatisPeerRuntime(cd, cluster, node)
-                    : cluster.orderedByPbft() ? PbftReplicaRuntime.start(cd, cluster, node) : new ReplicaRuntime(cd, cluster, node);
+                    : cluster.orderedByPbft() ? PbftReplicaRuntime.start(cd, cluster, node) : new RingPaxosReplicaRuntime(cd, cluster, node);
         };
         PrometheusEndpoint endpoint = null;
         if (metricsPort != NO_METRICS) {

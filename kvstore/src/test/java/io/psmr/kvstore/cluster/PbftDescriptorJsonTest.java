@@ -1,5 +1,6 @@
 package io.psmr.kvstore.cluster;
 
+import io.psmr.kvstore.pbft.PbftClusterSettings;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.psmr.ordering.OrderingProtocol;

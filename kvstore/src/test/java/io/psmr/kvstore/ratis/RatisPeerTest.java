@@ -1,0 +1,158 @@
+package io.psmr.kvstore.ratis;
+
+import io.psmr.kvstore.ReplicaTest;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.file.Path;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import java.util.stream.Collectors;
+import org.apache.ratis.protocol.RaftGroup;
+import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.protocol.RaftPeer;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@link RatisPeer#start}: a peer that fails to start is an exception naming it, its address and the
+ * cause, leaves nothing behind, and does not end the JVM (Ratis would call System.exit; nothing in this
+ * test disables that, {@link RatisPeer} must). A peer whose Ratis thread dies is reported failed and stopped.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class RatisPeerTest {
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void aPeerThatCannotBindItsPortThrowsNamingItAndLeavesNoThreadsAndItsStorageFree() throws Exception {
+        Thread.UncaughtExceptionHandler handlerBefore = Thread.getDefaultUncaughtExceptionHandler();
+        Set<Thread> before = Thread.getAllStackTraces().keySet();
+        RaftPeerId id = RaftPeerId.valueOf("failing-peer");
+        int port;
+        RaftGroup group;
+        try (ServerSocket taken = new ServerSocket(0, 50, InetAddress.getByName("127.0.0.1"))) {
+            port = taken.getLocalPort();
+            group = group(id, port);
+            IOException e = assertThrows(IOException.class,
+                    () -> RatisPeer.start(ReplicaTest.config(), group, id, port, dir.resolve("peer"), 0, false).close(),
+                    "the port is taken");
+            // Reaching this line is (a): the JVM is still alive.
+            // The cause is the bind's own message: "Address already in use" from the JDK, prefixed by
+            // "bind(..) failed with error(-98): " where gRPC's Netty uses its native (epoll) transport.
+            Throwable bind = innermost(e);
+            assertTrue(bind.getMessage().endsWith("Address already in use"), "the innermost cause: " + bind);
+            assertEquals("Ratis peer failing-peer could not start on 127.0.0.1:" + port + ": " + bind.getMessage(),
+                    e.getMessage());
+        }
+        // Ratis installs a JVM-wide uncaught-exception handler when its ExitUtils initialises; psmr puts the old one back.
+        Thread.UncaughtExceptionHandler handler = Thread.getDefaultUncaughtExceptionHandler();
+        assertSame(handlerBefore, handler);
+        assertTrue(handler == null || !handler.getClass().getName().startsWith("org.apache.ratis."), "handler " + handler);
+        assertNoThreadsLeft(before, id);
+        // The port is free now: the storage the failed start formatted opens again, so that start released its lock.
+        try (RatisPeer peer = RatisPeer.start(ReplicaTest.config(), group, id, port, dir.resolve("peer"), 0, true)) {
+            assertTrue(peer.committedIndex() >= -1);
+            assertTrue(peer.failure().isEmpty());
+        }
+    }
+
+    @Test
+    void aPeerWhoseRatisThreadDiesIsReportedFailedAndStopped() throws Exception {
+        Set<Thread> before = Thread.getAllStackTraces().keySet();
+        RaftPeerId id = RaftPeerId.valueOf("dying-peer");
+        int port = freePort();
+        try (RatisPeer peer = RatisPeer.start(ReplicaTest.config(), group(id, port), id, port, dir.resolve("peer"), 0, false)) {
+            awaitTrue(peer::isLeader, "the single peer leads");
+            // A thread in the peer's group stands for a Ratis daemon (election, appender, updater) that dies.
+            Thread dying = new Thread(peer.threads(), () -> {
+                throw new IllegalStateException("injected fault");
+            }, "injected-daemon");
+            dying.start();
+            dying.join(10_000);
+            IllegalStateException failure = peer.failure().orElseThrow();
+            assertEquals("Ratis peer dying-peer on 127.0.0.1:" + port + " failed: its thread injected-daemon died of "
+                    + "java.lang.IllegalStateException: injected fault", failure.getMessage());
+            // Stopped, not half-running: no leader, its port free again, its Ratis threads gone.
+            awaitTrue(() -> !peer.isLeader() && portIsFree(port), "the failed peer stops serving and frees its port");
+            assertNoThreadsLeft(before, id);
+        }
+    }
+
+    @Test
+    void aClusterWithAPeerThatStoppedOnItsOwnSaysWhichInsteadOfWaiting() throws Exception {
+        try (EmbeddedRatisCluster cluster = EmbeddedRatisCluster.start(1, ReplicaTest.config(), dir.resolve("cluster"), 0)) {
+            assertEquals(1, cluster.awaitLeader(15, TimeUnit.SECONDS));
+            Thread dying = new Thread(cluster.peer(1).threads(), () -> {
+                throw new IllegalStateException("injected fault");
+            }, "injected-daemon");
+            dying.start();
+            dying.join(10_000);
+            IllegalStateException e = assertThrows(IllegalStateException.class,
+                    () -> cluster.awaitQuiescent(15, TimeUnit.SECONDS));
+            assertTrue(e.getMessage().matches("Ratis peer p1 on 127\\.0\\.0\\.1:\\d+ failed: its thread injected-daemon died of "
+                    + "java\\.lang\\.IllegalStateException: injected fault"), e.getMessage());
+            assertThrows(IllegalStateException.class, cluster::digests);
+        }
+    }
+
+    private static RaftGroup group(RaftPeerId id, int port) {
+        return RaftGroup.valueOf(RaftGroupId.valueOf(UUID.randomUUID()),
+                RaftPeer.newBuilder().setId(id).setAddress(new InetSocketAddress("127.0.0.1", port)).build());
+    }
+
+    /** Ratis stops its executors on close but lets their threads finish on their own: wait for them (bounded). */
+    private static void assertNoThreadsLeft(Set<Thread> before, RaftPeerId id) throws InterruptedException {
+        Set<Thread> started = Thread.getAllStackTraces().keySet().stream()
+                .filter(t -> !before.contains(t) && t.getName().contains(id.toString())).collect(Collectors.toSet());
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        for (Thread t : started) {
+            t.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
+        }
+        Set<String> left = started.stream().filter(Thread::isAlive).map(Thread::getName).collect(Collectors.toSet());
+        assertTrue(left.isEmpty(), "threads of " + id + " left running 10 s after it stopped: " + left);
+    }
+
+    private static void awaitTrue(BooleanSupplier condition, String what) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("not within 15 s: " + what);
+            }
+            Thread.sleep(20);
+        }
+    }
+
+    private static Throwable innermost(Throwable e) {
+        Throwable t = e;
+        while (t.getCause() != null) {
+            t = t.getCause();
+        }
+        return t;
+    }
+
+    private static boolean portIsFree(int port) {
+        try (ServerSocket s = new ServerSocket(port, 1, InetAddress.getByName("127.0.0.1"))) {
+            return s.getLocalPort() == port;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
+            return s.getLocalPort();
+        }
+    }
+}

@@ -1,0 +1,81 @@
+package io.psmr.ordering.agent;
+
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * How a runner thread waits when its agents found no work: spin, then yield, then park for a doubling time up to a
+ * bound, and back to spinning as soon as any work is done. One instance per thread (it is not thread-safe).
+ */
+public final class IdleStrategy {
+
+    private final int maxSpins;
+    private final int maxYields;
+    private final long minParkNanos;
+    private final long maxParkNanos;
+
+    private int spins;
+    private int yields;
+    private long parkNanos;
+
+    /**
+     * @param maxSpins     idle cycles spent busy-spinning before yielding; at least 0
+     * @param maxYields    idle cycles spent yielding before parking; at least 0
+     * @param minParkNanos the first park; at least 1
+     * @param maxParkNanos the longest park (the bound on the added latency of an idle thread); at least minParkNanos
+     */
+    public IdleStrategy(int maxSpins, int maxYields, long minParkNanos, long maxParkNanos) {
+        if (maxSpins < 0 || maxYields < 0) {
+            throw new IllegalArgumentException("maxSpins and maxYields must not be negative, got " + maxSpins + " and "
+                    + maxYields);
+        }
+        if (minParkNanos < 1 || maxParkNanos < minParkNanos) {
+            throw new IllegalArgumentException("need 1 <= minParkNanos <= maxParkNanos, got " + minParkNanos + " and "
+                    + maxParkNanos);
+        }
+        this.maxSpins = maxSpins;
+        this.maxYields = maxYields;
+        this.minParkNanos = minParkNanos;
+        this.maxParkNanos = maxParkNanos;
+        reset();
+    }
+
+    /**
+     * The default: on 8 or more cores 100 spins and 50 yields, on fewer 2 yields only, then parks from 1 µs doubling
+     * up to 1 ms. Spinning agents of 4 in-JVM replicas starved each other on 2 cores: {@code load --ordering pbft}
+     * gave 6,092 ops/s (p99 176 ms) spinning and 9,932 ops/s (p99 76 ms) parking at once, one 8 s run each.
+     */
+    public static IdleStrategy backoff() {
+        boolean manyCores = Runtime.getRuntime().availableProcessors() >= 8;
+        return new IdleStrategy(manyCores ? 100 : 0, manyCores ? 50 : 2, 1_000, 1_000_000);
+    }
+
+    /** After a duty cycle: resets on work, otherwise waits one step longer than last time. */
+    public void idle(int workCount) {
+        if (workCount > 0) {
+            reset();
+            return;
+        }
+        if (spins < maxSpins) {
+            spins++;
+            Thread.onSpinWait();
+        } else if (yields < maxYields) {
+            yields++;
+            Thread.yield();
+        } else {
+            LockSupport.parkNanos(parkNanos);
+            parkNanos = Math.min(parkNanos * 2, maxParkNanos);
+        }
+    }
+
+    /** Back to spinning. */
+    public void reset() {
+        spins = 0;
+        yields = 0;
+        parkNanos = minParkNanos;
+    }
+
+    /** The longest park, in nanoseconds. */
+    public long maxParkNanos() {
+        return maxParkNanos;
+    }
+}

@@ -1,0 +1,236 @@
+package io.psmr.ordering.pbft;
+
+import io.psmr.ordering.agent.Agent;
+import io.psmr.ordering.agent.AgentRunner;
+import io.psmr.ordering.agent.BoundedQueue;
+import io.psmr.ordering.agent.IdleStrategy;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.LongSupplier;
+
+/**
+ * One PBFT replica with COP (seed 000 §4): {@code Np} {@link PillarAgent}s, each owning one {@link PillarCore}, and
+ * one {@link ExecutionAgent}, run by one {@link AgentRunner} on {@link Settings#threads()} threads. The agents share
+ * nothing; they talk through bounded queues: pillar → execution (committed instances, stable checkpoints) and
+ * execution → pillar (checkpoint digests, EMPTY requests, stable checkpoints), and to other replicas through the
+ * {@link PillarNetwork} (in one JVM the {@link LoopbackNetwork}).
+ *
+ * <p>Failure is fail-stop: if any agent throws, the replica's runner stops all of them and {@link #failure()} says
+ * which and why; the replica then takes no further part (the other replicas tolerate it as one of the f faults).
+ *
+ * <p>Thread safety: {@link #start()}, {@link #close()} and {@link #failure()} from any thread.
+ */
+public final class PbftReplicaNode implements AutoCloseable {
+
+    /**
+     * How one replica runs.
+     *
+     * @param threads           runner threads, at least 1 (independent of the number of pillars: seed 001)
+     * @param tickNanos         length of one protocol tick in nanoseconds, at least 1
+     * @param queueCapacity     capacity of each pillar ↔ execution queue, at least 1
+     * @param dedupWindow       request numbers remembered per client for exactly-once delivery
+     *                          ({@link RequestDeduplicator}); at least the requests a client keeps outstanding
+     * @param maxClients        clients remembered for exactly-once delivery
+     */
+    public record Settings(int threads, long tickNanos, int queueCapacity, int dedupWindow, int maxClients) {
+        /** Validates. */
+        public Settings {
+            if (threads < 1 || tickNanos < 1 || queueCapacity < 1 || dedupWindow < 1 || maxClients < 1) {
+                throw new IllegalArgumentException("replica settings must all be positive, got threads " + threads
+                        + ", tickNanos " + tickNanos + ", queueCapacity " + queueCapacity + ", dedupWindow "
+                        + dedupWindow + ", maxClients " + maxClients);
+            }
+        }
+
+        /** Defaults: 2 threads, 10 ms ticks, queues of 1,024, 4,096 numbers per client, 1,024 clients. */
+        public static Settings defaults() {
+            return new Settings(2, 10_000_000L, 1024, 4096, 1024);
+        }
+
+        /** The same with {@code n} threads. */
+        public Settings withThreads(int n) {
+            return new Settings(n, tickNanos, queueCapacity, dedupWindow, maxClients);
+        }
+    }
+
+    private final int replica;
+    private final AgentRunner runner;
+    private final List<PillarAgent> pillarAgents = new ArrayList<>();
+
+    /**
+     * Assembles the replica; call {@link #start()} to run it.
+     *
+     * @param replica  this replica's id, {@code 0..n-1}
+     * @param config   the cluster's configuration
+     * @param cores    the pillar cores, {@code cores.get(p).pillar() == p}, one per pillar of {@code config}
+     * @param network  the network between replicas
+     * @param sink     where the replica's total order goes (called on the execution agent's thread)
+     * @param settings threads, tick, queue bounds
+     * @param clock    the replica's clock in nanoseconds, read only by the pillar agents to make ticks
+     */
+    public PbftReplicaNode(int replica, PbftConfig config, List<? extends PillarCore> cores, PillarNetwork network,
+                           DeliverySink sink, Settings settings, LongSupplier clock) {
+        this(replica, config, cores, network, sink, settings, clock, null);
+    }
+
+    /**
+     * How a replica certifies its application's checkpoints (docs/pbft.md, state transfer).
+     *
+     * @param app    the application's checkpoints
+     * @param resume where execution resumes (a local or transferred checkpoint's ordering state), or null: from the start
+     * @param adopt  the stable checkpoint its pillars adopt first (the proof state transfer was checked against), or
+     *               null (a replica resumed from its own checkpoint learns the next stable one from the others)
+     */
+    public record AppCheckpoints(ApplicationCheckpoints app, PbftResumeState resume, PbftReady.StableCheckpoint adopt) {
+        /** Checks that the adopted checkpoint is the resumed one. */
+        public AppCheckpoints {
+            Objects.requireNonNull(app, "app");
+            if (adopt != null && (resume == null || adopt.seq() != resume.seq())) {
+                throw new IllegalArgumentException("the adopted stable checkpoint " + adopt.seq()
+                        + " is not the one execution resumes from (" + (resume == null ? "none" : resume.seq()) + ")");
+            }
+        }
+    }
+
+    /**
+     * Checks that {@code config} can certify application checkpoints every {@code interval} delivered instances:
+     * every sequence number must be a checkpoint number (K = 1; the checkpoint is at s(n)), and the watermark window
+     * must span at least twice the sequence numbers between two checkpoints (at most {@code interval · Np}: EMPTY
+     * instances only fill holes below delivered ones), so that it stays open while a checkpoint is written.
+     *
+     * @throws IllegalArgumentException naming the setting to change
+     */
+    public static void checkAppCheckpoints(PbftConfig config, long interval) {
+        if (config.checkpointInterval() != 1) {
+            throw new IllegalArgumentException("PBFT checkpoints follow the application's checkpoints, so every sequence"
+                    + " number must be able to carry one: checkpointInterval must be 1, got " + config.checkpointInterval());
+        }
+        long needed = 2 * interval * config.pillars();
+        if (config.watermarkWindow() < needed) {
+            throw new IllegalArgumentException("watermarkWindow " + config.watermarkWindow() + " is too small for an"
+                    + " application checkpoint every " + interval + " instances with " + config.pillars() + " pillars: up"
+                    + " to " + interval * config.pillars() + " sequence numbers lie between two checkpoints, so it must"
+                    + " be at least " + needed + " (or checkpoint more often)");
+        }
+    }
+
+    /**
+     * As the other constructor; with {@code checkpoints} non-null the replica certifies the application's
+     * checkpoints and asks it for state transfer when it falls behind ({@link AppCheckpoints}).
+     *
+     * @throws IllegalArgumentException as {@link #checkAppCheckpoints}
+     */
+    public PbftReplicaNode(int replica, PbftConfig config, List<? extends PillarCore> cores, PillarNetwork network,
+                           DeliverySink sink, Settings settings, LongSupplier clock, AppCheckpoints checkpoints) {
+        Objects.requireNonNull(config, "config");
+        Objects.requireNonNull(settings, "settings");
+        if (replica < 0 || replica >= config.replicaCount()) {
+            throw new IllegalArgumentException("replica " + replica + " is not one of 0.." + (config.replicaCount() - 1));
+        }
+        if (cores.size() != config.pillars()) {
+            throw new IllegalArgumentException("replica " + replica + ": " + cores.size() + " pillar cores for "
+                    + config.pillars() + " pillars");
+        }
+        if (config.watermarkWindow() > Integer.MAX_VALUE / 2) {
+            throw new IllegalArgumentException("watermarkWindow " + config.watermarkWindow() + " is too large to buffer");
+        }
+        this.replica = replica;
+        int window = (int) config.watermarkWindow();
+        List<BoundedQueue<ExecutionEvent>> events = new ArrayList<>();
+        List<BoundedQueue<PillarCommand>> commands = new ArrayList<>();
+        List<Agent> agents = new ArrayList<>();
+        for (int p = 0; p < config.pillars(); p++) {
+            PillarCore core = cores.get(p);
+            if (core.pillar() != p) {
+                throw new IllegalArgumentException("replica " + replica + ": core at index " + p + " runs pillar "
+                        + core.pillar());
+            }
+            BoundedQueue<ExecutionEvent> toExecution = new BoundedQueue<>("replica-" + replica + "/pillar-" + p
+                    + " to execution", settings.queueCapacity());
+            BoundedQueue<PillarCommand> toPillar = new BoundedQueue<>("replica-" + replica + "/execution to pillar-" + p,
+                    settings.queueCapacity());
+            events.add(toExecution);
+            commands.add(toPillar);
+            // A pillar holds at most what its core can commit beyond a full queue: the watermark window, plus the
+            // stable checkpoints that may come with it.
+            PillarAgent agent = new PillarAgent(replica, core, network, toPillar, toExecution, clock, settings.tickNanos(),
+                    window + window / (int) Math.min(window, config.checkpointInterval()) + 1);
+            pillarAgents.add(agent);
+            agents.add(agent);
+        }
+        ExecutionStage<PbftMessage.Request> stage;
+        List<PillarCommand> onStart = new ArrayList<>();
+        if (checkpoints == null) {
+            stage = new ExecutionStage<>(config.pillars(), window,
+                    (int) Math.min(Integer.MAX_VALUE, config.checkpointInterval()), 1, ExecutionAgent.REQUEST_KEYS,
+                    new RequestDeduplicator(settings.dedupWindow(), settings.maxClients()));
+        } else {
+            checkAppCheckpoints(config, checkpoints.app().interval());
+            PbftResumeState resume = checkpoints.resume();
+            if (resume == null) {
+                stage = new ExecutionStage<>(config.pillars(), window, 1, 1, ExecutionAgent.REQUEST_KEYS,
+                        new RequestDeduplicator(settings.dedupWindow(), settings.maxClients()), false);
+            } else {
+                stage = ExecutionStage.resumed(config.pillars(), window, resume, ExecutionAgent.REQUEST_KEYS);
+                if (checkpoints.adopt() != null) {
+                    onStart.add(new PillarCommand.Stable(checkpoints.adopt()));
+                }
+                // Requests ordered in the stretch this replica skipped would otherwise stay pending at its pillars.
+                resume.dedup().forEachClient((client, number) -> onStart.add(new PillarCommand.ClientExecuted(client, number)));
+            }
+        }
+        // The execution agent runs first on thread 0: with fewer threads than agents it shares a thread with pillars.
+        // Commands are held only while a pillar's queue is full, and pillars empty it every cycle: at most one per
+        // sequence number of the window (EMPTY requests) plus checkpoints is generous.
+        agents.add(0, new ExecutionAgent(replica, stage, events, commands, sink, 2 * window + 2 + onStart.size(), window,
+                checkpoints == null ? null : checkpoints.app(), checkpoints == null || checkpoints.resume() == null ? 0
+                        : checkpoints.resume().seq(), onStart));
+        this.runner = new AgentRunner("psmr-pbft-replica-" + replica, agents, settings.threads(), IdleStrategy::backoff);
+    }
+
+    /** Starts the agents' threads. */
+    public void start() {
+        runner.start();
+    }
+
+    /** This replica's id. */
+    public int replica() {
+        return replica;
+    }
+
+    /**
+     * Each pillar's view, last stable checkpoint and refusal counters, as of its last tick (index = pillar). Any
+     * thread.
+     */
+    public List<PillarSnapshot> pillars() {
+        List<PillarSnapshot> out = new ArrayList<>(pillarAgents.size());
+        for (PillarAgent a : pillarAgents) {
+            out.add(a.snapshot());
+        }
+        return out;
+    }
+
+    /** The exception that fail-stopped this replica, if one did. */
+    public Optional<Throwable> failure() {
+        return runner.failure();
+    }
+
+    /** Completes when the replica's threads have ended (exceptionally if an agent failed). */
+    public CompletableFuture<Void> termination() {
+        return runner.termination();
+    }
+
+    /** Stops the agents and joins their threads. Idempotent. */
+    @Override
+    public void close() {
+        runner.close();
+    }
+
+    @Override
+    public String toString() {
+        return "PbftReplicaNode[" + replica + ", " + runner + "]";
+    }
+}

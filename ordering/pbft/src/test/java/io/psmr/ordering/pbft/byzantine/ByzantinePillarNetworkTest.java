@@ -1,0 +1,266 @@
+package io.psmr.ordering.pbft.byzantine;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.psmr.ordering.pbft.Authenticator;
+import io.psmr.ordering.pbft.EnvelopeCodec;
+import io.psmr.ordering.pbft.HmacAuthenticator;
+import io.psmr.ordering.pbft.LeaderRotation;
+import io.psmr.ordering.pbft.PbftConfig;
+import io.psmr.ordering.pbft.PbftEnvelope;
+import io.psmr.ordering.pbft.PbftKeys;
+import io.psmr.ordering.pbft.PbftMessage;
+import io.psmr.ordering.pbft.PbftMessage.Checkpoint;
+import io.psmr.ordering.pbft.PbftMessage.Commit;
+import io.psmr.ordering.pbft.PbftMessage.PrePrepare;
+import io.psmr.ordering.pbft.PbftMessage.Prepare;
+import io.psmr.ordering.pbft.PbftMessage.Request;
+import io.psmr.ordering.pbft.PbftMessage.ViewChange;
+import io.psmr.ordering.pbft.PillarNetwork;
+import io.psmr.ordering.pbft.Refusal;
+import io.psmr.ordering.agent.BoundedQueue;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What {@link ByzantinePillarNetwork} sends for each mode, decoded and verified as a receiver would: envelopes change
+ * as the mode says, the MACs of what it rewrites still verify at the receiver (it re-MACs as itself), and only
+ * forged-macs sends envelopes that fail.
+ */
+class ByzantinePillarNetworkTest {
+
+    static final long SEED = Long.getLong("psmr.seed", 20261123L);
+    static final int BYZANTINE = 0;
+    static final PbftConfig CONFIG = new PbftConfig(1, 2, 16, 64, 200, 6400, 0, 50, LeaderRotation.FIXED, 1 << 16, 10_000);
+    static final PbftKeys KEYS = PbftKeys.forTesting(7, 4, 8);
+    /** The receivers' view: every key (verification only uses the receiver's pair key and the public keys). */
+    static final Authenticator ALL = new HmacAuthenticator(KEYS);
+    /** What the Byzantine replica holds: its own keys only. */
+    static final Authenticator OWN = new HmacAuthenticator(KEYS.restrictedTo(BYZANTINE));
+
+    /** Records what reaches the wire, round-tripped through the frame codec. */
+    static final class Wire implements PillarNetwork {
+        final List<PbftEnvelope> sent = new ArrayList<>();
+
+        @Override
+        public boolean send(PbftEnvelope envelope) {
+            sent.add(EnvelopeCodec.decode(EnvelopeCodec.encode(envelope)));
+            return true;
+        }
+
+        @Override
+        public BoundedQueue<byte[]> frames(int replica, int pillar) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public BoundedQueue<byte[]> requests(int replica, int pillar) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public void refused(int replica, int pillar, Request request, Refusal reason) {
+        }
+    }
+
+    static Request request(long client, long number) {
+        return Request.sign(client, number, ("put k" + number).getBytes(StandardCharsets.UTF_8), ALL, 4);
+    }
+
+    /** The traffic of a leader of pillar 0 for {@code instances} instances, to replicas 1..3, then a CHECKPOINT and a VIEW-CHANGE. */
+    static List<PbftEnvelope> traffic(int instances) {
+        List<PbftEnvelope> out = new ArrayList<>();
+        for (int i = 0; i < instances; i++) {
+            long seq = 2L * i + 2; // pillar 0 of 2
+            Request q = request(i % 8, i + 1);
+            for (int to = 1; to < 4; to++) {
+                out.add(PbftEnvelope.seal(BYZANTINE, to, 0, q, OWN));
+                out.add(PbftEnvelope.seal(BYZANTINE, to, 0, new PrePrepare(0, seq, q.digest(), q), OWN));
+                out.add(PbftEnvelope.seal(BYZANTINE, to, 0, new Prepare(0, seq, q.digest(), BYZANTINE), OWN));
+                out.add(PbftEnvelope.seal(BYZANTINE, to, 0, new Commit(0, seq, q.digest(), BYZANTINE), OWN));
+            }
+        }
+        for (int to = 1; to < 4; to++) {
+            out.add(PbftEnvelope.seal(BYZANTINE, to, 0, Checkpoint.signed(16, new byte[32], BYZANTINE, OWN), OWN));
+            out.add(PbftEnvelope.seal(BYZANTINE, to, 0,
+                    ViewChange.signed(0, 1, 0, List.of(), List.of(), List.of(), BYZANTINE, OWN), OWN));
+        }
+        return out;
+    }
+
+    static Wire run(ByzantineMode mode, List<PbftEnvelope> in, long seed) {
+        Wire wire = new Wire();
+        ByzantinePillarNetwork net = new ByzantinePillarNetwork(wire, BYZANTINE, mode, CONFIG, OWN, seed);
+        for (PbftEnvelope e : in) {
+            assertTrue(net.send(e));
+        }
+        return wire;
+    }
+
+    static boolean verifies(PbftEnvelope e) {
+        return e.verify(ALL);
+    }
+
+    static <T extends PbftMessage> List<T> of(Class<T> type, List<PbftEnvelope> envelopes) {
+        return envelopes.stream().map(PbftEnvelope::message).filter(type::isInstance).map(type::cast).toList();
+    }
+
+    @Test
+    void modesHaveCliNamesAndUnknownOnesAreRefusedListingThem() {
+        assertEquals("silent, equivocating-leader, forged-macs, wrong-digests, replays, lying-view-change, "
+                + "wrong-checkpoints, foreign-empties, wrong-replies", ByzantineMode.names());
+        for (ByzantineMode m : ByzantineMode.values()) {
+            assertEquals(m, ByzantineMode.fromCliName(m.cliName()));
+        }
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ByzantineMode.fromCliName("evil"));
+        assertEquals("unknown Byzantine mode 'evil'; the modes are silent, equivocating-leader, forged-macs, wrong-digests,"
+                + " replays, lying-view-change, wrong-checkpoints, foreign-empties, wrong-replies", e.getMessage());
+    }
+
+    @Test
+    void silentSendsNothingAndWrongRepliesLeavesEnvelopesAlone() {
+        List<PbftEnvelope> in = traffic(10);
+        assertEquals(List.of(), run(ByzantineMode.SILENT, in, SEED).sent);
+        List<PbftEnvelope> same = run(ByzantineMode.WRONG_REPLIES, in, SEED).sent;
+        assertEquals(in.size(), same.size());
+        for (int i = 0; i < in.size(); i++) {
+            assertEquals(in.get(i).message(), same.get(i).message());
+            assertArrayEquals(in.get(i).mac(), same.get(i).mac());
+        }
+    }
+
+    @Test
+    void otherSendersPassUnchanged() {
+        PbftEnvelope foreign = PbftEnvelope.seal(2, 1, 0, new Prepare(0, 2, new byte[32], 2), ALL);
+        Wire wire = new Wire();
+        new ByzantinePillarNetwork(wire, BYZANTINE, ByzantineMode.SILENT, CONFIG, OWN, SEED).send(foreign);
+        assertEquals(List.of(foreign.message()), wire.sent.stream().map(PbftEnvelope::message).toList());
+    }
+
+    @Test
+    void anEquivocatingLeaderPrePreparesDifferentValuesAtDifferentReplicas() {
+        List<PbftEnvelope> out = run(ByzantineMode.EQUIVOCATING_LEADER, traffic(12), SEED).sent;
+        assertTrue(out.stream().allMatch(ByzantinePillarNetworkTest::verifies), "re-MACed as itself");
+        int split = 0;
+        for (int i = 1; i < 12; i++) {
+            long seq = 2L * i + 2;
+            Set<String> values = new HashSet<>();
+            int receivers = 0;
+            for (PbftEnvelope e : out) {
+                if (e.message() instanceof PrePrepare pp && pp.seq() == seq) {
+                    values.add(Arrays.toString(pp.digest()));
+                    receivers++;
+                    assertTrue(pp.digestMatches(), "an equivocation is well formed: " + pp);
+                }
+            }
+            assertEquals(2, receivers, "seq " + seq + ": one of the three gets no PRE-PREPARE");
+            split += values.size() == 2 ? 1 : 0;
+        }
+        assertEquals(11, split, "every instance after the first has two values");
+        assertEquals(of(Prepare.class, traffic(12)), of(Prepare.class, out), "only PRE-PREPAREs change");
+    }
+
+    @Test
+    void forgedMacsFailAtTheReceiverAndClientMacsAreGarbage() {
+        List<PbftEnvelope> out = run(ByzantineMode.FORGED_MACS, traffic(20), SEED).sent;
+        long bad = out.stream().filter(e -> !verifies(e)).count();
+        assertTrue(bad > 10, bad + " envelopes with a bad MAC");
+        assertTrue(out.stream().anyMatch(e -> e.mac().length == 0), "an empty MAC");
+        long badClient = out.stream().filter(ByzantinePillarNetworkTest::verifies).map(PbftEnvelope::message)
+                .map(m -> m instanceof Request q ? q : m instanceof PrePrepare pp ? pp.request() : null)
+                .filter(q -> q != null && !q.verifiedFor(1, ALL) && !q.verifiedFor(2, ALL) && !q.verifiedFor(3, ALL)).count();
+        assertTrue(badClient > 5, badClient + " requests with garbage client MACs");
+    }
+
+    @Test
+    void wrongDigestsMatchNoRequestButAreMacedAsItself() {
+        List<PbftEnvelope> out = run(ByzantineMode.WRONG_DIGESTS, traffic(20), SEED).sent;
+        assertTrue(out.stream().allMatch(ByzantinePillarNetworkTest::verifies));
+        Set<String> real = new HashSet<>();
+        for (int i = 0; i < 20; i++) {
+            real.add(Arrays.toString(request(i % 8, i + 1).digest()));
+        }
+        assertTrue(of(Prepare.class, out).stream().anyMatch(p -> !real.contains(Arrays.toString(p.digest()))));
+        assertTrue(of(Commit.class, out).stream().anyMatch(c -> !real.contains(Arrays.toString(c.digest()))));
+        assertTrue(of(PrePrepare.class, out).stream().anyMatch(pp -> !pp.digestMatches()), "a digest not of its request");
+        assertTrue(of(PrePrepare.class, out).stream().anyMatch(pp -> pp.digestMatches() && pp.request() != null
+                && !pp.request().verifiedFor(1, ALL) && !pp.request().verifiedFor(2, ALL)), "a changed payload");
+    }
+
+    @Test
+    void replaysResendOldEnvelopesAndForgeSendersInsideMessages() {
+        List<PbftEnvelope> in = traffic(20);
+        List<PbftEnvelope> out = run(ByzantineMode.REPLAYS, in, SEED).sent;
+        assertTrue(out.stream().allMatch(ByzantinePillarNetworkTest::verifies));
+        assertTrue(out.size() > in.size() + 50, "replays added: " + (out.size() - in.size()));
+        assertTrue(of(Prepare.class, out).stream().anyMatch(p -> p.replica() != BYZANTINE), "a PREPARE claiming another sender");
+        assertTrue(of(Commit.class, out).stream().anyMatch(c -> c.replica() != BYZANTINE), "a COMMIT claiming another sender");
+    }
+
+    @Test
+    void everyViewChangeLies() {
+        List<PbftEnvelope> out = run(ByzantineMode.LYING_VIEW_CHANGE, traffic(200), SEED).sent;
+        assertTrue(out.stream().allMatch(ByzantinePillarNetworkTest::verifies));
+        List<ViewChange> vcs = of(ViewChange.class, out);
+        assertTrue(vcs.size() > 3, "unprompted VIEW-CHANGEs too: " + vcs.size());
+        ViewChange honest = ViewChange.signed(0, 1, 0, List.of(), List.of(), List.of(), BYZANTINE, OWN);
+        for (ViewChange vc : vcs) {
+            assertFalse(vc.equals(honest), "the honest VIEW-CHANGE was sent");
+            assertTrue(!vc.prepared().isEmpty() || !vc.stableProof().isEmpty(), "carries a lie: " + vc);
+        }
+        assertTrue(vcs.stream().anyMatch(vc -> !vc.signatureValid(0, ALL)), "a made-up own signature");
+        assertTrue(vcs.stream().anyMatch(vc -> vc.signatureValid(0, ALL)), "signed lies");
+    }
+
+    @Test
+    void wrongCheckpointsAreConsistentSignedLiesPlusUnpromptedOnes() {
+        List<PbftEnvelope> out = run(ByzantineMode.WRONG_CHECKPOINTS, traffic(40), SEED).sent;
+        assertTrue(out.stream().allMatch(ByzantinePillarNetworkTest::verifies));
+        List<Checkpoint> cps = of(Checkpoint.class, out);
+        List<Checkpoint> at16 = cps.stream().filter(c -> c.seq() == 16).toList();
+        assertTrue(at16.size() >= 3);
+        for (Checkpoint c : at16) {
+            if (c.signatureValid(ALL)) {
+                assertArrayEquals(ByzantinePillarNetwork.wrongDigest(16), c.stateDigest(), "the same wrong digest to all");
+            }
+        }
+        assertTrue(cps.stream().anyMatch(c -> c.seq() > CONFIG.watermarkWindow()), "far-future");
+        assertTrue(cps.stream().anyMatch(c -> c.seq() % CONFIG.checkpointInterval() != 0), "not at a checkpoint");
+        assertTrue(cps.stream().anyMatch(c -> !c.signatureValid(ALL)), "a made-up signature");
+    }
+
+    @Test
+    void foreignEmptiesAreForInstancesItDoesNotLeadOrOfAnotherPillar() {
+        List<PbftEnvelope> in = traffic(40);
+        List<PbftEnvelope> out = run(ByzantineMode.FOREIGN_EMPTIES, in, SEED).sent;
+        assertTrue(out.stream().allMatch(ByzantinePillarNetworkTest::verifies));
+        List<PbftEnvelope> empties = out.stream().filter(e -> e.message() instanceof PrePrepare pp && pp.isEmpty()).toList();
+        assertTrue(empties.size() > 5, empties.size() + " EMPTY pre-prepares");
+        for (PbftEnvelope e : empties) {
+            PrePrepare pp = (PrePrepare) e.message();
+            assertTrue(CONFIG.pillarOf(pp.seq()) != e.pillar() || CONFIG.leader(pp.seq(), pp.view()) != BYZANTINE, pp.toString());
+        }
+        assertTrue(empties.stream().anyMatch(e -> CONFIG.pillarOf(((PrePrepare) e.message()).seq()) != e.pillar()));
+    }
+
+    @Test
+    void theSameSeedGivesTheSameLies() {
+        for (ByzantineMode m : ByzantineMode.values()) {
+            List<PbftEnvelope> a = run(m, traffic(20), SEED).sent;
+            List<PbftEnvelope> b = run(m, traffic(20), SEED).sent;
+            assertEquals(a.size(), b.size(), m.cliName());
+            for (int i = 0; i < a.size(); i++) {
+                assertArrayEquals(EnvelopeCodec.encode(a.get(i)), EnvelopeCodec.encode(b.get(i)), m.cliName() + " #" + i);
+            }
+        }
+    }
+}
