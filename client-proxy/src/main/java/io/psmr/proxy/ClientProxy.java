@@ -45,7 +45,8 @@ import org.slf4j.LoggerFactory;
  * {@link ReplyTrust#matching MATCHING(f)} for Byzantine orderings, once {@code f + 1} distinct replicas' replies match.
  *
  * <h2>Reply trust</h2>
- * {@link ProxyConfig#replyTrust()} says when a reply is believed. {@link ReplyTrust#FIRST_REPLY} (the default) keeps no
+ * {@link ProxyConfig#replyTrust()} says when a reply is believed; each proposed command's {@code ReplyQuorum} counts
+ * its replies under that rule. {@link ReplyTrust#FIRST_REPLY} (the default) keeps no
  * per-replica state: the first reply for a command completes it and later ones are ignored. Under
  * {@link ReplyTrust#matching MATCHING(f)} every pending command holds one slot per replica of the configured set
  * (a fixed array of n results, nothing else): a replica's first reply for the command fills its slot, later ones
@@ -57,7 +58,7 @@ import org.slf4j.LoggerFactory;
  * within {@link ProxyConfig#retryTimeout()} lead to a retry, as lost replies do.
  *
  * <h2>Batching policy</h2>
- * One sender thread forms batches. It sends a new batch when (a) fewer than {@link ProxyConfig#window()}
+ * One sender thread forms batches, as its {@code BatchingPolicy} decides. It sends a new batch when (a) fewer than {@link ProxyConfig#window()}
  * batches are outstanding (proposed, and not every command answered) and (b) at least one command
  * is queued. It then takes queued commands in arrival order, up to {@link ProxyConfig#maxBatchCommands()}
  * and as many as fit in {@link io.psmr.kvstore.KvLimits#maxBatchBytes()} (an upper bound of the
@@ -132,7 +133,6 @@ public final class ClientProxy implements ReplyChannel, AutoCloseable {
     private final ProxyConfig config;
     private final OrderingClient broadcast;
     private final int maxBatchBytes;
-    private final long lingerNanos;
     private final long retryTimeoutNanos;
 
     private final ReentrantLock lock = new ReentrantLock();
@@ -153,8 +153,8 @@ public final class ClientProxy implements ReplyChannel, AutoCloseable {
     private volatile AutoCloseable registration;
 
     private final BatchDecorator decorator;
-    /** Bytes of every batch besides its client commands: overhead, summary bound, the decorator's reserve. */
-    private final int fixedBatchBytes;
+    /** When a batch closes and what it takes; its byte budget leaves out every batch's fixed part. */
+    private final BatchingPolicy batching;
 
     // Sender thread only.
     private final SummaryBuilder summaries;
@@ -178,15 +178,13 @@ public final class ClientProxy implements ReplyChannel, AutoCloseable {
     private final LongAdder batchesFinished = new LongAdder();
     private final LongAdder proposalNanos = new LongAdder();
 
-    /** The reply rule; {@code matching} caches {@code replyTrust.isMatching()} for the hot path. */
+    /** The reply rule each command's {@link ReplyQuorum} follows. */
     private final ReplyTrust replyTrust;
-    private final boolean matching;
 
     private ClientProxy(ProxyConfig config, OrderingClient broadcast, BatchDecorator decorator) {
         this.config = config;
         this.broadcast = broadcast;
         this.replyTrust = config.replyTrust();
-        this.matching = replyTrust.isMatching();
         this.decorator = decorator;
         this.maxBatchBytes = config.limits().maxBatchBytes();
         int addedCommands = decorator.maxAddedCommands();
@@ -201,15 +199,16 @@ public final class ClientProxy implements ReplyChannel, AutoCloseable {
                     + addedCommands + " command(s) batch decorator " + decorator + " may add exceed the limit of "
                     + maxCommands + " commands per batch");
         }
+        // Bytes of every batch besides its client commands: overhead, summary bound, the decorator's reserve.
         long fixed = (long) KvCodec.BATCH_OVERHEAD_BYTES + SUMMARY_FIXED_BOUND + addedBytes;
         if (fixed >= maxBatchBytes) {
             throw new IllegalArgumentException("batch decorator " + decorator + " reserves " + addedBytes
                     + " bytes per batch, which leaves no room for a client command in a batch of at most "
                     + maxBatchBytes + " bytes");
         }
-        this.fixedBatchBytes = (int) fixed;
+        this.batching = new BatchingPolicy(config.window(), config.maxBatchCommands(), maxBatchBytes - (int) fixed,
+                config.linger().toNanos());
         this.sealing = new Sealing();
-        this.lingerNanos = config.linger().toNanos();
         this.retryTimeoutNanos = config.retryTimeout().toNanos();
         this.summaries = new SummaryBuilder(config.detection());
         this.timer = new ScheduledThreadPoolExecutor(1, r -> {
@@ -344,7 +343,7 @@ public final class ClientProxy implements ReplyChannel, AutoCloseable {
         Objects.requireNonNull(command, "command");
         String problem = config.limits().checkCommand(command);
         int cost = cost(command);
-        if (problem == null && fixedBatchBytes + cost > maxBatchBytes) {
+        if (problem == null && !batching.fitsInABatch(cost)) {
             problem = command + " takes about " + cost + " bytes with its summary; it cannot fit in a batch of at most "
                     + maxBatchBytes + " bytes";
         }
@@ -392,41 +391,24 @@ public final class ClientProxy implements ReplyChannel, AutoCloseable {
     @Override
     public void onReply(KvReply reply) {
         replies.increment();
-        int slot = -1;
-        if (matching) {
-            slot = replyTrust.slotOf(reply.replicaId());
-            if (slot < 0) {
-                unknownReplicaReplies.increment();
-                LOG.debug("proxy {}: reply from replica {}, outside the replica set of {}; ignored", config.proxyId(),
-                        reply.replicaId(), replyTrust);
-                return;
-            }
+        // Counted once per reply, before the batch is looked up (a whole-batch reply is one unknown reply).
+        if (replyTrust.isMatching() && replyTrust.slotOf(reply.replicaId()) < 0) {
+            unknownReplicaReplies.increment();
+            LOG.debug("proxy {}: reply from replica {}, outside the replica set of {}; ignored", config.proxyId(),
+                    reply.replicaId(), replyTrust);
+            return;
         }
         Outstanding o = reply.proxyId() == config.proxyId() ? outstanding.get(reply.batchId()) : null;
         if (o == null) {
             staleReplies.increment();
             return;
         }
-        if (matching) {
-            if (reply.isWholeBatch()) {
-                for (int i = 0; i < o.commands.length; i++) {
-                    vote(o, i, slot, reply);
-                }
-            } else if (reply.index() < o.commands.length) {
-                vote(o, reply.index(), slot, reply);
-            } else {
-                staleReplies.increment();
-                LOG.warn("reply {} names command {} of batch {}, which has {} commands; ignored", reply, reply.index(),
-                        reply.batchId(), o.commands.length);
-            }
-            return;
-        }
         if (reply.isWholeBatch()) {
             for (int i = 0; i < o.commands.length; i++) {
-                complete(o, i, reply.result(), null);
+                vote(o, i, reply);
             }
         } else if (reply.index() < o.commands.length) {
-            complete(o, reply.index(), reply.result(), null);
+            vote(o, reply.index(), reply);
         } else {
             staleReplies.increment();
             LOG.warn("reply {} names command {} of batch {}, which has {} commands; ignored", reply, reply.index(),
@@ -525,20 +507,20 @@ public final class ClientProxy implements ReplyChannel, AutoCloseable {
                             retry.retryQueued = false;
                             break;
                         }
-                        if (outstandingBatches < config.window() && !queue.isEmpty()) {
-                            if (lingerNanos > 0 && queue.size() < config.maxBatchCommands()) {
-                                long wait = queue.peekFirst().enqueuedNanos + lingerNanos - System.nanoTime();
-                                if (wait > 0) {
-                                    work.awaitNanos(wait);
-                                    continue;
-                                }
-                            }
+                        Pending oldest = queue.peekFirst();
+                        long delay = batching.closeDelay(outstandingBatches, queue.size(),
+                                oldest == null ? 0L : oldest.enqueuedNanos, System.nanoTime());
+                        if (delay == BatchingPolicy.NOW) {
                             drain(drained);
                             outstandingBatches++;
                             notFull.signalAll();
                             break;
                         }
-                        work.await();
+                        if (delay == BatchingPolicy.NOT_READY) {
+                            work.await();
+                        } else {
+                            work.awaitNanos(delay);
+                        }
                     }
                 } finally {
                     lock.unlock();
@@ -569,13 +551,9 @@ public final class ClientProxy implements ReplyChannel, AutoCloseable {
 
     /** Moves the next batch's commands from the queue to {@code into}. Lock held; the queue is not empty. */
     private void drain(List<Pending> into) {
-        int budget = maxBatchBytes - fixedBatchBytes;
-        while (!queue.isEmpty() && into.size() < config.maxBatchCommands()) {
-            Pending p = queue.peekFirst();
-            if (p.cost > budget && !into.isEmpty()) {
-                break;
-            }
-            budget -= p.cost;
+        long bytes = 0;
+        for (Pending p = queue.peekFirst(); p != null && batching.takes(into.size(), bytes, p.cost); p = queue.peekFirst()) {
+            bytes += p.cost;
             into.add(queue.pollFirst());
         }
     }
@@ -608,11 +586,8 @@ public final class ClientProxy implements ReplyChannel, AutoCloseable {
         ConflictSummary summary = summaries.build();
         long batchId = ++nextBatchId;
         byte[] bytes = KvCodec.encodeBatch(config.proxyId(), batchId, list, summary);
-        if (matching) {
-            int replicas = replyTrust.replicaCount();
-            for (Pending p : cmds) {
-                p.votes = new KvResult[replicas];
-            }
+        for (Pending p : cmds) {
+            p.quorum = new ReplyQuorum(replyTrust);
         }
         Outstanding o = new Outstanding(batchId, cmds, bytes);
         outstanding.put(batchId, o);
@@ -731,137 +706,37 @@ public final class ClientProxy implements ReplyChannel, AutoCloseable {
     // ---------------------------------------------------------------- completion (any thread)
 
     /**
-     * Records the reply of the replica in {@code slot} as its vote on command {@code i} of {@code o} (MATCHING
-     * only), and completes the command when one answer has {@code f + 1} votes, or fails it when none can get
-     * them any more. A whole-batch reply votes on every command; the counters then count once per command.
+     * Offers {@code reply} to the {@link ReplyQuorum} of command {@code i} of {@code o}, and completes the command
+     * when the quorum decides it, or fails it when no answer can win any more. A whole-batch reply is offered to
+     * every command; the counters then count once per command.
      */
-    private void vote(Outstanding o, int i, int slot, KvReply reply) {
+    private void vote(Outstanding o, int i, KvReply reply) {
         Pending p = o.commands[i];
-        KvResult result = reply.result();
-        int quorum = replyTrust.quorum();
-        KvResult accepted = null;
+        ReplyQuorum quorum = p.quorum;
+        ReplyQuorum.Outcome outcome;
         String disagreement = null;
-        synchronized (p) {
-            KvResult[] votes = p.votes;
-            if (votes[slot] != null) {
-                duplicateReplies.increment();
-                return;
+        synchronized (quorum) {
+            int conflicting = quorum.conflicting();
+            outcome = quorum.offer(reply.replicaId(), reply.result());
+            conflicting = quorum.conflicting() - conflicting;
+            if (conflicting > 0) {
+                mismatchingReplies.add(conflicting);
             }
-            votes[slot] = result;
-            if (p.accepted != null) {
-                if (!p.accepted.equals(result)) {
-                    mismatchingReplies.increment();
-                }
-                return;
-            }
-            if (p.disagreed) {
-                mismatchingReplies.increment();
-                return;
-            }
-            int same = 0;
-            int filled = 0;
-            for (KvResult v : votes) {
-                if (v != null) {
-                    filled++;
-                    if (v.equals(result)) {
-                        same++;
-                    }
-                }
-            }
-            if (same >= quorum) {
-                p.accepted = result;
-                accepted = result;
-                mismatchingReplies.add(filled - same);
-            } else {
-                int empty = votes.length - filled;
-                // Only the new vote's answer changed count; the cheap test first, the O(n^2) one only near the end.
-                if (empty < quorum && largestGroup(votes) + empty < quorum) {
-                    p.disagreed = true;
-                    mismatchingReplies.add(filled);
-                    disagreement = describeDisagreement(o, i, votes);
-                }
+            if (outcome == ReplyQuorum.Outcome.DISAGREED) {
+                disagreement = quorum.describeDisagreement("command " + i + " of batch " + o.batchId + " of proxy "
+                        + config.proxyId() + " (" + p.command + ")");
             }
         }
-        if (accepted != null) {
-            complete(o, i, accepted, null);
-        } else if (disagreement != null) {
-            LOG.warn("proxy {}: {}", config.proxyId(), disagreement);
-            complete(o, i, null, new ReplyMismatchException(disagreement));
-        }
-    }
-
-    /** The most votes any one answer has. */
-    private static int largestGroup(KvResult[] votes) {
-        int best = 0;
-        for (int a = 0; a < votes.length; a++) {
-            if (votes[a] == null) {
-                continue;
+        switch (outcome) {
+            case DECIDED -> complete(o, i, reply.result(), null);
+            case DISAGREED -> {
+                LOG.warn("proxy {}: {}", config.proxyId(), disagreement);
+                complete(o, i, null, new ReplyMismatchException(disagreement));
             }
-            int count = 0;
-            for (int b = 0; b < votes.length; b++) {
-                if (votes[b] != null && votes[b].equals(votes[a])) {
-                    count++;
-                }
-            }
-            best = Math.max(best, count);
+            case DUPLICATE -> duplicateReplies.increment();
+            // onReply refuses unknown replicas before it finds the batch, so this one cannot come.
+            case UNKNOWN_REPLICA, PENDING, SETTLED -> { }
         }
-        return best;
-    }
-
-    /** A message naming each distinct answer to command {@code i} of {@code o} and the replicas that gave it. */
-    private String describeDisagreement(Outstanding o, int i, KvResult[] votes) {
-        int[] ids = replyTrust.replicaIds();
-        StringBuilder sb = new StringBuilder();
-        sb.append("the replicas disagree on command ").append(i).append(" of batch ").append(o.batchId)
-                .append(" of proxy ").append(config.proxyId()).append(" (").append(o.commands[i].command)
-                .append("): no answer can reach f+1 = ").append(replyTrust.quorum()).append(" matching replies of ")
-                .append(replyTrust).append("; answers: ");
-        boolean[] listed = new boolean[votes.length];
-        boolean firstAnswer = true;
-        for (int a = 0; a < votes.length; a++) {
-            if (votes[a] == null || listed[a]) {
-                continue;
-            }
-            sb.append(firstAnswer ? "" : "; ").append(describe(votes[a])).append(" from replica(s) ");
-            firstAnswer = false;
-            boolean firstId = true;
-            for (int b = a; b < votes.length; b++) {
-                if (votes[b] != null && !listed[b] && votes[b].equals(votes[a])) {
-                    listed[b] = true;
-                    sb.append(firstId ? "" : ", ").append(ids[b]);
-                    firstId = false;
-                }
-            }
-        }
-        int silent = 0;
-        for (KvResult v : votes) {
-            if (v == null) {
-                silent++;
-            }
-        }
-        if (silent > 0) {
-            sb.append("; ").append(silent).append(" replica(s) not heard from");
-        }
-        return sb.append(". More than f replicas are faulty, or correct ones answered different deliveries of a"
-                + " retried batch; the command may have executed").toString();
-    }
-
-    /** A result with a prefix of its value, so two answers that differ only in their value can be told apart. */
-    private static String describe(KvResult r) {
-        StringBuilder sb = new StringBuilder().append(r.status());
-        if (r.value() != null) {
-            sb.append(" value ").append(r.value().length).append(" bytes 0x");
-            for (int k = 0; k < Math.min(8, r.value().length); k++) {
-                sb.append(String.format("%02x", r.value()[k]));
-            }
-            if (r.value().length > 8) {
-                sb.append("...");
-            }
-        }
-        if (!r.detail().isEmpty()) {
-            sb.append(" \"").append(r.detail().length() > 80 ? r.detail().substring(0, 80) + "..." : r.detail()).append('"');
-        }
-        return sb.toString();
     }
 
     private void failRemaining(Outstanding o, Throwable error) {
@@ -932,11 +807,8 @@ public final class ClientProxy implements ReplyChannel, AutoCloseable {
         final int cost;
         final CompletableFuture<KvResult> future; // null for a decorator's command
         long enqueuedNanos;
-        // MATCHING only, guarded by this object's monitor: each replica's first answer (one slot per replica
-        // of the set, set by the sender before the batch is published), and the outcome once decided.
-        KvResult[] votes;
-        KvResult accepted;
-        boolean disagreed;
+        /** The replies' votes; set by the sender before the batch is published, then used under its own monitor. */
+        ReplyQuorum quorum;
 
         Pending(KvCommand command, int cost) {
             this(command, cost, false);
