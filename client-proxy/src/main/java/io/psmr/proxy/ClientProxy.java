@@ -45,11 +45,10 @@ import org.slf4j.LoggerFactory;
  * {@link ReplyTrust#matching MATCHING(f)} for Byzantine orderings, once {@code f + 1} distinct replicas' replies match.
  *
  * <h2>Reply trust</h2>
- * {@link ProxyConfig#replyTrust()} says when a reply is believed; each proposed command's {@code ReplyQuorum} counts
- * its replies under that rule. {@link ReplyTrust#FIRST_REPLY} (the default) keeps no
+ * {@link ProxyConfig#replyTrust()} says when a reply is believed. {@link ReplyTrust#FIRST_REPLY} (the default) keeps no
  * per-replica state: the first reply for a command completes it and later ones are ignored. Under
- * {@link ReplyTrust#matching MATCHING(f)} every pending command holds one slot per replica of the configured set
- * (a fixed array of n results, nothing else): a replica's first reply for the command fills its slot, later ones
+ * {@link ReplyTrust#matching MATCHING(f)} every pending command holds a {@code ReplyQuorum} with one slot per
+ * replica of the configured set: a replica's first reply for the command fills its slot, later ones
  * from it are counted as duplicates and ignored, and a reply from a replica outside the set is counted and ignored.
  * The command completes with a result as soon as {@code f + 1} slots hold {@linkplain ReplyTrust matching} results;
  * it fails with {@link ReplyMismatchException}, naming every distinct answer and its replicas, as soon as no answer
@@ -403,12 +402,21 @@ public final class ClientProxy implements ReplyChannel, AutoCloseable {
             staleReplies.increment();
             return;
         }
+        boolean matching = replyTrust.isMatching();
         if (reply.isWholeBatch()) {
             for (int i = 0; i < o.commands.length; i++) {
-                vote(o, i, reply);
+                if (matching) {
+                    vote(o, i, reply);
+                } else {
+                    complete(o, i, reply.result(), null);
+                }
             }
         } else if (reply.index() < o.commands.length) {
-            vote(o, reply.index(), reply);
+            if (matching) {
+                vote(o, reply.index(), reply);
+            } else {
+                complete(o, reply.index(), reply.result(), null);
+            }
         } else {
             staleReplies.increment();
             LOG.warn("reply {} names command {} of batch {}, which has {} commands; ignored", reply, reply.index(),
@@ -586,8 +594,11 @@ public final class ClientProxy implements ReplyChannel, AutoCloseable {
         ConflictSummary summary = summaries.build();
         long batchId = ++nextBatchId;
         byte[] bytes = KvCodec.encodeBatch(config.proxyId(), batchId, list, summary);
-        for (Pending p : cmds) {
-            p.quorum = new ReplyQuorum(replyTrust);
+        if (replyTrust.isMatching()) {
+            // Under FIRST_REPLY the first reply completes the command: no votes to count, nothing to allocate.
+            for (Pending p : cmds) {
+                p.quorum = new ReplyQuorum(replyTrust);
+            }
         }
         Outstanding o = new Outstanding(batchId, cmds, bytes);
         outstanding.put(batchId, o);
