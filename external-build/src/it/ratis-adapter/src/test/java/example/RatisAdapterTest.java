@@ -1,6 +1,9 @@
 package example;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.psmr.ordering.ratis.BatchCodec;
@@ -140,6 +143,20 @@ class RatisAdapterTest {
                 assertEquals("malformed: c1=lots", bad.getMessage().getContent().toStringUtf8());
                 assertEquals(expected, new TreeMap<>(app.state));
             }
+        }
+    }
+
+    @Test
+    void theAdapterBringsNeitherRingPaxosNorPbftNorTheirNettyTransport() {
+        ClassLoader loader = RatisAdapterTest.class.getClassLoader();
+        // Jars carry their directories as entries, so a package that is present is found this way.
+        assertNotNull(loader.getResource("io/psmr/ordering/ratis/"), "the adapter's own package");
+        for (String absent : List.of("io/psmr/ordering/ringpaxos/", "io/psmr/ordering/pbft/",
+                "io/psmr/ordering/transport/", "io/psmr/kvstore/", "io/netty/channel/")) {
+            assertNull(loader.getResource(absent), absent + " is on the classpath of psmr-ordering-ratis");
+        }
+        for (String absent : List.of("io.netty.channel.Channel", "io.netty.bootstrap.Bootstrap")) {
+            assertThrows(ClassNotFoundException.class, () -> Class.forName(absent), absent);
         }
     }
 }

@@ -1,5 +1,6 @@
 package io.psmr.ordering.ratis;
 
+import io.psmr.scheduler.AppliedIndex;
 import io.psmr.scheduler.Batch;
 import io.psmr.scheduler.Command;
 import io.psmr.scheduler.CommandError;
@@ -61,7 +62,7 @@ import org.slf4j.LoggerFactory;
  *       updater). Its future completes with the codec's reply once every command of the batch has
  *       executed; Ratis sends it to the submitting client from the leader.</li>
  *   <li><b>Applied index.</b> Batches complete out of log order, so the index reported through
- *       {@link #getLastAppliedTermIndex()} advances only over a gap-free run of executed entries
+ *       {@link #getLastAppliedTermIndex()} advances only over a gap-free run of executed entries ({@link AppliedIndex})
  *       (entries without a batch — Ratis' configuration and metadata entries, refused entries —
  *       count as executed at once, but only behind the batches before them). It never runs ahead
  *       of what has executed.</li>
@@ -101,7 +102,8 @@ public class PsmrStateMachine<C extends Command, R> extends BaseStateMachine {
     private final BatchCodec<C, R> codec;
     private final Snapshotter snapshotter;
     private final SimpleStateMachineStorage storage = new SimpleStateMachineStorage();
-    private final AppliedIndex applied = new AppliedIndex();
+    /** Tells Ratis each advance, in increasing order, while the applied index is locked. */
+    private final AppliedIndex applied = new AppliedIndex(this::updateLastAppliedTermIndex);
     private final ConcurrentHashMap<Long, Running<C, R>> running = new ConcurrentHashMap<>();
     private volatile Scheduler<C, R> scheduler;
 
@@ -264,14 +266,9 @@ public class PsmrStateMachine<C extends Command, R> extends BaseStateMachine {
         LOG.debug("{}: leader is now {}", groupMemberId, newLeaderId);
     }
 
-    /** Marks {@code index} executed and tells Ratis the new applied term-index, in increasing order. */
+    /** Marks {@code index} executed; the applied index tells Ratis of an advance, in increasing order. */
     private void complete(long index) {
-        synchronized (applied) {
-            long[] now = applied.complete(index);
-            if (now != null) {
-                updateLastAppliedTermIndex(now[0], now[1]);
-            }
-        }
+        applied.complete(index);
     }
 
     /** The highest log index up to which every entry has executed; -1 before any. Any thread. */
