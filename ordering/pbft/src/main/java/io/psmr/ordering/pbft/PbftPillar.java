@@ -16,10 +16,10 @@ import java.util.Arrays;
 import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeMap;
 
@@ -32,6 +32,11 @@ import java.util.TreeMap;
  *
  * <p>Byzantine inputs are refused, never obeyed, and counted by {@link Refusal}. Safety never
  * depends on timers; timers (counted in ticks) only trigger view changes and retransmissions.
+ *
+ * <p>It holds the normal case and drives the checkpoints and the view change, whose state and rules
+ * live in {@code CheckpointVotes} (the CHECKPOINT votes and h), {@code ViewChangeState} (complaints,
+ * VIEW-CHANGEs, the view-change timer) and {@code NewViewRules} (VIEW-CHANGE validity, rules A and B,
+ * the NEW-VIEW check).
  *
  * <p>Not thread-safe: the host (the pillar's thread) calls every method from one thread; nothing blocks.
  */
@@ -73,28 +78,18 @@ public final class PbftPillar {
     private long now;
     private long view;
     private boolean changing;
-    private long targetView;
-    private long viewChangeStartedAt;
-    private long viewChangeTimeout;
-    private NewView sentNewView;
     /** The last instance the NEW-VIEW of the current view decided (h in view 0): its proposer is primary(view). */
     private long newViewUpTo;
-    /** The view this replica complained for (≤ view: none in this view). */
-    private long complainedFor;
-    /** Each replica's highest complaint, for views above the current one. */
-    private final Map<Integer, Long> complaints = new HashMap<>();
+    private final ViewChangeState viewChangeState;
+    private final NewViewRules rules;
 
-    private long low; // h, the last stable checkpoint
-    private byte[] lowDigest = new byte[0];
-    private List<Checkpoint> lowProof = List.of();
+    /** h, the last stable checkpoint and the window's low watermark; installStable moves it with {@code checkpoints}. */
+    private long low;
+    private final CheckpointVotes checkpoints;
 
     private final TreeMap<Long, Slot> slots = new TreeMap<>();
-    private final TreeMap<Long, Map<Integer, Checkpoint>> checkpointVotes = new TreeMap<>();
-    private final TreeMap<Long, Checkpoint> ownCheckpoints = new TreeMap<>();
     private final LinkedHashMap<RequestId, Pending> pending = new LinkedHashMap<>();
     private final Map<Long, Long> lastOrdered = new HashMap<>();
-    private final Map<Integer, ViewChange> latestViewChange = new HashMap<>();
-    private final Map<Integer, Long> highestViewSeen = new HashMap<>();
     /** COMMITs of views this pillar is not in: per instance of the window, each replica's highest-view one. */
     private final TreeMap<Long, Map<Integer, Commit>> otherViewCommits = new TreeMap<>();
     private long neededUpTo;
@@ -126,8 +121,10 @@ public final class PbftPillar {
         this.pillar = pillar;
         this.auth = auth;
         this.n = config.replicaCount();
-        this.viewChangeTimeout = config.requestTimeoutTicks();
         this.commitQuorum = config.quorum();
+        this.viewChangeState = new ViewChangeState(config);
+        this.rules = new NewViewRules(config, pillar, auth);
+        this.checkpoints = new CheckpointVotes(config, auth, this::refuse);
     }
 
     /**
@@ -195,16 +192,11 @@ public final class PbftPillar {
     public void tick() {
         now++;
         if (changing) {
-            // As in PBFT, the view-change timer runs only once 2f+1 replicas want this view: a replica
-            // alone in a view change waits for the others instead of racing to ever higher views.
-            if (!viewChangeQuorum()) {
-                viewChangeStartedAt = now;
-            } else if (now - viewChangeStartedAt >= viewChangeTimeout) {
+            if (viewChangeState.timerExpired(now)) {
                 // The view change did not complete: try the next view, waiting twice as long.
-                viewChangeTimeout = Math.min(2L * viewChangeTimeout, config.maxViewChangeTimeoutTicks());
-                startViewChange(targetView + 1);
+                startViewChange(viewChangeState.targetView() + 1);
             }
-        } else if (stalled() && complainedFor <= view) {
+        } else if (stalled() && viewChangeState.complainedFor() <= view) {
             // Step one only: complain and stay in this view. A replica that fell behind alone keeps
             // taking normal-case messages (and their retransmissions) and catches up; the view changes
             // only when 2f+1 complain.
@@ -246,13 +238,12 @@ public final class PbftPillar {
         if (!config.isCheckpoint(seq)) {
             throw new IllegalArgumentException(seq + " is not a checkpoint number (multiple of " + config.checkpointInterval() + ")");
         }
-        if (seq <= low || ownCheckpoints.containsKey(seq)) {
-            return;
+        Checkpoint own = checkpoints.vote(seq, digest, self);
+        if (own == null) {
+            return; // at or below h, or voted already
         }
-        Checkpoint own = Checkpoint.signed(seq, digest, self, auth);
-        ownCheckpoints.put(seq, own);
         multicast(own);
-        recordCheckpointVote(own);
+        installIfStable(checkpoints.record(own));
     }
 
     /**
@@ -260,7 +251,7 @@ public final class PbftPillar {
      * up to it and move the watermarks. A proof without 2f+1 matching CHECKPOINTs is refused.
      */
     public void stableCheckpoint(StableCheckpoint checkpoint) {
-        if (!validProof(checkpoint.seq(), checkpoint.stateDigest(), checkpoint.proof())) {
+        if (!checkpoints.validProof(checkpoint.seq(), checkpoint.stateDigest(), checkpoint.proof())) {
             refuse(Refusal.BAD_CHECKPOINT);
             return;
         }
@@ -317,7 +308,7 @@ public final class PbftPillar {
 
     /** Whether this replica complained against its current view (and has not left it). */
     public boolean isComplaining() {
-        return !changing && complainedFor > view;
+        return !changing && viewChangeState.complainedFor() > view;
     }
 
     /** The last stable checkpoint h (0 before the first). */
@@ -373,9 +364,7 @@ public final class PbftPillar {
 
     /** The lowest instance of this pillar above {@code x}. */
     private long firstAbove(long x) {
-        long np = config.pillars();
-        long c = x + 1 + Math.floorMod(pillar - (x + 1), np);
-        return c < 1 ? c + np : c;
+        return rules.firstAbove(x);
     }
 
     /** The lowest instance above h without a pre-prepare of this view and not committed. */
@@ -763,7 +752,7 @@ public final class PbftPillar {
         slot.committed = true;
         PrePrepare pp = slot.prePrepare;
         committed(seq, view, pp.request(), pp.digest());
-        viewChangeTimeout = config.requestTimeoutTicks(); // the view works: the next view change starts short again
+        viewChangeState.viewWorks(); // the next view change starts short again
     }
 
     private void committed(long seq, long inView, Request request, byte[] digest) {
@@ -792,7 +781,7 @@ public final class PbftPillar {
     }
 
     private int maxPrePreparedPerSeq() {
-        return n;
+        return rules.maxPrePreparedPerSeq();
     }
 
     private Slot slot(long seq) {
@@ -802,119 +791,21 @@ public final class PbftPillar {
     // ------------------------------------------------------------------ checkpoints
 
     private void onCheckpoint(Checkpoint c, int from) {
-        if (c.replica() != from) {
-            refuse(Refusal.FORGED_SENDER);
-            return;
-        }
-        if (!config.isCheckpoint(c.seq())) {
-            refuse(Refusal.BAD_CHECKPOINT);
-            return;
-        }
-        if (c.seq() < low || (c.seq() == low && Arrays.equals(c.stateDigest(), lowDigest))) {
-            return; // nothing to learn; not worth a signature check
-        }
-        Map<Integer, Checkpoint> votes = checkpointVotes.get(c.seq());
-        if (votes != null && c.equals(votes.get(from))) {
-            return; // a retransmission of a vote already verified
-        }
-        if (!c.signatureValid(auth)) {
-            refuse(Refusal.BAD_SIGNATURE);
-            return;
-        }
-        if (c.seq() == low) {
-            refuse(Refusal.CHECKPOINT_MISMATCH);
-            return;
-        }
-        recordCheckpointVote(c);
+        installIfStable(checkpoints.onCheckpoint(c, from));
     }
 
-    /** Records a signed (verified, or our own) checkpoint vote; 2f+1 matching make it stable. */
-    private void recordCheckpointVote(Checkpoint vote) {
-        long seq = vote.seq();
-        byte[] digest = vote.stateDigest();
-        Map<Integer, Checkpoint> votes = checkpointVotes.computeIfAbsent(seq, s -> new HashMap<>());
-        Checkpoint earlier = votes.putIfAbsent(vote.replica(), vote);
-        if (earlier != null) {
-            if (!Arrays.equals(earlier.stateDigest(), digest)) {
-                refuse(Refusal.EQUIVOCATION);
-            }
-            return;
+    /** Installs (and announces) a checkpoint the votes made stable; nothing if {@code stable} is null. */
+    private void installIfStable(StableCheckpoint stable) {
+        if (stable != null) {
+            installStable(stable.seq(), stable.stateDigest(), stable.proof(), true);
         }
-        boundCheckpointVotes(vote.replica());
-        List<Checkpoint> proof = new ArrayList<>();
-        for (Checkpoint v : votes.values()) {
-            if (Arrays.equals(v.stateDigest(), digest)) {
-                proof.add(v);
-            }
-        }
-        if (proof.size() < config.quorum()) {
-            return;
-        }
-        proof.sort((x, y) -> Integer.compare(x.replica(), y.replica()));
-        for (Checkpoint other : votes.values()) {
-            if (!Arrays.equals(other.stateDigest(), digest)) {
-                refuse(Refusal.CHECKPOINT_MISMATCH);
-            }
-        }
-        installStable(seq, digest, proof, true);
-    }
-
-    /**
-     * Keeps at most {@code L / K + 1} checkpoint votes per replica above h (its highest), so a
-     * Byzantine replica cannot fill memory with far-future checkpoints, while a lagging replica
-     * still learns of checkpoints far ahead.
-     */
-    private void boundCheckpointVotes(int replica) {
-        long cap = config.watermarkWindow() / config.checkpointInterval() + 1;
-        int count = 0;
-        for (Map<Integer, Checkpoint> votes : checkpointVotes.values()) {
-            if (votes.containsKey(replica)) {
-                count++;
-            }
-        }
-        Iterator<Map.Entry<Long, Map<Integer, Checkpoint>>> it = checkpointVotes.entrySet().iterator();
-        while (count > cap && it.hasNext()) {
-            Map<Integer, Checkpoint> votes = it.next().getValue();
-            if (votes.remove(replica) != null) {
-                count--;
-            }
-            if (votes.isEmpty()) {
-                it.remove();
-            }
-        }
-    }
-
-    /** A stable-checkpoint proof: 2f+1 CHECKPOINTs of distinct replicas for (seq, digest), each validly signed. */
-    private boolean validProof(long seq, byte[] digest, List<Checkpoint> proof) {
-        if (!config.isCheckpoint(seq)) {
-            return false;
-        }
-        Set<Integer> replicas = new HashSet<>();
-        for (Checkpoint c : proof) {
-            if (c.seq() != seq || !Arrays.equals(c.stateDigest(), digest) || c.replica() < 0 || c.replica() >= n
-                    || !replicas.add(c.replica())) {
-                return false;
-            }
-        }
-        if (replicas.size() < config.quorum()) {
-            return false;
-        }
-        for (Checkpoint c : proof) {
-            if (!c.signatureValid(auth)) {
-                return false;
-            }
-        }
-        return true;
     }
 
     private void installStable(long seq, byte[] digest, List<Checkpoint> proof, boolean announce) {
         low = seq;
-        lowDigest = digest.clone();
-        lowProof = List.copyOf(proof);
+        checkpoints.install(seq, digest, proof);
         slots.headMap(seq, true).clear();
-        checkpointVotes.headMap(seq, true).clear();
         otherViewCommits.headMap(seq, true).clear();
-        ownCheckpoints.headMap(seq, true).clear();
         if (announce) {
             outStable.add(new StableCheckpoint(seq, digest, proof));
         }
@@ -923,34 +814,15 @@ public final class PbftPillar {
     // ------------------------------------------------------------------ view change
 
     private void sawView(int from, long v) {
-        highestViewSeen.merge(from, v, Math::max);
-        long current = changing ? targetView : view;
-        List<Long> views = new ArrayList<>();
-        for (long seen : highestViewSeen.values()) {
-            if (seen > current) {
-                views.add(seen);
-            }
-        }
-        if (views.size() >= config.f() + 1) {
+        OptionalLong join = viewChangeState.sawView(from, v, changing ? viewChangeState.targetView() : view);
+        if (join.isPresent()) {
             // f+1 replicas are in higher views, so at least one correct one is: join the smallest such view.
-            views.sort((a, b) -> Long.compare(b, a));
-            startViewChange(views.get(config.f()));
+            startViewChange(join.getAsLong());
         }
-    }
-
-    private boolean viewChangeQuorum() {
-        int count = 0;
-        for (ViewChange vc : latestViewChange.values()) {
-            if (vc.newView() >= targetView) {
-                count++;
-            }
-        }
-        return count >= config.quorum();
     }
 
     private void complain(long target) {
-        complainedFor = target;
-        complaints.merge(self, target, Math::max);
+        viewChangeState.complain(self, target);
         multicast(new Complaint(target, self));
         checkComplaints();
     }
@@ -964,35 +836,24 @@ public final class PbftPillar {
             refuse(Refusal.STALE_VIEW);
             return;
         }
-        complaints.merge(from, c.newView(), Math::max);
+        viewChangeState.complaint(from, c.newView());
         checkComplaints();
     }
 
-    /**
-     * f+1 complaints against this view (so at least one correct replica's): complain too; 2f+1 (so
-     * f+1 correct ones, and every correct replica will see f+1): leave the view. A complaint for a
-     * later view also counts against this one.
-     */
+    /** Acts on the complaints against this view: complain too (f+1), or leave it (2f+1). */
     private void checkComplaints() {
         if (changing) {
             return;
         }
-        int against = 0;
-        for (long target : complaints.values()) {
-            against += target > view ? 1 : 0;
-        }
-        if (against >= config.quorum()) {
-            startViewChange(view + 1);
-        } else if (against >= config.f() + 1 && complainedFor <= view) {
-            complain(view + 1);
+        switch (viewChangeState.complaintStep(view)) {
+            case LEAVE -> startViewChange(view + 1);
+            case COMPLAIN -> complain(view + 1);
+            case NONE -> { }
         }
     }
 
     private void startViewChange(long target) {
         changing = true;
-        targetView = target;
-        viewChangeStartedAt = now;
-        sentNewView = null;
         List<PrePrepare> prepared = new ArrayList<>();
         List<PrePrepared> prePrepared = new ArrayList<>();
         for (Map.Entry<Long, Slot> e : slots.entrySet()) {
@@ -1007,8 +868,8 @@ public final class PbftPillar {
             q.sort((x, y) -> Long.compare(x.view(), y.view())); // canonical order: the signature covers it
             prePrepared.addAll(q);
         }
-        ViewChange vc = ViewChange.signed(pillar, target, low, lowProof, prepared, prePrepared, self, auth);
-        latestViewChange.put(self, vc);
+        ViewChange vc = ViewChange.signed(pillar, target, low, checkpoints.stableProof(), prepared, prePrepared, self, auth);
+        viewChangeState.start(vc, now);
         multicast(vc);
         tryNewView(target);
     }
@@ -1018,28 +879,25 @@ public final class PbftPillar {
             refuse(Refusal.FORGED_SENDER);
             return;
         }
-        if (!vc.equals(latestViewChange.get(from))) { // a retransmission was verified already
-            Refusal bad = checkViewChange(vc);
+        if (!vc.equals(viewChangeState.latest(from))) { // a retransmission was verified already
+            Refusal bad = rules.checkViewChange(vc);
             if (bad != null) {
                 refuse(bad);
                 return;
             }
         }
-        if (!changing && vc.newView() == view && sentNewView != null) {
+        if (!changing && vc.newView() == view && viewChangeState.sentNewView() != null) {
             // The sender missed our NEW-VIEW: send it again.
-            send(from, sentNewView);
+            send(from, viewChangeState.sentNewView());
             return;
         }
         if (vc.newView() <= view) {
             refuse(Refusal.STALE_VIEW);
             return;
         }
-        ViewChange earlier = latestViewChange.get(from);
-        if (earlier == null || earlier.newView() <= vc.newView()) {
-            latestViewChange.put(from, vc);
-        }
+        viewChangeState.accept(from, vc);
         // A VIEW-CHANGE is also a complaint against this view: its sender no longer resends its complaint.
-        complaints.merge(from, vc.newView(), Math::max);
+        viewChangeState.complaint(from, vc.newView());
         checkComplaints();
         sawView(from, vc.newView());
         tryNewView(vc.newView());
@@ -1051,185 +909,21 @@ public final class PbftPillar {
      * VIEW-CHANGE claims what no f+1 back), it waits for more, up to all n.
      */
     private void tryNewView(long v) {
-        if (!changing || targetView != v || config.primary(v) != self) {
+        if (!changing || viewChangeState.targetView() != v || config.primary(v) != self) {
             return;
         }
-        List<ViewChange> set = new ArrayList<>();
-        for (int r = 0; r < n; r++) {
-            ViewChange vc = latestViewChange.get(r);
-            if (vc != null && vc.newView() == v) {
-                set.add(vc);
-            }
-        }
+        List<ViewChange> set = viewChangeState.viewChangesFor(v);
         if (set.size() < config.quorum()) {
             return;
         }
-        List<PrePrepare> choices = decide(v, set);
+        List<PrePrepare> choices = rules.decide(v, set);
         if (choices == null) {
             return;
         }
         NewView nv = new NewView(v, set, choices, self);
         multicast(nv);
         installView(nv);
-        sentNewView = nv;
-    }
-
-    /** The stable checkpoint a NEW-VIEW starts from: the highest among its (valid) VIEW-CHANGEs. */
-    private static ViewChange newestCheckpoint(List<ViewChange> set) {
-        ViewChange newest = null;
-        for (ViewChange vc : set) {
-            if (newest == null || vc.stableSeq() > newest.stableSeq()) {
-                newest = vc;
-            }
-        }
-        return newest;
-    }
-
-    /** The instances a NEW-VIEW must decide: this pillar's above h up to the highest P entry in the set. */
-    private List<Long> toDecide(List<ViewChange> set) {
-        long h = newestCheckpoint(set).stableSeq();
-        long maxS = h;
-        for (ViewChange vc : set) {
-            for (PrePrepare p : vc.prepared()) {
-                maxS = Math.max(maxS, p.seq());
-            }
-        }
-        List<Long> seqs = new ArrayList<>();
-        for (long s = firstAbove(h); s <= maxS; s += config.pillars()) {
-            seqs.add(s);
-        }
-        return seqs;
-    }
-
-    /**
-     * The primary's choice for each instance to decide (Castro and Liskov, TOCS 2002 §4.5): a prepared
-     * value that rule A allows (candidates in order of their P view, highest first; the body comes from
-     * the P entry), else EMPTY if rule B allows it; null if some instance is undecidable with this set.
-     */
-    private List<PrePrepare> decide(long v, List<ViewChange> set) {
-        List<PrePrepare> out = new ArrayList<>();
-        for (long s : toDecide(set)) {
-            List<PrePrepare> candidates = new ArrayList<>();
-            for (ViewChange vc : set) {
-                PrePrepare p = preparedEntry(vc, s);
-                if (p != null) {
-                    candidates.add(p);
-                }
-            }
-            candidates.sort((x, y) -> Long.compare(y.view(), x.view()));
-            PrePrepare choice = null;
-            for (PrePrepare c : candidates) {
-                if (ruleA(set, s, c.digest())) {
-                    choice = new PrePrepare(v, s, c.digest(), c.request());
-                    break;
-                }
-            }
-            if (choice == null && ruleB(set, s)) {
-                choice = PrePrepare.empty(v, s);
-            }
-            if (choice == null) {
-                return null;
-            }
-            out.add(choice);
-        }
-        return out;
-    }
-
-    private static PrePrepare preparedEntry(ViewChange vc, long seq) {
-        for (PrePrepare p : vc.prepared()) {
-            if (p.seq() == seq) {
-                return p;
-            }
-        }
-        return null;
-    }
-
-    /**
-     * Castro's rule A for digest {@code d} at {@code seq}: there is a view u with
-     * A1: 2f+1 VIEW-CHANGEs (all have h below seq here) whose P entry for seq, if any, has view &lt; u,
-     * or view u and digest d; and A2: f+1 VIEW-CHANGEs with a Q entry (seq, d, u') with u' &ge; u.
-     * A1 only gets easier and A2 only harder as u grows, so the u to try is the largest A2 allows: the
-     * (f+1)-th highest Q view for (seq, d).
-     */
-    private boolean ruleA(List<ViewChange> set, long seq, byte[] d) {
-        List<Long> qViews = new ArrayList<>();
-        for (ViewChange vc : set) {
-            long best = -1;
-            for (PrePrepared q : vc.prePrepared()) {
-                if (q.seq() == seq && Arrays.equals(q.digest(), d)) {
-                    best = Math.max(best, q.view());
-                }
-            }
-            if (best >= 0) {
-                qViews.add(best);
-            }
-        }
-        if (qViews.size() < config.f() + 1) {
-            return false;
-        }
-        qViews.sort((x, y) -> Long.compare(y, x));
-        long u = qViews.get(config.f());
-        int a1 = 0;
-        for (ViewChange vc : set) {
-            PrePrepare p = preparedEntry(vc, seq);
-            if (p == null || p.view() < u || (p.view() == u && Arrays.equals(p.digest(), d))) {
-                a1++;
-            }
-        }
-        return a1 >= config.quorum();
-    }
-
-    /** Castro's rule B: 2f+1 VIEW-CHANGEs (all have h below seq here) have no P entry for seq. */
-    private boolean ruleB(List<ViewChange> set, long seq) {
-        int without = 0;
-        for (ViewChange vc : set) {
-            without += preparedEntry(vc, seq) == null ? 1 : 0;
-        }
-        return without >= config.quorum();
-    }
-
-    /**
-     * Validity of a VIEW-CHANGE on its own: null if valid, else why not. Structure first (cheap):
-     * stable proof shape, P and Q entries of this pillar inside (stableSeq, stableSeq+L], views below
-     * the new view, one P entry per instance with a matching digest, Q bounded; then the stable proof's
-     * signatures and the sender's own.
-     */
-    private Refusal checkViewChange(ViewChange vc) {
-        if (vc.newView() < 1 || vc.replica() < 0 || vc.replica() >= n || vc.stableSeq() < 0) {
-            return Refusal.BAD_VIEW_CHANGE;
-        }
-        long perWindow = config.watermarkWindow() / config.pillars() + 1;
-        if (vc.prepared().size() > perWindow || vc.prePrepared().size() > perWindow * maxPrePreparedPerSeq()) {
-            return Refusal.BAD_VIEW_CHANGE;
-        }
-        Set<Long> seqs = new HashSet<>();
-        for (PrePrepare pp : vc.prepared()) {
-            if (!ownInstanceInWindow(vc, pp.seq()) || !seqs.add(pp.seq()) || pp.view() < 0 || pp.view() >= vc.newView()
-                    || !pp.digestMatches()
-                    || (pp.request() != null && pp.request().payload().length > config.maxRequestBytes())) {
-                return Refusal.BAD_VIEW_CHANGE;
-            }
-        }
-        Map<Long, Integer> perSeq = new HashMap<>();
-        Set<String> entries = new HashSet<>();
-        for (PrePrepared q : vc.prePrepared()) {
-            if (!ownInstanceInWindow(vc, q.seq()) || q.view() < 0 || q.view() >= vc.newView()
-                    || q.digest().length != PbftDigests.LENGTH
-                    || !entries.add(q.seq() + ":" + Arrays.toString(q.digest()))
-                    || perSeq.merge(q.seq(), 1, Integer::sum) > maxPrePreparedPerSeq()) {
-                return Refusal.BAD_VIEW_CHANGE;
-            }
-        }
-        if (vc.stableSeq() == 0 ? !vc.stableProof().isEmpty()
-                : vc.stableProof().isEmpty()
-                || !validProof(vc.stableSeq(), vc.stableProof().get(0).stateDigest(), vc.stableProof())) {
-            return Refusal.BAD_VIEW_CHANGE;
-        }
-        return vc.signatureValid(pillar, auth) ? null : Refusal.BAD_SIGNATURE;
-    }
-
-    private boolean ownInstanceInWindow(ViewChange vc, long s) {
-        return s >= 1 && config.pillarOf(s) == pillar && s > vc.stableSeq() && s <= vc.stableSeq() + config.watermarkWindow();
+        viewChangeState.sentNewView(nv);
     }
 
     private void onNewView(NewView nv, int from) {
@@ -1241,62 +935,25 @@ public final class PbftPillar {
             refuse(Refusal.BAD_NEW_VIEW);
             return;
         }
-        if (nv.view() < view || (nv.view() == view && !changing) || (changing && nv.view() < targetView)) {
+        if (nv.view() < view || (nv.view() == view && !changing) || (changing && nv.view() < viewChangeState.targetView())) {
             refuse(Refusal.STALE_VIEW);
             return;
         }
-        if (nv.viewChanges().size() > n) {
-            refuse(Refusal.BAD_NEW_VIEW);
-            return;
-        }
-        Set<Integer> senders = new HashSet<>();
-        for (ViewChange vc : nv.viewChanges()) {
-            if (vc.newView() != nv.view() || !senders.add(vc.replica())
-                    || (!vc.equals(latestViewChange.get(vc.replica())) && checkViewChange(vc) != null)) {
-                refuse(Refusal.BAD_NEW_VIEW);
-                return;
-            }
-        }
-        if (senders.size() < config.quorum() || !allowedChoices(nv)) {
+        if (rules.checkNewView(nv, viewChangeState::latest) != null) {
             refuse(Refusal.BAD_NEW_VIEW);
             return;
         }
         installView(nv);
     }
 
-    /**
-     * Whether the NEW-VIEW's pre-prepares are, in order, one per instance to decide, each of its view,
-     * with a body matching its digest, and each allowed by rule A or (EMPTY only) rule B against its
-     * VIEW-CHANGEs. Not necessarily what this replica would choose: any allowed choice is safe.
-     */
-    private boolean allowedChoices(NewView nv) {
-        List<ViewChange> set = nv.viewChanges();
-        List<Long> seqs = toDecide(set);
-        if (seqs.size() != nv.prePrepares().size()) {
-            return false;
-        }
-        for (int i = 0; i < seqs.size(); i++) {
-            PrePrepare pp = nv.prePrepares().get(i);
-            if (pp.seq() != seqs.get(i) || pp.view() != nv.view() || !pp.digestMatches()
-                    || (pp.request() != null && pp.request().payload().length > config.maxRequestBytes())) {
-                return false;
-            }
-            if (!ruleA(set, pp.seq(), pp.digest()) && !(pp.isEmpty() && ruleB(set, pp.seq()))) {
-                return false;
-            }
-        }
-        return true;
-    }
-
     /** Enters the NEW-VIEW's view: adopts its checkpoint if newer, and accepts its pre-prepares. */
     private void installView(NewView nv) {
-        ViewChange newest = newestCheckpoint(nv.viewChanges());
+        ViewChange newest = NewViewRules.newestCheckpoint(nv.viewChanges());
         if (newest != null && newest.stableSeq() > low) {
             installStable(newest.stableSeq(), newest.stableProof().get(0).stateDigest(), newest.stableProof(), true);
         }
         view = nv.view();
         changing = false;
-        targetView = view;
         for (Slot slot : slots.values()) {
             slot.prePrepare = null;
             slot.proposer = -1;
@@ -1307,9 +964,7 @@ public final class PbftPillar {
             slot.ownCommit = null;
             slot.fromNewView = false;
         }
-        latestViewChange.values().removeIf(vc -> vc.newView() <= view);
-        complaints.values().removeIf(t -> t <= view);
-        highestViewSeen.values().removeIf(v -> v <= view);
+        viewChangeState.installed(view);
         lastProgress = now; // timers restart in the new view
         int primary = config.primary(view);
         newViewUpTo = low;
@@ -1326,7 +981,7 @@ public final class PbftPillar {
 
     private void retransmit() {
         if (changing) {
-            ViewChange own = latestViewChange.get(self);
+            ViewChange own = viewChangeState.latest(self);
             if (own != null) {
                 multicast(own);
             }
@@ -1344,8 +999,8 @@ public final class PbftPillar {
                     multicast(slot.ownCommit);
                 }
             }
-            if (complainedFor > view) {
-                multicast(new Complaint(complainedFor, self));
+            if (viewChangeState.complainedFor() > view) {
+                multicast(new Complaint(viewChangeState.complainedFor(), self));
             }
             relayToLaggards();
             int resent = 0;
@@ -1356,10 +1011,10 @@ public final class PbftPillar {
                 multicast(p.request);
             }
         }
-        for (Checkpoint own : ownCheckpoints.values()) {
+        for (Checkpoint own : checkpoints.ownVotes()) {
             multicast(own);
         }
-        for (Checkpoint c : lowProof) {
+        for (Checkpoint c : checkpoints.stableProof()) {
             if (c.replica() == self) {
                 multicast(c); // lets a lagging replica learn h
             }
@@ -1375,7 +1030,7 @@ public final class PbftPillar {
     private void relayToLaggards() {
         List<Integer> laggards = new ArrayList<>();
         for (int r = 0; r < n; r++) {
-            if (r != self && complaints.getOrDefault(r, 0L) > view) {
+            if (r != self && viewChangeState.complains(r, view)) {
                 laggards.add(r);
             }
         }

@@ -1,0 +1,208 @@
+package io.psmr.ordering.pbft;
+
+import io.psmr.ordering.pbft.PbftMessage.NewView;
+import io.psmr.ordering.pbft.PbftMessage.ViewChange;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+
+/**
+ * One pillar's view-change state at one replica, and the decisions taken from it: the complaints
+ * against the current view (when to complain too, when to leave), the views other replicas were seen
+ * in (when to join a higher one), the latest VIEW-CHANGE of each replica (when the new primary may send
+ * NEW-VIEW), the view-change timer (counted in ticks) and the NEW-VIEW this replica sent as primary.
+ * The pillar keeps the installed view and whether it is leaving it, and acts on the decisions.
+ *
+ * <p>Pure: no clock, thread or socket; the time is a tick count the pillar passes in. Not thread-safe:
+ * the pillar's thread calls every method.
+ */
+final class ViewChangeState {
+
+    /** What the complaints against the current view call for. */
+    enum ComplaintStep {
+        /** Nothing. */
+        NONE,
+        /** f+1 complain (so at least one correct replica): complain too. */
+        COMPLAIN,
+        /** 2f+1 complain (so f+1 correct ones, and every correct replica will see f+1): leave the view. */
+        LEAVE
+    }
+
+    private final PbftConfig config;
+
+    private long targetView;
+    private long startedAt;
+    private long timeout;
+    private NewView sentNewView;
+    /** The view this replica complained for (at or below the current view: none in this view). */
+    private long complainedFor;
+    /** Each replica's highest complaint, for views above the current one. */
+    private final Map<Integer, Long> complaints = new HashMap<>();
+    private final Map<Integer, ViewChange> latest = new HashMap<>();
+    private final Map<Integer, Long> highestViewSeen = new HashMap<>();
+
+    /** In view 0, with no complaint, and the view-change timeout at {@code requestTimeoutTicks}. */
+    ViewChangeState(PbftConfig config) {
+        this.config = config;
+        this.timeout = config.requestTimeoutTicks();
+    }
+
+    /** The view being changed to (once installed: the installed view). */
+    long targetView() {
+        return targetView;
+    }
+
+    // ------------------------------------------------------------------ complaints
+
+    /** The view this replica complained for (at or below the current view: none in this view). */
+    long complainedFor() {
+        return complainedFor;
+    }
+
+    /** This replica ({@code self}) complains for {@code target}. */
+    void complain(int self, long target) {
+        complainedFor = target;
+        complaints.merge(self, target, Math::max);
+    }
+
+    /** Replica {@code from} complains for {@code target} (a VIEW-CHANGE for it counts as one). */
+    void complaint(int from, long target) {
+        complaints.merge(from, target, Math::max);
+    }
+
+    /** Whether {@code replica} complains against {@code view}. */
+    boolean complains(int replica, long view) {
+        return complaints.getOrDefault(replica, 0L) > view;
+    }
+
+    /**
+     * What the complaints against {@code view} call for; a complaint for a later view also counts
+     * against this one. COMPLAIN only if this replica has not complained in this view yet.
+     */
+    ComplaintStep complaintStep(long view) {
+        int against = 0;
+        for (long target : complaints.values()) {
+            against += target > view ? 1 : 0;
+        }
+        if (against >= config.quorum()) {
+            return ComplaintStep.LEAVE;
+        } else if (against >= config.f() + 1 && complainedFor <= view) {
+            return ComplaintStep.COMPLAIN;
+        }
+        return ComplaintStep.NONE;
+    }
+
+    // ------------------------------------------------------------------ views seen
+
+    /**
+     * Replica {@code from} was seen in view {@code v}. If f+1 replicas are in views above
+     * {@code current} (so at least one correct one is), returns the smallest view among them to join.
+     */
+    OptionalLong sawView(int from, long v, long current) {
+        highestViewSeen.merge(from, v, Math::max);
+        List<Long> views = new ArrayList<>();
+        for (long seen : highestViewSeen.values()) {
+            if (seen > current) {
+                views.add(seen);
+            }
+        }
+        if (views.size() < config.f() + 1) {
+            return OptionalLong.empty();
+        }
+        views.sort((a, b) -> Long.compare(b, a));
+        return OptionalLong.of(views.get(config.f()));
+    }
+
+    // ------------------------------------------------------------------ VIEW-CHANGEs and the timer
+
+    /**
+     * This replica left its view for {@code own.newView()} at tick {@code now}, with VIEW-CHANGE {@code own}:
+     * the timer restarts and no NEW-VIEW has been sent for it.
+     */
+    void start(ViewChange own, long now) {
+        targetView = own.newView();
+        startedAt = now;
+        sentNewView = null;
+        latest.put(own.replica(), own);
+    }
+
+    /** The latest VIEW-CHANGE verified from {@code replica} (this replica's own included), or null. */
+    ViewChange latest(int replica) {
+        return latest.get(replica);
+    }
+
+    /** Records a verified VIEW-CHANGE of {@code from} unless one for a higher view is held already. */
+    void accept(int from, ViewChange vc) {
+        ViewChange earlier = latest.get(from);
+        if (earlier == null || earlier.newView() <= vc.newView()) {
+            latest.put(from, vc);
+        }
+    }
+
+    /** The held VIEW-CHANGEs for exactly view {@code v}, in replica order. */
+    List<ViewChange> viewChangesFor(long v) {
+        List<ViewChange> set = new ArrayList<>();
+        for (int r = 0; r < config.replicaCount(); r++) {
+            ViewChange vc = latest.get(r);
+            if (vc != null && vc.newView() == v) {
+                set.add(vc);
+            }
+        }
+        return set;
+    }
+
+    /** Whether 2f+1 replicas want the target view or a higher one. */
+    boolean quorumForTarget() {
+        int count = 0;
+        for (ViewChange vc : latest.values()) {
+            if (vc.newView() >= targetView) {
+                count++;
+            }
+        }
+        return count >= config.quorum();
+    }
+
+    /**
+     * One tick at {@code now} while changing views. As in PBFT, the timer runs only once 2f+1 replicas
+     * want the target view: a replica alone in a view change waits for the others instead of racing to
+     * ever higher views. On expiry the timeout doubles (up to {@code maxViewChangeTimeoutTicks}).
+     *
+     * @return whether the view change did not complete in time: the pillar tries the next view
+     */
+    boolean timerExpired(long now) {
+        if (!quorumForTarget()) {
+            startedAt = now;
+            return false;
+        }
+        if (now - startedAt >= timeout) {
+            timeout = Math.min(2L * timeout, config.maxViewChangeTimeoutTicks());
+            return true;
+        }
+        return false;
+    }
+
+    /** Something committed: the view works, and the next view change starts with the short timeout again. */
+    void viewWorks() {
+        timeout = config.requestTimeoutTicks();
+    }
+
+    /** The NEW-VIEW this replica sent as primary of the current view, or null. */
+    NewView sentNewView() {
+        return sentNewView;
+    }
+
+    /** This replica, as primary, sent {@code nv}; it resends it to any replica whose VIEW-CHANGE arrives late. */
+    void sentNewView(NewView nv) {
+        sentNewView = nv;
+    }
+
+    /** View {@code view} is installed: complaints, views seen and VIEW-CHANGEs up to it are forgotten. */
+    void installed(long view) {
+        targetView = view;
+        latest.values().removeIf(vc -> vc.newView() <= view);
+        complaints.values().removeIf(t -> t <= view);
+        highestViewSeen.values().removeIf(v -> v <= view);
+    }
+}
