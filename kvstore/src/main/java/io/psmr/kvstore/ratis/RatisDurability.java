@@ -17,7 +17,7 @@ import org.apache.ratis.server.RaftServerConfigKeys;
  * Ratis 3.3.0's own {@code raft.server.log.async-flush.enabled} is deliberately not offered either: when
  * its background {@code fsync} completes it marks as flushed the last entry <em>written</em> by then,
  * which may still be in the peer's user-space write buffer, so it can lose acknowledged entries even
- * when only processes crash, while it measured no faster than {@link #SYNC} here (docs/wip-ratis.md).
+ * when only processes crash, while it measured no faster than {@link #SYNC} (docs/integration.md).
  *
  * <p>Immutable; any thread.
  */

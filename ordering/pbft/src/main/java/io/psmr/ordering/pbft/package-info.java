@@ -6,6 +6,7 @@
  * out (envelopes, committed instances, stable checkpoints). No sockets, threads, clocks or random
  * numbers inside. Messages are {@link io.psmr.ordering.pbft.PbftMessage} records in
  * {@link io.psmr.ordering.pbft.PbftEnvelope}s, MAC'd over {@link io.psmr.ordering.pbft.PbftCodec}'s canonical
- * bytes by an {@link io.psmr.ordering.pbft.Authenticator}. See {@code docs/wip-wip-pbft-core.md}.
+ * bytes by an {@link io.psmr.ordering.pbft.Authenticator}. See {@code docs/pbft.md}; the design choices are in
+ * {@code docs/decisions.md} (PBFT).
  */
 package io.psmr.ordering.pbft;
