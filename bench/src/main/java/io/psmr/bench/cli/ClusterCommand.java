@@ -165,7 +165,7 @@ public final class ClusterCommand implements Callable<Integer> {
                         + "keys-hashed, bitmap-monitor, bitmap-indexed or rw-bitmap (default: ${DEFAULT-VALUE}).")
         SchedulerMode mode;
 
-        @Option(names = "--workers", paramLabel = "N", defaultValue = "2", description = "Worker threads per replica, 1 to 1024 (default: ${DEFAULT-VALUE}).")
+        @Option(names = "--workers", paramLabel = "N", defaultValue = "2", description = "Worker threads per replica, " + OptionRanges.WORKERS + " (default: ${DEFAULT-VALUE}).")
         int workers;
 
         @Option(names = "--max-keys", paramLabel = "N", defaultValue = "100000",
@@ -194,7 +194,7 @@ public final class ClusterCommand implements Callable<Integer> {
         Duration timeout;
 
         @Option(names = "--pillars", paramLabel = "N", defaultValue = "2",
-                description = "PBFT only: COP pillars per replica, 1 to 64 (default: ${DEFAULT-VALUE}).")
+                description = "PBFT only: COP pillars per replica, " + OptionRanges.PILLARS + " (default: ${DEFAULT-VALUE}).")
         int pillars;
 
         @Option(names = "--leader-rotation", paramLabel = "MODE", defaultValue = "rotating", converter = RotationConverter.class,
@@ -255,11 +255,11 @@ public final class ClusterCommand implements Callable<Integer> {
             }
             int n = pbft && !cl.getParseResult().hasMatchedOption("--replicas") ? 4 : replicas;
             require(cl, !pbft || (n >= 4 && (n - 1) % 3 == 0 && n <= 64), "--replicas of a pbft cluster must be 3f+1 (4, 7, 10, ... 64), got " + n);
-            require(cl, pillars >= 1 && pillars <= 64, "--pillars must be from 1 to 64, got " + pillars);
+            OptionRanges.pillars(cl, pillars);
             java.util.Map<String, io.psmr.ordering.pbft.byzantine.ByzantineMode> liars = byzantineModes(cl, n);
             require(cl, acceptors >= 1 && acceptors <= 15, "--acceptors must be from 1 to 15, got " + acceptors);
             require(cl, pbft || (replicas >= 1 && replicas <= 16), "--replicas must be from 1 to 16, got " + replicas);
-            require(cl, workers >= 1 && workers <= 1024, "--workers must be from 1 to 1024, got " + workers);
+            OptionRanges.workers(cl, workers);
             require(cl, maxKeys >= 1 && maxKeys <= 1_000_000_000L, "--max-keys must be from 1 to 1000000000, got " + maxKeys);
             require(cl, valueSize >= 1 && valueSize <= 16384, "--value-size must be from 1 to 16384, got " + valueSize);
             long bytes = maxBytes != null ? maxBytes : StoreSizing.defaultMaxBytes(maxKeys, valueSize);

@@ -7,6 +7,7 @@ import io.psmr.proxy.ClientProxy;
 import io.psmr.proxy.metrics.ProxyMeters;
 import java.util.concurrent.atomic.AtomicReference;
 
+import io.psmr.bench.cli.OptionRanges;
 import io.psmr.bench.cli.OrderingConverter;
 import io.psmr.bench.cli.SchedulerModeConverter;
 import io.psmr.bench.cli.DurationConverter;
@@ -56,9 +57,7 @@ public final class LoadCommand implements Callable<Integer> {
     /** Largest replica count: the local sequencer's learner bound leaves room for other learners. */
     static final int MAX_REPLICAS = 32;
     static final int MAX_WINDOW = 1024;
-    static final int MAX_WORKERS = 1024;
     static final long MAX_CAPACITY_KEYS = 1_000_000_000L;
-    static final int MAX_PILLARS = 32;
 
     /** How long the cluster's replicas may take to settle at one instance once the clients stop. */
     private static final Duration SETTLE = Duration.ofSeconds(120);
@@ -96,11 +95,11 @@ public final class LoadCommand implements Callable<Integer> {
     @Option(names = "--ratis-durability", paramLabel = "D", defaultValue = "sync",
             description = "With --ordering ratis: when a peer counts a log entry stored. sync (fsync first: an acknowledged "
                     + "batch survives any crash), unsafe-flush (written to the page cache, fsync in the background: lost if a "
-                    + "majority's machines lose power). See docs/wip-ratis.md (default: ${DEFAULT-VALUE}).")
+                    + "majority's machines lose power). See docs/integration.md (default: ${DEFAULT-VALUE}).")
     String ratisDurability;
 
     @Option(names = "--pillars", paramLabel = "N", defaultValue = "2",
-            description = "With --ordering pbft: COP pillars per PBFT replica, 1 to " + MAX_PILLARS + ", each agreeing on "
+            description = "With --ordering pbft: COP pillars per PBFT replica, " + OptionRanges.PILLARS + ", each agreeing on "
                     + "its own share of the instances in parallel (default: ${DEFAULT-VALUE}).")
     int pillars;
 
@@ -115,11 +114,11 @@ public final class LoadCommand implements Callable<Integer> {
     SchedulerMode mode;
 
     @Option(names = "--workers", paramLabel = "N",
-            description = "Worker threads per replica, 1 to " + MAX_WORKERS + " (default: available processors).")
+            description = "Worker threads per replica, " + OptionRanges.WORKERS + " (default: available processors).")
     Integer workers;
 
     @Option(names = "--batch", paramLabel = "N",
-            description = "Most client commands per batch, 1 to 4095 (default: 200; 1 for cbase).")
+            description = "Most client commands per batch, " + OptionRanges.BATCH + " (default: 200; 1 for cbase).")
     Integer batch;
 
     @Option(names = "--conflict", paramLabel = "PCT", defaultValue = "0",
@@ -323,9 +322,9 @@ public final class LoadCommand implements Callable<Integer> {
         require(!m.batchOfOne() || batch == null || batch == 1,
                 "--mode cbase runs batches of one command, got --batch " + batch + "; keys-pairwise is the same scheduler with batches");
         int w = workers != null ? workers : Runtime.getRuntime().availableProcessors();
-        require(w >= 1 && w <= MAX_WORKERS, "--workers must be from 1 to " + MAX_WORKERS + ", got " + w);
+        OptionRanges.workers(spec.commandLine(), w);
         int b = m.batch(batch != null ? batch : 200);
-        require(b >= 1 && b <= 4095, "--batch must be from 1 to 4095, got " + b);
+        OptionRanges.batch(spec.commandLine(), b);
         require(conflict >= 0 && conflict <= 100, "--conflict must be a percentage from 0 to 100, got " + number(conflict));
         require(window >= 1 && window <= MAX_WINDOW, "--window must be from 1 to " + MAX_WINDOW + ", got " + window);
         Duration l = linger;
@@ -362,7 +361,7 @@ public final class LoadCommand implements Callable<Integer> {
         }
         require(replicas >= 4 && (replicas - 1) % 3 == 0, "--ordering pbft needs 3f+1 replicas with f >= 1 (4, 7, 10, ...) "
                 + "to tolerate f Byzantine ones, got --replicas " + replicas);
-        require(pillars >= 1 && pillars <= MAX_PILLARS, "--pillars must be from 1 to " + MAX_PILLARS + ", got " + pillars);
+        OptionRanges.pillars(spec.commandLine(), pillars);
         LeaderRotation rotation = switch (leaderRotation) {
             case "rotating" -> LeaderRotation.ROTATING;
             case "fixed" -> LeaderRotation.FIXED;

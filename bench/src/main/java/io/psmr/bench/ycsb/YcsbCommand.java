@@ -1,5 +1,6 @@
 package io.psmr.bench.ycsb;
 
+import io.psmr.bench.cli.OptionRanges;
 import io.psmr.bench.cli.OrderingConverter;
 import io.psmr.bench.cli.SchedulerModeConverter;
 import io.psmr.bench.load.ClusterLoad;
@@ -51,7 +52,7 @@ import picocli.CommandLine.Spec;
         description = {
             "Run a YCSB core workload (a, b, c, d or f; e scans, which psmr's unordered store refuses) through YCSB's own client.",
             "Loads recordcount records, then runs operationcount operations on threadcount threads; prints YCSB's output.",
-            "Docs: docs/wip-wip-ycsb.md."})
+            "Docs: docs/ycsb.md."})
 public final class YcsbCommand implements Callable<Integer> {
 
     static final int MAX_REPLICAS = 32;
@@ -98,11 +99,11 @@ public final class YcsbCommand implements Callable<Integer> {
     SchedulerMode mode;
 
     @Option(names = "--workers", paramLabel = "N",
-            description = "Embedded worker threads per replica, 1 to 1024 (default: available processors).")
+            description = "Embedded worker threads per replica, " + OptionRanges.WORKERS + " (default: available processors).")
     Integer workers;
 
     @Option(names = "--batch", paramLabel = "N",
-            description = "Most client commands per batch, 1 to 4095 (default: 200; 1 for cbase).")
+            description = "Most client commands per batch, " + OptionRanges.BATCH + " (default: 200; 1 for cbase).")
     Integer batch;
 
     @Option(names = "--window", paramLabel = "N", defaultValue = "1",
@@ -139,7 +140,7 @@ public final class YcsbCommand implements Callable<Integer> {
             return ClusterLoad.withProxy(dir, rc -> proxyConfig(rc, b), (proxy, probe) -> phases(props, proxy, out, err));
         }
         int w = workers != null ? workers : Runtime.getRuntime().availableProcessors();
-        require(w >= 1 && w <= 1024, "--workers must be from 1 to 1024, got " + w);
+        OptionRanges.workers(spec.commandLine(), w);
         require(replicas >= 1 && replicas <= MAX_REPLICAS, "--replicas must be from 1 to " + MAX_REPLICAS + ", got " + replicas);
         require(ordering == OrderingProtocol.LOCAL || ordering == OrderingProtocol.RATIS,
                 "--ordering must be local or ratis with --embedded; run ringpaxos or pbft with ./psmr cluster start and --cluster DIR");
@@ -244,7 +245,7 @@ public final class YcsbCommand implements Callable<Integer> {
     private int batch(SchedulerMode m) {
         int b = m.batch(batch != null ? batch : 200);
         require(!m.batchOfOne() || batch == null || batch == 1, "--mode cbase runs batches of one command, got --batch " + batch);
-        require(b >= 1 && b <= 4095, "--batch must be from 1 to 4095, got " + b);
+        OptionRanges.batch(spec.commandLine(), b);
         require(window >= 1 && window <= 1024, "--window must be from 1 to 1024, got " + window);
         return b;
     }
