@@ -13,6 +13,7 @@ import io.psmr.bench.cli.SchedulerModeConverter;
 import io.psmr.bench.cli.DurationConverter;
 import io.psmr.bench.cli.OutputFormat;
 import io.psmr.bench.cli.OutputOptions;
+import io.psmr.bench.cli.PsmrMain;
 import io.psmr.kvstore.StoreCapacity;
 import io.psmr.kvstore.cluster.ClusterDescriptor;
 import io.psmr.kvstore.cluster.ClusterDirectory;
@@ -41,8 +42,9 @@ import picocli.CommandLine.Spec;
  * cluster of separate processes instead ({@link ClusterLoad}).
  *
  * <p>Usable on its own, {@code new CommandLine(new LoadCommand()).execute(args)}, and as a
- * subcommand of {@code psmr}. Exit codes: 0 done and the digests agree; 1 the digests differ, the
- * run stalled ({@code --stall-timeout}) or failed; 2 bad usage, with a message naming the flag.
+ * subcommand of {@code psmr}. Exit codes: 0 done and the digests agree; 1 the run failed (or too
+ * few replicas were alive to compare digests); 2 bad usage, with a message naming the flag; 3 the
+ * replicas' digests differ (safety); 4 the run stalled ({@code --stall-timeout}: liveness).
  */
 @Command(name = "load",
         mixinStandardHelpOptions = true,
@@ -51,7 +53,14 @@ import picocli.CommandLine.Spec;
         description = {
             "Drive an embedded replicated key-value store, or with --cluster a cluster of processes, with closed-loop clients.",
             "Reports throughput, latency (p50, p99, p999), acknowledged operations and each replica's state digest.",
-            "Exits 1 if the replicas' digests differ, or if no operation completes for --stall-timeout. Docs: docs/kvstore.md (Running ./psmr load), docs/client-proxy.md."})
+            "Exits 3 if the replicas' digests differ, 4 if no operation completes for --stall-timeout. Docs: docs/kvstore.md (Running ./psmr load), docs/client-proxy.md."},
+        exitCodeListHeading = "%nExit codes:%n",
+        exitCodeList = {
+            "0:done, and the replicas' digests agree",
+            "1:the run failed, or too few replicas were alive to compare digests",
+            "2:usage error (bad or missing option)",
+            "3:the replicas' digests differ (safety)",
+            "4:stalled: no operation completed for --stall-timeout (liveness)"})
 public final class LoadCommand implements Callable<Integer> {
 
     /** Largest replica count: the local sequencer's learner bound leaves room for other learners. */
@@ -166,7 +175,7 @@ public final class LoadCommand implements Callable<Integer> {
 
     @Option(names = "--stall-timeout", paramLabel = "TIME", defaultValue = "10s", converter = DurationConverter.class,
             description = "If no operation completes for this long (or the wait for outstanding operations after "
-                    + "--duration lasts this long), say on stderr what cannot be heard from and exit 1 (default: ${DEFAULT-VALUE}).")
+                    + "--duration lasts this long), say on stderr what cannot be heard from and exit 4 (default: ${DEFAULT-VALUE}).")
     Duration stallTimeout;
 
     @Option(names = "--seed", paramLabel = "S", defaultValue = "42",
@@ -246,7 +255,7 @@ public final class LoadCommand implements Callable<Integer> {
             }
             err.println("psmr load: " + e.getMessage() + (history != null ? "; the history of what completed is in " + history : ""));
             err.flush();
-            return 1;
+            return PsmrMain.EXIT_STALLED;
         }
         print(report, json, out);
         int compared = report.digests().size();
@@ -266,7 +275,7 @@ public final class LoadCommand implements Callable<Integer> {
         if (!report.digestsAgree()) {
             err.println("psmr load: the replicas' digests differ: " + report.digests());
             err.flush();
-            return 1;
+            return PsmrMain.EXIT_UNSAFE;
         }
         return 0;
     }

@@ -66,8 +66,8 @@ public final class YcsbCommand implements Callable<Integer> {
     CommandSpec spec;
 
     @Option(names = "--workload", paramLabel = "W", required = true,
-            description = "YCSB core workload: a (50/50 read/update), b (95/5), c (read only), d (read latest, 5% inserts), "
-                    + "f (50% read-modify-write).")
+            description = "YCSB core workload: a (50/50 read/update), b (95/5), c (read only), d (read latest, 5%% inserts), "
+                    + "f (50%% read-modify-write).")
     String workload;
 
     /** Where the replicas are: exactly one of the two. */

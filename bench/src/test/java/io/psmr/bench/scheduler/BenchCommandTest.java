@@ -24,10 +24,11 @@ class BenchCommandTest {
 
     @ParameterizedTest
     @CsvSource(delimiter = '|', value = {
-        "--workers 0            | --workers must be from 1 to 256",
+        "--workers 0            | --workers must be from 1 to 1024, got 0",
         "--workers x            | Invalid value for option '--workers'",
-        "--batch 0              | --batch must be from 1 to 4096",
-        "--batch 5000           | --batch must be from 1 to 4096",
+        "--batch 0              | --batch must be from 1 to 4095, got 0",
+        "--batch 4096           | --batch must be from 1 to 4095, got 4096",
+        "--workers 1025         | --workers must be from 1 to 1024, got 1025",
         "--conflict 101         | --conflict must be a percentage",
         "--modes bitmap,nosuch  | mode 'bitmap' is no longer a name; use bitmap-indexed",
         "--modes keys           | mode 'keys' is no longer a name; use keys-pairwise",
