@@ -46,9 +46,10 @@ public final class CliReference {
                 + "Every command's `--help`, generated from the code (`io.psmr.bench.cli.CliReference`); do not edit by hand.\n"
                 + "Regenerate it from the repository root with `" + REGENERATE + "`.\n\n"
                 + "Exit codes are the same in every command: 0 success, 1 the command failed, 2 a usage error (the message,\n"
-                + "then the usage, on stderr); `load` and `chaos` add 3 (the replicas diverged or the history is not\n"
-                + "linearizable) and 4 (stalled: no progress). Every message on stderr starts with the command's full\n"
-                + "path, such as `psmr cluster start:`. Every command answers `--help` and `--version`.\n\n"
+                + "then the usage, on stderr); `load`, `chaos` and `ycsb` add 3 (the replicas diverged or the history is\n"
+                + "not linearizable), `load` and `chaos` 4 (stalled: no progress). Every message on stderr starts with the\n"
+                + "command's full"
+                + " path, such as `psmr cluster start:`. Every command answers `--help` and `--version`.\n\n"
                 + contents + "\n" + sections;
     }
 

@@ -401,11 +401,11 @@ public final class ClusterCommand implements Callable<Integer> {
             description = {"Show every node (process, ports, state) of a Ring Paxos, Ratis or PBFT cluster, and which acceptor "
                     + "coordinates, which Ratis peer leads or which PBFT replica is the primary of pillar 0.",
                 "A health check: exits 1, naming the nodes on stderr, when a node of this machine is not serving (dead, stopped, "
-                    + "starting or failed). Nodes on other machines (state elsewhere) are not judged: run status there."},
+                    + "starting, catching up or failed). Nodes on other machines (state elsewhere) are not judged: run status there."},
             exitCodeListHeading = "%nExit codes:%n",
             exitCodeList = {
                 "0:every node of this machine serves",
-                "1:a node of this machine is dead, stopped, starting or failed",
+                "1:a node of this machine is dead, stopped, starting, catching up or failed",
                 "2:usage error (no cluster in --dir, bad option)"})
     static final class Status implements Callable<Integer> {
         @Spec
@@ -646,15 +646,16 @@ public final class ClusterCommand implements Callable<Integer> {
     }
 
     /**
-     * A node's state as status shows it: stopped, elsewhere (on another machine), dead, starting,
-     * failed, serving, or coord, leader or primary for the node that orders.
+     * A node's state as status shows it: stopped, elsewhere (on another machine), dead, starting (no
+     * status yet), failed, catch-up (alive but not serving: between incarnations or catching up),
+     * serving, or coord, leader or primary for the node that orders.
      */
     static String state(ClusterLauncher.NodeView v, boolean ratis, boolean pbft) {
         ClusterNode n = v.node();
         NodeStatus s = v.status();
         return !v.alive() ? (n.pid() == null ? (ClusterLayout.isLocal(n.host()) ? "stopped" : "elsewhere") : "dead")
-                : s == null ? "starting" : s.failure() != null ? "failed" : s.coordinator() ? (ratis ? "leader" : pbft ? "primary" : "coord")
-                : "serving";
+                : s == null ? "starting" : s.failure() != null ? "failed" : !s.serving() ? "catch-up"
+                : s.coordinator() ? (ratis ? "leader" : pbft ? "primary" : "coord") : "serving";
     }
 
     /** Whether a node in {@code state} counts as healthy; a node elsewhere is not judged from this machine. */

@@ -19,8 +19,8 @@ import picocli.CommandLine.Command;
  *
  * <p>Exit codes, the same in every command: 0 on success, 1 when a command fails, 2 on a usage error
  * (an unknown subcommand, a bad or missing flag), with the error and the usage on standard error;
- * {@code load} and {@code chaos} add 3 (the replicas diverged, or the history is not linearizable:
- * safety) and 4 (no progress within the stall timeout: liveness). Every message on standard error
+ * {@code load}, {@code chaos} and {@code ycsb} add 3 (the replicas diverged, or the history is not
+ * linearizable: safety), {@code load} and {@code chaos} 4 (no progress within the stall timeout: liveness). Every message on standard error
  * starts with the full command path ({@code psmr cluster start: ...}). Every command answers
  * {@code --help} and {@code --version}.
  */
@@ -37,7 +37,7 @@ import picocli.CommandLine.Command;
             "0:success",
             "1:the command failed",
             "2:usage error (unknown command, bad or missing option)",
-            "3:load, chaos: the replicas diverged or the history is not linearizable (safety)",
+            "3:load, chaos, ycsb: the replicas diverged or the history is not linearizable (safety)",
             "4:load, chaos: stalled, no operation completed within the stall timeout (liveness)"})
 public final class PsmrMain {
 
@@ -47,7 +47,7 @@ public final class PsmrMain {
     /** Exit code of a command that failed while running. */
     public static final int EXIT_FAILURE = 1;
 
-    /** Exit code of {@code load} and {@code chaos} when the replicas diverged or the history is not linearizable. */
+    /** Exit code of {@code load}, {@code chaos} and {@code ycsb} when the replicas diverged or the history is not linearizable. */
     public static final int EXIT_UNSAFE = 3;
 
     /** Exit code of {@code load} and {@code chaos} when no operation completed within the stall timeout. */

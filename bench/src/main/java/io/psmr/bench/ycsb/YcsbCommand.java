@@ -2,6 +2,7 @@ package io.psmr.bench.ycsb;
 
 import io.psmr.bench.cli.OptionRanges;
 import io.psmr.bench.cli.OrderingConverter;
+import io.psmr.bench.cli.PsmrMain;
 import io.psmr.bench.cli.SchedulerModeConverter;
 import io.psmr.bench.load.ClusterLoad;
 import io.psmr.kvstore.EmbeddedCluster;
@@ -43,7 +44,7 @@ import picocli.CommandLine.Spec;
  * {@code [load] }), then its run phase, whose output, in YCSB's own text format, goes to stdout.
  *
  * <p>Exit codes: 0 done; 1 the load phase did not insert every record, or the run failed; 2 bad
- * usage, with a message naming the flag.
+ * usage, with a message naming the flag; 3 the embedded replicas' digests differ.
  */
 @Command(name = "ycsb",
         mixinStandardHelpOptions = true,
@@ -52,7 +53,13 @@ import picocli.CommandLine.Spec;
         description = {
             "Run a YCSB core workload (a, b, c, d or f; e scans, which psmr's unordered store refuses) through YCSB's own client.",
             "Loads recordcount records, then runs operationcount operations on threadcount threads; prints YCSB's output.",
-            "Docs: docs/ycsb.md."})
+            "Docs: docs/ycsb.md."},
+        exitCodeListHeading = "%nExit codes:%n",
+        exitCodeList = {
+            "0:done",
+            "1:the load phase did not insert every record, or the run failed",
+            "2:usage error (bad or missing option)",
+            "3:the embedded replicas' digests differ (safety)"})
 public final class YcsbCommand implements Callable<Integer> {
 
     static final int MAX_REPLICAS = 32;
@@ -169,7 +176,7 @@ public final class YcsbCommand implements Callable<Integer> {
             if (code == 0 && cluster.digests().stream().distinct().count() > 1) {
                 err.println("psmr ycsb: the replicas' digests differ: " + cluster.digests());
                 err.flush();
-                return 1;
+                return PsmrMain.EXIT_UNSAFE;
             }
             return code;
         }

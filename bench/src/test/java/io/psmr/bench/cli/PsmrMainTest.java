@@ -126,7 +126,7 @@ class PsmrMainTest {
     @Test
     void helpListsTheExitCodes() {
         String top = flat(CliRun.of("--help").out());
-        assertTrue(top.contains("Exit codes:") && top.contains("3 load, chaos: the replicas diverged or the history is not "
+        assertTrue(top.contains("Exit codes:") && top.contains("3 load, chaos, ycsb: the replicas diverged or the history is not "
                 + "linearizable (safety)") && top.contains("4 load, chaos: stalled, no operation completed within the stall "
                 + "timeout (liveness)"), top);
         String load = flat(CliRun.of("load", "--help").out());
