@@ -157,7 +157,7 @@ public final class ClusterCommand implements Callable<Integer> {
         int acceptors;
 
         @Option(names = "--replicas", paramLabel = "N", defaultValue = "2",
-                description = "Replicas, 1 to 16 (with ratis: Raft peers, 2f+1 tolerate f crashes; with pbft: 3f+1 PBFT replicas "
+                description = "Replicas, 1 to 16 (with ratis: Raft peers, 2f+1 tolerate f crashes; with pbft: 3f+1 PBFT replicas, 4 to 64, "
                         + "tolerate f Byzantine ones) (default: 2 Ring Paxos replicas, " + RATIS_DEFAULT_PEERS + " Ratis peers, "
                         + PBFT_DEFAULT_REPLICAS + " PBFT replicas: the fewest that tolerate one failure).")
         int replicas;
