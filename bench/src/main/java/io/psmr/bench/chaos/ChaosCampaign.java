@@ -13,6 +13,7 @@ import io.psmr.bench.load.LinearizabilityChecker;
 import io.psmr.bench.load.LoadGenerator;
 import io.psmr.bench.load.LoadOptions;
 import io.psmr.bench.load.LoadReport;
+import io.psmr.bench.load.LoadStalledException;
 import io.psmr.bench.load.OpRecord;
 import io.psmr.bench.load.WorkloadSpec;
 import java.io.PrintWriter;
@@ -111,6 +112,7 @@ public final class ChaosCampaign {
             }
         };
         List<InjectedFault> faults = null;
+        AtomicBoolean stalled = new AtomicBoolean();
         try {
             LoadReport report = ClusterLoad.run(launcher.directory(), loadOptions(cluster, options), sink, proxy -> {
                 loadEnd.set(System.nanoTime());
@@ -124,12 +126,16 @@ public final class ChaosCampaign {
                 try {
                     ClusterLoad.awaitSettled(launcher.directory(), healed, SETTLE);
                 } catch (IllegalStateException e) {
+                    stalled.set(true);
                     throw new IllegalStateException("the replicas did not converge after the heal: " + e.getMessage(), e);
                 }
                 finalState.putAll(readBack(proxy, options.keys()));
             }, SETTLE);
             report.digests().forEach(d -> digests.add(String.format(Locale.ROOT, "%016x", d)));
         } catch (Exception e) {
+            if (e instanceof LoadStalledException) {
+                stalled.set(true);
+            }
             failures.add("campaign: " + (e.getMessage() == null ? e.toString() : e.getMessage()));
         } finally {
             faults = nemesis.finish(); // idempotent; heals what is left if the load failed early
@@ -145,7 +151,7 @@ public final class ChaosCampaign {
             loadEnd.set(System.nanoTime());
         }
         return report(cluster, launcher, options, targets, schedule, faults, history, t0.get(), loadEnd.get(),
-                digests, failures.isEmpty() ? finalState : null, failures);
+                digests, failures.isEmpty() ? finalState : null, failures, stalled.get());
     }
 
     private static LoadOptions loadOptions(ClusterDescriptor cluster, ChaosOptions o) {
@@ -185,7 +191,7 @@ public final class ChaosCampaign {
     private static ChaosReport report(ClusterDescriptor cluster, ClusterLauncher launcher, ChaosOptions options,
                                       FaultTargets targets, FaultSchedule schedule, List<InjectedFault> faults,
                                       List<OpRecord> history, long t0, long end, List<String> digests,
-                                      Map<String, String> finalState, List<String> failures) {
+                                      Map<String, String> finalState, List<String> failures, boolean stalled) {
         List<OpRecord> ops;
         synchronized (history) {
             ops = List.copyOf(history);
@@ -260,6 +266,6 @@ public final class ChaosCampaign {
         return new ChaosReport(options.seed(), cluster.ordering().cliName(), launcher.directory().path().toString(),
                 options.duration().toMillis(), kinds, targets.describe(), schedule.faults(), faults,
                 new ChaosReport.Operations(ok, failed, unknown), UNAVAILABLE_MILLIS, windows, longest, digests, replicas,
-                writesKept, linearizable, keysChecked, violations, failures);
+                writesKept, linearizable, keysChecked, violations, failures, stalled || ok == 0);
     }
 }

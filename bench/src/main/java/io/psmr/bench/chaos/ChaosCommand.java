@@ -3,6 +3,7 @@ package io.psmr.bench.chaos;
 import io.psmr.kvstore.cluster.ClusterLauncher;
 import io.psmr.kvstore.cluster.ClusterDescriptor;
 import io.psmr.bench.cli.DurationConverter;
+import io.psmr.bench.cli.PsmrMain;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -17,18 +18,31 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code psmr chaos}: a seeded fault campaign (Jepsen's nemesis) against a running process cluster
- * under load, then a heal and the checks ({@link ChaosCampaign}). Exit codes: 0 every check held;
- * 1 one did not (each named on standard error) or the campaign could not run; 2 bad usage.
+ * {@code psmr chaos}: a seeded fault campaign (Jepsen's nemesis) against a running Ring Paxos or
+ * Ratis process cluster under load, then a heal and the checks ({@link ChaosCampaign}). A PBFT
+ * cluster is refused as a usage error: the campaign's fault bounds and failure detector are those of
+ * crash-tolerant orderings. Exit codes: 0 every check held; 1 the campaign could not run, or a
+ * check other than those below failed; 2 bad usage; 3 the replicas diverged, the history is not
+ * linearizable or an acknowledged write was lost (safety); 4 the load or the heal made no progress
+ * (liveness). Each failed check is named on standard error.
  */
 @Command(name = "chaos",
         mixinStandardHelpOptions = true,
         sortOptions = false,
         description = {
-            "Run a seeded schedule of faults (SIGKILL and restart, SIGSTOP/SIGCONT pauses) against a cluster started with "
-                    + "./psmr cluster start, under a closed-loop load; then heal everything and check equal digests, no lost "
-                    + "acknowledged write and per-key linearizability.",
-            "Docs: docs/recovery.md (The fault campaign)."})
+            "Run a seeded schedule of faults (SIGKILL and restart, SIGSTOP/SIGCONT pauses) against a Ring Paxos or Ratis cluster "
+                    + "started with ./psmr cluster start, under a closed-loop load; then heal everything and check equal digests, "
+                    + "no lost acknowledged write and per-key linearizability.",
+            "A PBFT cluster is refused (exit 2): the fault bounds keep a majority of crash-tolerant nodes up and wait out a crash "
+                    + "failure detector; fault a PBFT cluster by hand with cluster kill and restart, or start it with --byzantine.",
+            "Docs: docs/recovery.md (The fault campaign)."},
+        exitCodeListHeading = "%nExit codes:%n",
+        exitCodeList = {
+            "0:every check held",
+            "1:the campaign could not run, or a check failed that is neither below",
+            "2:usage error (bad or missing option, a PBFT cluster)",
+            "3:the replicas diverged, the history is not linearizable, or an acknowledged write was lost (safety)",
+            "4:stalled: no operation completed, the load stalled, or the replicas did not converge after the heal (liveness)"})
 public final class ChaosCommand implements Callable<Integer> {
 
     static final int MAX_CLIENTS = 1000;
@@ -41,7 +55,8 @@ public final class ChaosCommand implements Callable<Integer> {
     CommandSpec spec;
 
     @Option(names = "--cluster", paramLabel = "DIR", required = true,
-            description = "The cluster directory (started with ./psmr cluster start; Ring Paxos or Ratis, as cluster.json says).")
+            description = "The cluster directory (started with ./psmr cluster start; Ring Paxos or Ratis, as cluster.json says; "
+                    + "not PBFT).")
     Path cluster;
 
     @Option(names = "--duration", paramLabel = "TIME", defaultValue = "30s", converter = DurationConverter.class,
@@ -88,9 +103,13 @@ public final class ChaosCommand implements Callable<Integer> {
             PrintWriter err = spec.commandLine().getErr();
             err.println("psmr chaos: FAILED (seed " + r.seed() + "): " + String.join("; ", r.failures()));
             err.flush();
-            return 1;
         }
-        return 0;
+        return exitCode(r);
+    }
+
+    /** 0 if every check held; else 3 for a failed safety check, before 4 for no progress, before 1 for the rest. */
+    static int exitCode(ChaosReport r) {
+        return r.passed() ? 0 : r.unsafe() ? PsmrMain.EXIT_UNSAFE : r.stalled() ? PsmrMain.EXIT_STALLED : PsmrMain.EXIT_FAILURE;
     }
 
     /** Checks every flag; a bad one is a usage error naming it. */
@@ -121,6 +140,10 @@ public final class ChaosCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--cluster: " + e.getMessage());
         }
+        require(!c.orderedByPbft(), "--cluster: " + cluster + " holds a pbft cluster, and chaos runs against ringpaxos and"
+                + " ratis clusters only: its fault bounds keep a majority of crash-tolerant nodes up, and its failure detector"
+                + " timeout is Ring Paxos' or Ratis'; fault a PBFT cluster with ./psmr cluster kill and restart, or start it"
+                + " with --byzantine");
         require(keys <= c.settings().maxKeys(), "--keys must be at most the cluster's max-keys (" + c.settings().maxKeys()
                 + "), got " + keys);
         long s = seed != null ? seed : System.nanoTime();

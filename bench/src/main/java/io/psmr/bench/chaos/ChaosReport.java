@@ -36,12 +36,15 @@ import java.util.Locale;
  * @param keysChecked          keys the checker saw
  * @param violations           the checker's findings (the first few)
  * @param failures             what did not hold, one line each
+ * @param stalled              the campaign made no progress: no operation completed, the load stalled, or the
+ *                             replicas did not converge after the heal (liveness)
  */
 public record ChaosReport(long seed, String ordering, String cluster, long durationMillis, List<String> faultKinds,
                           List<String> targets, List<PlannedFault> schedule, List<InjectedFault> faults,
                           Operations operations, long unavailableThresholdMillis, List<Window> unavailable,
                           long longestUnavailableMillis, List<String> digests, int replicas, Boolean writesKept,
-                          Boolean linearizable, int keysChecked, List<String> violations, List<String> failures) {
+                          Boolean linearizable, int keysChecked, List<String> violations, List<String> failures,
+                          boolean stalled) {
 
     private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
 
@@ -75,6 +78,16 @@ public record ChaosReport(long seed, String ordering, String cluster, long durat
     @JsonProperty("passed")
     public boolean passed() {
         return failures.isEmpty();
+    }
+
+    /**
+     * Whether a safety check failed: the replicas' digests differ, the history is not linearizable,
+     * or an acknowledged write was lost.
+     */
+    @JsonProperty("unsafe")
+    public boolean unsafe() {
+        return digests.stream().distinct().count() > 1 || Boolean.FALSE.equals(linearizable)
+                || Boolean.FALSE.equals(writesKept);
     }
 
     /** The report as indented JSON. */

@@ -47,7 +47,7 @@ public final class ClusterCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        throw new CommandLine.ParameterException(spec.commandLine(), "missing command: init, start, status, kill, restart or stop");
+        throw new CommandLine.ParameterException(spec.commandLine(), "missing command: init, start, status, kill, restart, stop or rotate-keys");
     }
 
     /** {@code --dir}, shared by every subcommand. */
@@ -157,15 +157,23 @@ public final class ClusterCommand implements Callable<Integer> {
         int acceptors;
 
         @Option(names = "--replicas", paramLabel = "N", defaultValue = "2",
-                description = "Replicas (with ratis: Raft peers, 2f+1 tolerate f crashes), 1 to 16 (default: ${DEFAULT-VALUE}).")
+                description = "Replicas, 1 to 16 (with ratis: Raft peers, 2f+1 tolerate f crashes; with pbft: 3f+1 PBFT replicas, 4 to 64, "
+                        + "tolerate f Byzantine ones) (default: 2 Ring Paxos replicas, " + RATIS_DEFAULT_PEERS + " Ratis peers, "
+                        + PBFT_DEFAULT_REPLICAS + " PBFT replicas: the fewest that tolerate one failure).")
         int replicas;
+
+        /** Ratis peers when {@code --replicas} is not given: 2f+1 with f = 1, the fewest that survive a crash. */
+        static final int RATIS_DEFAULT_PEERS = 3;
+
+        /** PBFT replicas when {@code --replicas} is not given: 3f+1 with f = 1. */
+        static final int PBFT_DEFAULT_REPLICAS = 4;
 
         @Option(names = "--mode", paramLabel = "MODE", defaultValue = "bitmap-indexed", converter = SchedulerModeConverter.class,
                 description = "Scheduler of the replicas (and conflict detection of every proxy): sequential, cbase, keys-pairwise, "
                         + "keys-hashed, bitmap-monitor, bitmap-indexed or rw-bitmap (default: ${DEFAULT-VALUE}).")
         SchedulerMode mode;
 
-        @Option(names = "--workers", paramLabel = "N", defaultValue = "2", description = "Worker threads per replica, 1 to 1024 (default: ${DEFAULT-VALUE}).")
+        @Option(names = "--workers", paramLabel = "N", defaultValue = "2", description = "Worker threads per replica, " + OptionRanges.WORKERS + " (default: ${DEFAULT-VALUE}).")
         int workers;
 
         @Option(names = "--max-keys", paramLabel = "N", defaultValue = "100000",
@@ -194,7 +202,7 @@ public final class ClusterCommand implements Callable<Integer> {
         Duration timeout;
 
         @Option(names = "--pillars", paramLabel = "N", defaultValue = "2",
-                description = "PBFT only: COP pillars per replica, 1 to 64 (default: ${DEFAULT-VALUE}).")
+                description = "PBFT only: COP pillars per replica, " + OptionRanges.PILLARS + " (default: ${DEFAULT-VALUE}).")
         int pillars;
 
         @Option(names = "--leader-rotation", paramLabel = "MODE", defaultValue = "rotating", converter = RotationConverter.class,
@@ -253,13 +261,16 @@ public final class ClusterCommand implements Callable<Integer> {
                 require(cl, pbft || !cl.getParseResult().hasMatchedOption(flag), flag + " is a PBFT setting; a "
                         + ordering.cliName() + " cluster has none");
             }
-            int n = pbft && !cl.getParseResult().hasMatchedOption("--replicas") ? 4 : replicas;
+            if (ratis && !cl.getParseResult().hasMatchedOption("--replicas")) {
+                replicas = RATIS_DEFAULT_PEERS;
+            }
+            int n = pbft && !cl.getParseResult().hasMatchedOption("--replicas") ? PBFT_DEFAULT_REPLICAS : replicas;
             require(cl, !pbft || (n >= 4 && (n - 1) % 3 == 0 && n <= 64), "--replicas of a pbft cluster must be 3f+1 (4, 7, 10, ... 64), got " + n);
-            require(cl, pillars >= 1 && pillars <= 64, "--pillars must be from 1 to 64, got " + pillars);
+            OptionRanges.pillars(cl, pillars);
             java.util.Map<String, io.psmr.ordering.pbft.byzantine.ByzantineMode> liars = byzantineModes(cl, n);
             require(cl, acceptors >= 1 && acceptors <= 15, "--acceptors must be from 1 to 15, got " + acceptors);
             require(cl, pbft || (replicas >= 1 && replicas <= 16), "--replicas must be from 1 to 16, got " + replicas);
-            require(cl, workers >= 1 && workers <= 1024, "--workers must be from 1 to 1024, got " + workers);
+            OptionRanges.workers(cl, workers);
             require(cl, maxKeys >= 1 && maxKeys <= 1_000_000_000L, "--max-keys must be from 1 to 1000000000, got " + maxKeys);
             require(cl, valueSize >= 1 && valueSize <= 16384, "--value-size must be from 1 to 16384, got " + valueSize);
             long bytes = maxBytes != null ? maxBytes : StoreSizing.defaultMaxBytes(maxKeys, valueSize);
@@ -385,9 +396,17 @@ public final class ClusterCommand implements Callable<Integer> {
         }
     }
 
-    /** {@code cluster status}. */
+    /** {@code cluster status}: the table or JSON, and a health check's exit code. */
     @Command(name = "status", mixinStandardHelpOptions = true,
-            description = "Show every node (process, ports, state) and which acceptor coordinates (or which Ratis peer leads).")
+            description = {"Show every node (process, ports, state) of a Ring Paxos, Ratis or PBFT cluster, and which acceptor "
+                    + "coordinates, which Ratis peer leads or which PBFT replica is the primary of pillar 0.",
+                "A health check: exits 1, naming the nodes on stderr, when a node of this machine is not serving (dead, stopped, "
+                    + "starting, catching up or failed). Nodes on other machines (state elsewhere) are not judged: run status there."},
+            exitCodeListHeading = "%nExit codes:%n",
+            exitCodeList = {
+                "0:every node of this machine serves",
+                "1:a node of this machine is dead, stopped, starting, catching up or failed",
+                "2:usage error (no cluster in --dir, bad option)"})
     static final class Status implements Callable<Integer> {
         @Spec
         CommandSpec spec;
@@ -395,18 +414,41 @@ public final class ClusterCommand implements Callable<Integer> {
         @CommandLine.Mixin
         DirOption dir;
 
+        @Option(names = "--format", paramLabel = "FORMAT", defaultValue = "text", converter = OutputFormat.Converter.class,
+                description = "What goes to stdout: text (a table) or json (one object: dir, ordering, healthy, coordinator, "
+                        + "and nodes, each with name, role, host, pid, port, reply_port, metrics_port, state, serving, "
+                        + "instance, digest, failure, byzantine) (default: ${DEFAULT-VALUE}).")
+        OutputFormat format;
+
         @Override
         public Integer call() {
+            CommandLine cl = spec.commandLine();
+            require(cl, format == OutputFormat.TEXT || format == OutputFormat.JSON,
+                    "--format must be text or json for " + spec.qualifiedName() + ", got '" + format.cliName() + "'");
             ClusterLauncher launcher = launcher(spec, dir.dir);
-            printStatus(spec.commandLine().getOut(), launcher);
-            spec.commandLine().getOut().flush();
+            PrintWriter out = cl.getOut();
+            List<String> down;
+            if (format == OutputFormat.JSON) {
+                ClusterStatusJson status = ClusterStatusJson.of(launcher);
+                out.println(status.toJson());
+                down = status.notServing();
+            } else {
+                down = printStatus(out, launcher);
+            }
+            out.flush();
+            if (!down.isEmpty()) {
+                cl.getErr().println(spec.qualifiedName() + ": not serving: " + String.join(", ", down));
+                cl.getErr().flush();
+                return PsmrMain.EXIT_FAILURE;
+            }
             return 0;
         }
     }
 
     /** {@code cluster kill}. */
     @Command(name = "kill", mixinStandardHelpOptions = true,
-            description = "Kill one node's process with SIGKILL, as a crash.")
+            description = "Kill one node's process with SIGKILL, as a crash: a Ring Paxos acceptor or replica, a Ratis peer or a "
+                    + "PBFT replica.")
     static final class Kill implements Callable<Integer> {
         @Spec
         CommandSpec spec;
@@ -415,7 +457,8 @@ public final class ClusterCommand implements Callable<Integer> {
         DirOption dir;
 
         @Option(names = "--node", paramLabel = "NAME", required = true,
-                description = "The node, such as acceptor-0 or replica-1, or 'coordinator' for the acceptor that coordinates (the leader of a ratis cluster).")
+                description = "The node, such as acceptor-0 or replica-1, or 'coordinator': the acceptor that coordinates, the "
+                        + "leader of a ratis cluster, the primary of pillar 0 of a pbft cluster.")
         String node;
 
         @Override
@@ -435,7 +478,8 @@ public final class ClusterCommand implements Callable<Integer> {
 
     /** {@code cluster restart}. */
     @Command(name = "restart", mixinStandardHelpOptions = true,
-            description = "Restart a node from its durable state on its port (killing it first if it runs): a Ring Paxos acceptor, or a Ratis peer.")
+            description = "Restart a node from its durable state on its port (killing it first if it runs): a Ring Paxos acceptor "
+                    + "or replica, a Ratis peer, or a PBFT replica; a replica catches up from its latest checkpoint and the others.")
     static final class Restart implements Callable<Integer> {
         @Spec
         CommandSpec spec;
@@ -443,7 +487,7 @@ public final class ClusterCommand implements Callable<Integer> {
         @CommandLine.Mixin
         DirOption dir;
 
-        @Option(names = "--node", paramLabel = "NAME", required = true, description = "The node, such as acceptor-0 (or replica-2 of a ratis cluster).")
+        @Option(names = "--node", paramLabel = "NAME", required = true, description = "The node, such as acceptor-0 or replica-2.")
         String node;
 
         @Option(names = "--timeout", paramLabel = "TIME", defaultValue = "60s", converter = DurationConverter.class,
@@ -475,25 +519,25 @@ public final class ClusterCommand implements Callable<Integer> {
         @CommandLine.Mixin
         DirOption dir;
 
-        @Option(names = "--force", description = "Stop a PBFT cluster even though replicas executed instances after their"
-                + " last checkpoint: PBFT replicas keep their log in memory, so those are lost (a resumed cluster starts"
-                + " from checkpoints).")
-        boolean force;
+        @Option(names = "--discard-uncheckpointed", description = "Stop a PBFT cluster even though replicas executed "
+                + "instances after their last checkpoint: PBFT replicas keep their log in memory, so those are lost (a resumed "
+                + "cluster starts from checkpoints).")
+        boolean discardUncheckpointed;
 
         @Override
         public Integer call() throws Exception {
             ClusterLauncher launcher = launcher(spec, dir.dir);
             List<ClusterLauncher.Uncheckpointed> unsaved = launcher.uncheckpointed();
-            if (!unsaved.isEmpty() && !force) {
+            if (!unsaved.isEmpty() && !discardUncheckpointed) {
                 java.io.PrintWriter err = spec.commandLine().getErr();
-                err.println("not stopping: PBFT replicas keep their log in memory, and a stopped cluster resumes from its"
+                err.println(spec.qualifiedName() + ": not stopping: PBFT replicas keep their log in memory, and a stopped cluster resumes from its"
                         + " checkpoints, so stopping now would lose what these replicas executed after their last checkpoint:");
                 for (ClusterLauncher.Uncheckpointed u : unsaved) {
                     err.println("  " + u.node() + ": instances " + (u.checkpoint() + 1) + " to " + u.instance()
                             + " (last checkpoint " + u.checkpoint() + ")");
                 }
                 err.println("run more load until the next checkpoint (every " + launcher.directory().read().pbft()
-                        .checkpointInterval() + " instances), or pass --force to stop anyway");
+                        .checkpointInterval() + " instances), or pass --discard-uncheckpointed to stop anyway");
                 err.flush();
                 return 1;
             }
@@ -551,19 +595,22 @@ public final class ClusterCommand implements Callable<Integer> {
         }
     }
 
-    static void printStatus(PrintWriter out, ClusterLauncher launcher) {
+    /** Prints the status table of the cluster; returns the nodes of this machine that do not serve, as "NAME (STATE)". */
+    static List<String> printStatus(PrintWriter out, ClusterLauncher launcher) {
         ClusterDescriptor described = launcher.directory().read();
         boolean ratis = described.isRatis();
         boolean pbft = described.orderedByPbft();
         List<ClusterLauncher.NodeView> views = launcher.status();
+        List<String> down = new java.util.ArrayList<>();
         out.printf(Locale.ROOT, "%-12s %-9s %-8s %-6s %-6s %-9s %-12s %s%n", "node", "role", "pid", "port", "reply", "state",
                 "instance", "digest");
         for (ClusterLauncher.NodeView v : views) {
             ClusterNode n = v.node();
             NodeStatus s = v.status();
-            String state = !v.alive() ? (n.pid() == null ? (ClusterLayout.isLocal(n.host()) ? "stopped" : "elsewhere") : "dead")
-                    : s == null ? "starting" : s.failure() != null ? "failed" : s.coordinator() ? (ratis ? "leader" : pbft ? "primary" : "coord")
-                    : "serving";
+            String state = state(v, ratis, pbft);
+            if (!serving(state)) {
+                down.add(n.name() + " (" + state + ")");
+            }
             out.printf(Locale.ROOT, "%-12s %-9s %-8s %-6d %-6s %-9s %-12s %s%n", n.name(), n.role().cliName(),
                     n.pid() == null ? "-" : n.pid(), n.port(), n.replyPort() > 0 ? Integer.toString(n.replyPort()) : "-",
                     state, n.role() == NodeRole.REPLICA && s != null ? Long.toString(s.instance()) : "-",
@@ -595,6 +642,28 @@ public final class ClusterCommand implements Callable<Integer> {
         out.println((ratis ? "leader: " : pbft ? "primary of pillar 0: " : "coordinator: ")
                 + c.orElse(candidates ? "none (an election or view change may be under way)"
                         : "none (no " + (ratis ? "peer" : pbft ? "replica" : "acceptor") + " runs)"));
+        return down;
+    }
+
+    /**
+     * A node's state as status shows it: stopped, elsewhere (on another machine), dead, starting (no
+     * status yet), failed, catch-up (alive but not serving: between incarnations or catching up),
+     * serving, or coord, leader or primary for the node that orders.
+     */
+    static String state(ClusterLauncher.NodeView v, boolean ratis, boolean pbft) {
+        ClusterNode n = v.node();
+        NodeStatus s = v.status();
+        return !v.alive() ? (n.pid() == null ? (ClusterLayout.isLocal(n.host()) ? "stopped" : "elsewhere") : "dead")
+                : s == null ? "starting" : s.failure() != null ? "failed" : !s.serving() ? "catch-up"
+                : s.coordinator() ? (ratis ? "leader" : pbft ? "primary" : "coord") : "serving";
+    }
+
+    /** Whether a node in {@code state} counts as healthy; a node elsewhere is not judged from this machine. */
+    static boolean serving(String state) {
+        return switch (state) {
+            case "serving", "coord", "leader", "primary", "elsewhere" -> true;
+            default -> false;
+        };
     }
 
     /** How long {@code cluster status} waits for one node's metrics endpoint. */

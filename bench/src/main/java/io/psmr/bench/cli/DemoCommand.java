@@ -56,7 +56,9 @@ final class DemoCommand implements Callable<Integer> {
     long seed;
 
     @Option(names = "--conflict", paramLabel = "PCT", defaultValue = "0",
-            description = "Percentage of commands, 0 to 100, that go to one hot key (default: ${DEFAULT-VALUE}).")
+            description = "Percentage of batches, 0 to 100, that also write one shared hot key, as in bench and load: "
+                    + "their first command becomes a write of it, so CBASE's batches of one are then single writes of it "
+                    + "(default: ${DEFAULT-VALUE}).")
     int conflictPercent;
 
     @Option(names = "--work", paramLabel = "ROUNDS", defaultValue = "400",

@@ -17,8 +17,12 @@ import picocli.CommandLine.Command;
  * runs. It only dispatches to subcommands; each subcommand lives in its own class, and the tree of
  * them is built here ({@link #commandLine()}), so that no command class needs another's.
  *
- * <p>Exit codes: 0 on success, 1 when a subcommand fails, 2 on a usage error (an unknown subcommand,
- * a bad or missing flag), with the error and the usage on standard error.
+ * <p>Exit codes, the same in every command: 0 on success, 1 when a command fails, 2 on a usage error
+ * (an unknown subcommand, a bad or missing flag), with the error and the usage on standard error;
+ * {@code load}, {@code chaos} and {@code ycsb} add 3 (the replicas diverged, or the history is not
+ * linearizable: safety), {@code load} and {@code chaos} 4 (no progress within the stall timeout: liveness). Every message on standard error
+ * starts with the full command path ({@code psmr cluster start: ...}). Every command answers
+ * {@code --help} and {@code --version}.
  */
 @Command(name = "psmr",
         mixinStandardHelpOptions = true,
@@ -32,7 +36,9 @@ import picocli.CommandLine.Command;
         exitCodeList = {
             "0:success",
             "1:the command failed",
-            "2:usage error (unknown command, bad or missing option)"})
+            "2:usage error (unknown command, bad or missing option)",
+            "3:load, chaos, ycsb: the replicas diverged or the history is not linearizable (safety)",
+            "4:load, chaos: stalled, no operation completed within the stall timeout (liveness)"})
 public final class PsmrMain {
 
     /** Exit code of a usage error. */
@@ -40,6 +46,12 @@ public final class PsmrMain {
 
     /** Exit code of a command that failed while running. */
     public static final int EXIT_FAILURE = 1;
+
+    /** Exit code of {@code load}, {@code chaos} and {@code ycsb} when the replicas diverged or the history is not linearizable. */
+    public static final int EXIT_UNSAFE = 3;
+
+    /** Exit code of {@code load} and {@code chaos} when no operation completed within the stall timeout. */
+    public static final int EXIT_STALLED = 4;
 
     public static void main(String[] args) {
         System.exit(commandLine().execute(args));
@@ -55,10 +67,30 @@ public final class PsmrMain {
                 .addSubcommand(new MicroCommand())
                 .addSubcommand(new E2eCommand());
         RenamedOptions.addTo(cl);
+        answerVersionEverywhere(cl, new PsmrVersion());
         cl.setParameterExceptionHandler(PsmrMain::handleUsageError);
         cl.setExecutionExceptionHandler(PsmrMain::handleFailure);
         cl.setExecutionStrategy(PsmrMain::refuseUnmatchedThenRun);
         return cl;
+    }
+
+    /**
+     * Gives every command of the tree {@code --help} and {@code --version}, the version being psmr's:
+     * a subcommand's own {@code mixinStandardHelpOptions} would print an empty version.
+     */
+    private static void answerVersionEverywhere(CommandLine cl, CommandLine.IVersionProvider version) {
+        cl.getCommandSpec().versionProvider(version);
+        if (cl.getCommandSpec().findOption("--version") == null) {
+            cl.getCommandSpec().mixinStandardHelpOptions(true);
+        }
+        for (CommandLine sub : cl.getSubcommands().values()) {
+            answerVersionEverywhere(sub, version);
+        }
+    }
+
+    /** The full path of {@code cl}'s command, as a message prefix names it: {@code psmr cluster start}. */
+    static String path(CommandLine cl) {
+        return cl.getCommandSpec().qualifiedName();
     }
 
     /**
@@ -78,7 +110,7 @@ public final class PsmrMain {
     private static int handleUsageError(CommandLine.ParameterException ex, String[] args) {
         CommandLine cl = ex.getCommandLine();
         PrintWriter err = cl.getErr();
-        err.println(cl.getColorScheme().errorText("psmr: " + ex.getMessage()));
+        err.println(cl.getColorScheme().errorText(path(cl) + ": " + ex.getMessage()));
         CommandLine.UnmatchedArgumentException.printSuggestions(ex, err);
         err.println();
         cl.usage(err, cl.getColorScheme());
@@ -86,11 +118,11 @@ public final class PsmrMain {
         return EXIT_USAGE;
     }
 
-    /** A failure while running: one line on stderr (the stack trace only with -Dpsmr.debug); exit 1. */
+    /** A failure while running: one line on stderr, naming the command's full path (the stack trace only with -Dpsmr.debug); exit 1. */
     private static int handleFailure(Exception ex, CommandLine cl, CommandLine.ParseResult parsed) {
         PrintWriter err = cl.getErr();
         String message = ex.getMessage() == null ? ex.toString() : ex.getMessage();
-        err.println(cl.getColorScheme().errorText("psmr " + cl.getCommandName() + ": " + message));
+        err.println(cl.getColorScheme().errorText(path(cl) + ": " + message));
         if (Boolean.getBoolean("psmr.debug")) {
             ex.printStackTrace(err);
         }

@@ -15,8 +15,11 @@ import picocli.CommandLine.Model.OptionSpec;
  */
 public final class RenamedOptions {
 
-    /** An old spelling and the option that replaced it. */
-    record Rename(String old, String now, boolean takesValue) {
+    /** An old spelling, the option that replaced it, and why, if the name alone does not say (else empty). */
+    record Rename(String old, String now, boolean takesValue, String why) {
+        Rename(String old, String now, boolean takesValue) {
+            this(old, now, takesValue, "");
+        }
     }
 
     /** Every rename; the old name is added to each command that has the new one. */
@@ -25,7 +28,11 @@ public final class RenamedOptions {
             new Rename("--batch-size", "--batch", true),
             new Rename("--no-progress", "--quiet", false),
             new Rename("--tick-ms", "--tick", true),
-            new Rename("--rounds", "--runs", true));
+            new Rename("--rounds", "--runs", true),
+            // One name, one meaning: cluster start --force deletes a cluster; stop's override deletes nothing.
+            new Rename("--force", "--discard-uncheckpointed", false,
+                    " (cluster start --force deletes a cluster; cluster stop deletes nothing, and this flag only lets it"
+                            + " lose what PBFT replicas executed after their last checkpoint)"));
 
     private RenamedOptions() {
     }
@@ -42,7 +49,8 @@ public final class RenamedOptions {
                         // Called only when the old spelling is on the command line (a setter would also
                         // be called with the initial value, on every parse).
                         .parameterConsumer((args, argSpec, command) -> {
-                            throw new CommandLine.ParameterException(command.commandLine(), r.old() + " was renamed " + r.now());
+                            throw new CommandLine.ParameterException(command.commandLine(),
+                                    r.old() + " was renamed " + r.now() + r.why());
                         })
                         .build());
             }

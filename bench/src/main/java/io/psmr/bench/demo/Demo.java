@@ -72,10 +72,11 @@ public final class Demo {
      */
     public List<DemoResult> run() throws InterruptedException {
         List<DemoConfig> configs = configs();
-        List<SyntheticCommand> all = Workload.commands(
-                Math.max(options.commands(), options.cbaseCommands()), options.seed(), options.hotPercent());
-        List<SyntheticCommand> batched = all.subList(0, options.commands());
-        List<SyntheticCommand> single = all.subList(0, options.cbaseCommands());
+        // Conflicts count batches, so batches of one (CBASE) get their own sequence.
+        List<SyntheticCommand> batched = Workload.commands(options.commands(), BATCH_SIZE, options.seed(),
+                options.conflictPercent());
+        List<SyntheticCommand> single = Workload.commands(options.cbaseCommands(), 1, options.seed(),
+                options.conflictPercent());
         SyntheticService service = new SyntheticService(Workload.KEY_SPACE, options.workRounds());
 
         // Everything a timed run needs, built before any timing.

@@ -28,8 +28,8 @@ public final class DemoReport {
     public static void preamble(DemoOptions o, PrintWriter out) {
         out.printf(Locale.ROOT, "psmr demo: synthetic single-key commands through the scheduler, in process%n");
         out.printf(Locale.ROOT, "  workload: %,d commands (CBASE: %,d), 50%% writes, keys uniform over %,d keys, "
-                + "%d%% to one hot key, seed %d%n", o.commands(), o.cbaseCommands(), Workload.KEY_SPACE,
-                o.hotPercent(), o.seed());
+                + "%d%% of batches also write one hot key, seed %d%n", o.commands(), o.cbaseCommands(), Workload.KEY_SPACE,
+                o.conflictPercent(), o.seed());
         out.printf(Locale.ROOT, "  service:  %,d hash rounds of CPU work per command, then a read or update of the key%n",
                 o.workRounds());
         out.printf(Locale.ROOT, "  machine:  %d available processors, Java %s%n",

@@ -10,9 +10,11 @@ import io.psmr.scheduler.SummaryBuilder;
 
 /**
  * The demo's synthetic workload: single-key commands, half reads and half writes, with keys drawn
- * uniformly from {@link #KEY_SPACE} keys, except that {@code hotPercent}% of the commands go to
- * one hot key ({@link #HOT_KEY}). With no hot key, two batches of 200 commands share a key with
- * probability of about 4%, so the workload is nearly conflict-free.
+ * uniformly from {@link #KEY_SPACE} keys. Conflicts are counted in batches, as {@code psmr bench}
+ * and {@code psmr load} count them: {@code conflictPercent}% of the batches, chosen at random, also
+ * write one hot key ({@link #HOT_KEY}): their first command becomes a write of it, so batches of one
+ * command are then single writes of the hot key. With no conflicts, two batches of 200 commands
+ * share a key with probability of about 4%, so the workload is nearly conflict-free.
  */
 public final class Workload {
 
@@ -26,24 +28,32 @@ public final class Workload {
     }
 
     /**
-     * The command sequence for a seed; the same seed gives the same sequence.
+     * The command sequence for a seed, to be cut into batches of {@code batchSize}; the same
+     * arguments give the same sequence, and with no conflicts every batch size gives the same one.
      *
-     * @param count      number of commands, at least 0
-     * @param seed       seed of the generator
-     * @param hotPercent share of commands, 0 to 100, that go to {@link #HOT_KEY}
+     * @param count           number of commands, at least 0
+     * @param batchSize       commands per batch, at least 1
+     * @param seed            seed of the generator
+     * @param conflictPercent share of batches, 0 to 100, whose first command writes {@link #HOT_KEY}
      */
-    public static List<SyntheticCommand> commands(int count, long seed, int hotPercent) {
+    public static List<SyntheticCommand> commands(int count, int batchSize, long seed, int conflictPercent) {
         if (count < 0) {
             throw new IllegalArgumentException("command count must be at least 0, got " + count);
         }
-        if (hotPercent < 0 || hotPercent > 100) {
-            throw new IllegalArgumentException("hot percentage must be 0 to 100, got " + hotPercent);
+        if (batchSize < 1) {
+            throw new IllegalArgumentException("batch size must be at least 1, got " + batchSize);
+        }
+        if (conflictPercent < 0 || conflictPercent > 100) {
+            throw new IllegalArgumentException("conflict percentage must be 0 to 100, got " + conflictPercent);
         }
         Random random = new Random(seed);
         List<SyntheticCommand> commands = new ArrayList<>(count);
         for (int i = 0; i < count; i++) {
-            boolean hot = hotPercent > 0 && random.nextInt(100) < hotPercent;
-            int key = hot ? HOT_KEY : random.nextInt(KEY_SPACE);
+            if (i % batchSize == 0 && conflictPercent > 0 && random.nextInt(100) < conflictPercent) {
+                commands.add(new SyntheticCommand(HOT_KEY, true));
+                continue;
+            }
+            int key = random.nextInt(KEY_SPACE);
             commands.add(new SyntheticCommand(key, random.nextBoolean()));
         }
         return commands;

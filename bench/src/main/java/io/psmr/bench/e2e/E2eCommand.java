@@ -1,6 +1,7 @@
 package io.psmr.bench.e2e;
 
 import io.psmr.bench.cli.DurationConverter;
+import io.psmr.bench.cli.OptionRanges;
 import io.psmr.bench.cli.OutputFormat;
 import io.psmr.bench.cli.OutputOptions;
 import io.psmr.bench.cli.ResultsDir;
@@ -82,9 +83,6 @@ import picocli.CommandLine.Spec;
             ""})
 public final class E2eCommand implements Callable<Integer> {
 
-    /** The most pillars {@code --pillars} accepts. */
-    static final int MAX_PILLARS = 16;
-
     static final List<SchedulerMode> DEFAULT_MODES = List.of(SchedulerMode.CBASE, SchedulerMode.KEYS_PAIRWISE,
             SchedulerMode.BITMAP_MONITOR, SchedulerMode.BITMAP_INDEXED, SchedulerMode.RW_BITMAP, SchedulerMode.SEQUENTIAL);
 
@@ -101,16 +99,16 @@ public final class E2eCommand implements Callable<Integer> {
     WorkloadOptions workload;
 
     @Option(names = "--workers", paramLabel = "N",
-            description = "Worker threads of the replica, 1 to 256 (default: available processors).")
+            description = "Worker threads of the replica, " + OptionRanges.WORKERS + " (default: available processors).")
     Integer workers;
 
     @Option(names = "--batch", paramLabel = "B", defaultValue = "200", split = ",",
-            description = "Most client commands per batch, 1 to 4095; cbase always uses 1. A comma-separated list sweeps "
+            description = "Most client commands per batch, " + OptionRanges.BATCH + "; cbase always uses 1. A comma-separated list sweeps "
                     + "it, e.g. 1,200 for batching off and on (default: ${DEFAULT-VALUE}).")
     List<Integer> batch;
 
     @Option(names = "--pillars", paramLabel = "NP", split = ",",
-            description = "pbft only: COP pillars per PBFT replica, 1 to " + MAX_PILLARS + "; a comma-separated list "
+            description = "pbft only: COP pillars per PBFT replica, " + OptionRanges.PILLARS + "; a comma-separated list "
                     + "sweeps it, e.g. 1,2,4 (default: 2).")
     List<Integer> pillars;
 
@@ -257,15 +255,11 @@ public final class E2eCommand implements Callable<Integer> {
             }
         }
         int w = workers != null ? workers : Runtime.getRuntime().availableProcessors();
-        require(w >= 1 && w <= 256, "--workers must be from 1 to 256, got " + w);
-        for (int b : batch) {
-            require(b >= 1 && b <= 4095, "--batch must be from 1 to 4095, got " + b);
-        }
+        OptionRanges.workers(spec.commandLine(), w);
+        OptionRanges.batch(spec.commandLine(), batch);
         distinct("--batch", batch);
         List<Integer> np = pillars == null ? List.of(E2eVariant.DEFAULT_PILLARS) : pillars;
-        for (int p : np) {
-            require(p >= 1 && p <= MAX_PILLARS, "--pillars must be from 1 to " + MAX_PILLARS + ", got " + p);
-        }
+        OptionRanges.pillars(spec.commandLine(), np);
         distinct("--pillars", np);
         List<LeaderRotation> rot = rotations == null ? List.of(E2eVariant.DEFAULT_ROTATION) : rotations;
         distinct("--leader-rotation", rot);

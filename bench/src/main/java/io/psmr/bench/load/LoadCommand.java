@@ -7,11 +7,13 @@ import io.psmr.proxy.ClientProxy;
 import io.psmr.proxy.metrics.ProxyMeters;
 import java.util.concurrent.atomic.AtomicReference;
 
+import io.psmr.bench.cli.OptionRanges;
 import io.psmr.bench.cli.OrderingConverter;
 import io.psmr.bench.cli.SchedulerModeConverter;
 import io.psmr.bench.cli.DurationConverter;
 import io.psmr.bench.cli.OutputFormat;
 import io.psmr.bench.cli.OutputOptions;
+import io.psmr.bench.cli.PsmrMain;
 import io.psmr.kvstore.StoreCapacity;
 import io.psmr.kvstore.cluster.ClusterDescriptor;
 import io.psmr.kvstore.cluster.ClusterDirectory;
@@ -40,8 +42,9 @@ import picocli.CommandLine.Spec;
  * cluster of separate processes instead ({@link ClusterLoad}).
  *
  * <p>Usable on its own, {@code new CommandLine(new LoadCommand()).execute(args)}, and as a
- * subcommand of {@code psmr}. Exit codes: 0 done and the digests agree; 1 the digests differ, the
- * run stalled ({@code --stall-timeout}) or failed; 2 bad usage, with a message naming the flag.
+ * subcommand of {@code psmr}. Exit codes: 0 done and the digests agree; 1 the run failed (or too
+ * few replicas were alive to compare digests); 2 bad usage, with a message naming the flag; 3 the
+ * replicas' digests differ (safety); 4 the run stalled ({@code --stall-timeout}: liveness).
  */
 @Command(name = "load",
         mixinStandardHelpOptions = true,
@@ -50,15 +53,20 @@ import picocli.CommandLine.Spec;
         description = {
             "Drive an embedded replicated key-value store, or with --cluster a cluster of processes, with closed-loop clients.",
             "Reports throughput, latency (p50, p99, p999), acknowledged operations and each replica's state digest.",
-            "Exits 1 if the replicas' digests differ, or if no operation completes for --stall-timeout. Docs: docs/kvstore.md (Running ./psmr load), docs/client-proxy.md."})
+            "Exits 3 if the replicas' digests differ, 4 if no operation completes for --stall-timeout. Docs: docs/kvstore.md (Running ./psmr load), docs/client-proxy.md."},
+        exitCodeListHeading = "%nExit codes:%n",
+        exitCodeList = {
+            "0:done, and the replicas' digests agree",
+            "1:the run failed, or too few replicas were alive to compare digests",
+            "2:usage error (bad or missing option)",
+            "3:the replicas' digests differ (safety)",
+            "4:stalled: no operation completed for --stall-timeout (liveness)"})
 public final class LoadCommand implements Callable<Integer> {
 
     /** Largest replica count: the local sequencer's learner bound leaves room for other learners. */
     static final int MAX_REPLICAS = 32;
     static final int MAX_WINDOW = 1024;
-    static final int MAX_WORKERS = 1024;
     static final long MAX_CAPACITY_KEYS = 1_000_000_000L;
-    static final int MAX_PILLARS = 32;
 
     /** How long the cluster's replicas may take to settle at one instance once the clients stop. */
     private static final Duration SETTLE = Duration.ofSeconds(120);
@@ -96,11 +104,11 @@ public final class LoadCommand implements Callable<Integer> {
     @Option(names = "--ratis-durability", paramLabel = "D", defaultValue = "sync",
             description = "With --ordering ratis: when a peer counts a log entry stored. sync (fsync first: an acknowledged "
                     + "batch survives any crash), unsafe-flush (written to the page cache, fsync in the background: lost if a "
-                    + "majority's machines lose power). See docs/wip-ratis.md (default: ${DEFAULT-VALUE}).")
+                    + "majority's machines lose power). See docs/integration.md (default: ${DEFAULT-VALUE}).")
     String ratisDurability;
 
     @Option(names = "--pillars", paramLabel = "N", defaultValue = "2",
-            description = "With --ordering pbft: COP pillars per PBFT replica, 1 to " + MAX_PILLARS + ", each agreeing on "
+            description = "With --ordering pbft: COP pillars per PBFT replica, " + OptionRanges.PILLARS + ", each agreeing on "
                     + "its own share of the instances in parallel (default: ${DEFAULT-VALUE}).")
     int pillars;
 
@@ -115,11 +123,11 @@ public final class LoadCommand implements Callable<Integer> {
     SchedulerMode mode;
 
     @Option(names = "--workers", paramLabel = "N",
-            description = "Worker threads per replica, 1 to " + MAX_WORKERS + " (default: available processors).")
+            description = "Worker threads per replica, " + OptionRanges.WORKERS + " (default: available processors).")
     Integer workers;
 
     @Option(names = "--batch", paramLabel = "N",
-            description = "Most client commands per batch, 1 to 4095 (default: 200; 1 for cbase).")
+            description = "Most client commands per batch, " + OptionRanges.BATCH + " (default: 200; 1 for cbase).")
     Integer batch;
 
     @Option(names = "--conflict", paramLabel = "PCT", defaultValue = "0",
@@ -167,7 +175,7 @@ public final class LoadCommand implements Callable<Integer> {
 
     @Option(names = "--stall-timeout", paramLabel = "TIME", defaultValue = "10s", converter = DurationConverter.class,
             description = "If no operation completes for this long (or the wait for outstanding operations after "
-                    + "--duration lasts this long), say on stderr what cannot be heard from and exit 1 (default: ${DEFAULT-VALUE}).")
+                    + "--duration lasts this long), say on stderr what cannot be heard from and exit 4 (default: ${DEFAULT-VALUE}).")
     Duration stallTimeout;
 
     @Option(names = "--seed", paramLabel = "S", defaultValue = "42",
@@ -247,7 +255,7 @@ public final class LoadCommand implements Callable<Integer> {
             }
             err.println("psmr load: " + e.getMessage() + (history != null ? "; the history of what completed is in " + history : ""));
             err.flush();
-            return 1;
+            return PsmrMain.EXIT_STALLED;
         }
         print(report, json, out);
         int compared = report.digests().size();
@@ -267,7 +275,7 @@ public final class LoadCommand implements Callable<Integer> {
         if (!report.digestsAgree()) {
             err.println("psmr load: the replicas' digests differ: " + report.digests());
             err.flush();
-            return 1;
+            return PsmrMain.EXIT_UNSAFE;
         }
         return 0;
     }
@@ -323,9 +331,9 @@ public final class LoadCommand implements Callable<Integer> {
         require(!m.batchOfOne() || batch == null || batch == 1,
                 "--mode cbase runs batches of one command, got --batch " + batch + "; keys-pairwise is the same scheduler with batches");
         int w = workers != null ? workers : Runtime.getRuntime().availableProcessors();
-        require(w >= 1 && w <= MAX_WORKERS, "--workers must be from 1 to " + MAX_WORKERS + ", got " + w);
+        OptionRanges.workers(spec.commandLine(), w);
         int b = m.batch(batch != null ? batch : 200);
-        require(b >= 1 && b <= 4095, "--batch must be from 1 to 4095, got " + b);
+        OptionRanges.batch(spec.commandLine(), b);
         require(conflict >= 0 && conflict <= 100, "--conflict must be a percentage from 0 to 100, got " + number(conflict));
         require(window >= 1 && window <= MAX_WINDOW, "--window must be from 1 to " + MAX_WINDOW + ", got " + window);
         Duration l = linger;
@@ -362,7 +370,7 @@ public final class LoadCommand implements Callable<Integer> {
         }
         require(replicas >= 4 && (replicas - 1) % 3 == 0, "--ordering pbft needs 3f+1 replicas with f >= 1 (4, 7, 10, ...) "
                 + "to tolerate f Byzantine ones, got --replicas " + replicas);
-        require(pillars >= 1 && pillars <= MAX_PILLARS, "--pillars must be from 1 to " + MAX_PILLARS + ", got " + pillars);
+        OptionRanges.pillars(spec.commandLine(), pillars);
         LeaderRotation rotation = switch (leaderRotation) {
             case "rotating" -> LeaderRotation.ROTATING;
             case "fixed" -> LeaderRotation.FIXED;

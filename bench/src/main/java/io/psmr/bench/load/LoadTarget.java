@@ -66,7 +66,7 @@ public record LoadTarget(OrderingProtocol ordering, boolean embedded, PbftConfig
     public String description() {
         String where = (embedded ? "embedded, " : "separate processes, ") + ordering.description();
         if (ratisDurability != RatisDurability.SYNC) {
-            where += ", log " + ratisDurability.cliName() + " (not durable: docs/wip-ratis.md)";
+            where += ", log " + ratisDurability.cliName() + " (not durable: docs/integration.md)";
         }
         if (pbft == null) {
             return where;

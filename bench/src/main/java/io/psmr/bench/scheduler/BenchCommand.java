@@ -2,6 +2,7 @@ package io.psmr.bench.scheduler;
 
 import io.psmr.bench.cli.DurationConverter;
 import io.psmr.bench.cli.OutputFormat;
+import io.psmr.bench.cli.OptionRanges;
 import io.psmr.bench.cli.OutputOptions;
 import io.psmr.bench.cli.ResultsDir;
 import io.psmr.bench.cli.BenchModeConverter;
@@ -57,7 +58,7 @@ import picocli.CommandLine.Spec;
                 + "keys-hashed (extra). The cbase and sequential references are always added.",
             "COS baselines (Escobar et al., \"Boosting concurrency in Parallel State Machine Replication\", Middleware '19): "
                 + "cos-coarse (the dependency graph under one lock) and cos-lockfree (lock-free list), commands one at a "
-                + "time like cbase; in the default matrices. Targets include psmr (bitmap-indexed) \u00f7 best COS at 1 and 2 workers.",
+                + "time like cbase; in the default matrices. The ratios include psmr (bitmap-indexed) \u00f7 best COS at 1 and 2 workers.",
             "",
             "--service map runs the same commands (COS baselines included) as one ConcurrentHashMap get or merge each; "
                 + "--work-ns adds calibrated busy work per command; --summaries timed|both builds the summaries inside the timed loop.",
@@ -89,10 +90,10 @@ public final class BenchCommand implements Callable<Integer> {
                     + "bitmap-indexed, rw-bitmap, and the COS baselines cos-coarse, cos-lockfree (default: all but keys-hashed).")
     List<BenchMode> modes;
 
-    @Option(names = "--workers", split = ",", paramLabel = "N", description = "Worker counts, 1 to 256.")
+    @Option(names = "--workers", split = ",", paramLabel = "N", description = "Worker counts, " + OptionRanges.WORKERS + ".")
     List<Integer> workers;
 
-    @Option(names = "--batch", split = ",", paramLabel = "B", description = "Commands per batch, 1 to 4096.")
+    @Option(names = "--batch", split = ",", paramLabel = "B", description = "Commands per batch, " + OptionRanges.BATCH + ".")
     List<Integer> batches;
 
     @Option(names = "--conflict", split = ",", paramLabel = "PCT",
@@ -188,7 +189,7 @@ public final class BenchCommand implements Callable<Integer> {
             o.println();
             BenchReport.table(results, settings, o);
             o.println();
-            for (String t : BenchReport.targets(results)) {
+            for (String t : BenchReport.ratios(results)) {
                 o.println(t);
             }
             o.println();
@@ -210,12 +211,8 @@ public final class BenchCommand implements Callable<Integer> {
         List<Integer> w = orDefault(workers, full ? List.of(1, 2, 4, 8, 16) : List.of(1, 2, 4));
         List<Integer> b = orDefault(batches, full ? List.of(1, 100, 200) : List.of(1, 200));
         List<Integer> c = orDefault(conflicts, full ? List.of(0, 10, 20) : List.of(0, 20));
-        for (int v : w) {
-            require(v >= 1 && v <= 256, "--workers must be from 1 to 256, got " + v);
-        }
-        for (int v : b) {
-            require(v >= 1 && v <= 4096, "--batch must be from 1 to 4096, got " + v);
-        }
+        OptionRanges.workers(spec.commandLine(), w);
+        OptionRanges.batch(spec.commandLine(), b);
         for (int v : c) {
             require(v >= 0 && v <= 100, "--conflict must be a percentage from 0 to 100, got " + v);
         }

@@ -139,7 +139,7 @@ public final class SimulateCommand implements Callable<Integer> {
         try {
             writeFiles(report);
         } catch (IOException e) {
-            spec.commandLine().getErr().println("simulate: cannot write " + e.getMessage());
+            spec.commandLine().getErr().println("psmr simulate: cannot write " + e.getMessage());
             return 1;
         }
         return 0;
@@ -186,7 +186,7 @@ public final class SimulateCommand implements Callable<Integer> {
             report = new Report(Report.Kind.SINGLE, seed, List.of(sim.run(c)), null, Double.NaN, null);
         }
         if (!output.quiet()) {
-            spec.commandLine().getErr().printf(Locale.ROOT, "simulate: %d cell(s) in %.2f s on %d thread(s), %d core(s)%n",
+            spec.commandLine().getErr().printf(Locale.ROOT, "psmr simulate: %d cell(s) in %.2f s on %d thread(s), %d core(s)%n",
                     report.results().size(), (System.nanoTime() - started) / 1e9, workers,
                     Runtime.getRuntime().availableProcessors());
         }
@@ -279,7 +279,7 @@ public final class SimulateCommand implements Callable<Integer> {
 
     private void note(String message) {
         if (!output.quiet()) {
-            spec.commandLine().getErr().println("simulate: " + message);
+            spec.commandLine().getErr().println("psmr simulate: " + message);
         }
     }
 

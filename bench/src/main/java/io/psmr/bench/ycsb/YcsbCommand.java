@@ -1,6 +1,8 @@
 package io.psmr.bench.ycsb;
 
+import io.psmr.bench.cli.OptionRanges;
 import io.psmr.bench.cli.OrderingConverter;
+import io.psmr.bench.cli.PsmrMain;
 import io.psmr.bench.cli.SchedulerModeConverter;
 import io.psmr.bench.load.ClusterLoad;
 import io.psmr.kvstore.EmbeddedCluster;
@@ -42,7 +44,7 @@ import picocli.CommandLine.Spec;
  * {@code [load] }), then its run phase, whose output, in YCSB's own text format, goes to stdout.
  *
  * <p>Exit codes: 0 done; 1 the load phase did not insert every record, or the run failed; 2 bad
- * usage, with a message naming the flag.
+ * usage, with a message naming the flag; 3 the embedded replicas' digests differ.
  */
 @Command(name = "ycsb",
         mixinStandardHelpOptions = true,
@@ -51,7 +53,13 @@ import picocli.CommandLine.Spec;
         description = {
             "Run a YCSB core workload (a, b, c, d or f; e scans, which psmr's unordered store refuses) through YCSB's own client.",
             "Loads recordcount records, then runs operationcount operations on threadcount threads; prints YCSB's output.",
-            "Docs: docs/wip-wip-ycsb.md."})
+            "Docs: docs/ycsb.md."},
+        exitCodeListHeading = "%nExit codes:%n",
+        exitCodeList = {
+            "0:done",
+            "1:the load phase did not insert every record, or the run failed",
+            "2:usage error (bad or missing option)",
+            "3:the embedded replicas' digests differ (safety)"})
 public final class YcsbCommand implements Callable<Integer> {
 
     static final int MAX_REPLICAS = 32;
@@ -65,8 +73,8 @@ public final class YcsbCommand implements Callable<Integer> {
     CommandSpec spec;
 
     @Option(names = "--workload", paramLabel = "W", required = true,
-            description = "YCSB core workload: a (50/50 read/update), b (95/5), c (read only), d (read latest, 5% inserts), "
-                    + "f (50% read-modify-write).")
+            description = "YCSB core workload: a (50/50 read/update), b (95/5), c (read only), d (read latest, 5%% inserts), "
+                    + "f (50%% read-modify-write).")
     String workload;
 
     /** Where the replicas are: exactly one of the two. */
@@ -98,11 +106,11 @@ public final class YcsbCommand implements Callable<Integer> {
     SchedulerMode mode;
 
     @Option(names = "--workers", paramLabel = "N",
-            description = "Embedded worker threads per replica, 1 to 1024 (default: available processors).")
+            description = "Embedded worker threads per replica, " + OptionRanges.WORKERS + " (default: available processors).")
     Integer workers;
 
     @Option(names = "--batch", paramLabel = "N",
-            description = "Most client commands per batch, 1 to 4095 (default: 200; 1 for cbase).")
+            description = "Most client commands per batch, " + OptionRanges.BATCH + " (default: 200; 1 for cbase).")
     Integer batch;
 
     @Option(names = "--window", paramLabel = "N", defaultValue = "1",
@@ -139,7 +147,7 @@ public final class YcsbCommand implements Callable<Integer> {
             return ClusterLoad.withProxy(dir, rc -> proxyConfig(rc, b), (proxy, probe) -> phases(props, proxy, out, err));
         }
         int w = workers != null ? workers : Runtime.getRuntime().availableProcessors();
-        require(w >= 1 && w <= 1024, "--workers must be from 1 to 1024, got " + w);
+        OptionRanges.workers(spec.commandLine(), w);
         require(replicas >= 1 && replicas <= MAX_REPLICAS, "--replicas must be from 1 to " + MAX_REPLICAS + ", got " + replicas);
         require(ordering == OrderingProtocol.LOCAL || ordering == OrderingProtocol.RATIS,
                 "--ordering must be local or ratis with --embedded; run ringpaxos or pbft with ./psmr cluster start and --cluster DIR");
@@ -168,7 +176,7 @@ public final class YcsbCommand implements Callable<Integer> {
             if (code == 0 && cluster.digests().stream().distinct().count() > 1) {
                 err.println("psmr ycsb: the replicas' digests differ: " + cluster.digests());
                 err.flush();
-                return 1;
+                return PsmrMain.EXIT_UNSAFE;
             }
             return code;
         }
@@ -244,7 +252,7 @@ public final class YcsbCommand implements Callable<Integer> {
     private int batch(SchedulerMode m) {
         int b = m.batch(batch != null ? batch : 200);
         require(!m.batchOfOne() || batch == null || batch == 1, "--mode cbase runs batches of one command, got --batch " + batch);
-        require(b >= 1 && b <= 4095, "--batch must be from 1 to 4095, got " + b);
+        OptionRanges.batch(spec.commandLine(), b);
         require(window >= 1 && window <= 1024, "--window must be from 1 to 1024, got " + window);
         return b;
     }

@@ -33,6 +33,41 @@ class ChaosCommandTest {
         assertUsage(CliRun.of("chaos", "--cluster", d), "--cluster: ");
     }
 
+    /** A PBFT cluster is refused at once, naming the problem, before any load or fault. */
+    @Test
+    void aPbftClusterIsRefusedAtOnce() {
+        Path pbft = dir.resolve("pbft");
+        assertEquals(0, CliRun.of("cluster", "init", "--dir", pbft.toString(), "--ordering", "pbft", "--hosts", "127.0.0.2",
+                "--base-port", "7500").exitCode());
+        CliRun r = CliRun.of("chaos", "--cluster", pbft.toString());
+        assertEquals(2, r.exitCode(), r.out() + r.err());
+        assertTrue(r.err().startsWith("psmr chaos: --cluster: " + pbft + " holds a pbft cluster, and chaos runs against ringpaxos"
+                + " and ratis clusters only: its fault bounds keep a majority of crash-tolerant nodes up, and its failure detector"
+                + " timeout is Ring Paxos' or Ratis'; fault a PBFT cluster with ./psmr cluster kill and restart, or start it with"
+                + " --byzantine\n"), r.err());
+        assertTrue(r.err().contains("Usage: psmr chaos "), r.err());
+        assertEquals("", r.out());
+        assertTrue(CliRun.of("chaos", "--help").out().replaceAll("\\s+", " ").contains("A PBFT cluster is refused (exit 2)"));
+    }
+
+    /** Safety (3) before liveness (4) before any other failure (1); 0 only when every check held. */
+    @Test
+    void theExitCodeSaysWhichKindOfCheckFailed() {
+        assertEquals(0, ChaosCommand.exitCode(report(List.of("a", "a"), true, true, List.of(), false)));
+        assertEquals(3, ChaosCommand.exitCode(report(List.of("a", "b"), true, true, List.of("digests: the replicas differ"), false)));
+        assertEquals(3, ChaosCommand.exitCode(report(List.of("a", "a"), true, false, List.of("linearizability: 1 keys"), true)));
+        assertEquals(3, ChaosCommand.exitCode(report(List.of("a", "a"), false, true, List.of("lost writes: 1 keys"), false)));
+        assertEquals(4, ChaosCommand.exitCode(report(List.of(), null, null, List.of("campaign: stalled"), true)));
+        assertEquals(1, ChaosCommand.exitCode(report(List.of("a", "a"), true, true, List.of("fault: could not restart"), false)));
+    }
+
+    private static ChaosReport report(List<String> digests, Boolean writesKept, Boolean linearizable, List<String> failures,
+                                      boolean stalled) {
+        return new ChaosReport(1, "ringpaxos", "dir", 5000, List.of("kill"), List.of(), List.of(), List.of(),
+                new ChaosReport.Operations(10, 0, 0), 500, List.of(), 0, digests, 2, writesKept, linearizable, 1, List.of(),
+                failures, stalled);
+    }
+
     @Test
     void theCommandIsListed() {
         CliRun help = CliRun.of("--help");

@@ -80,6 +80,64 @@ class PsmrMainTest {
         assertTrue(r.out().startsWith("psmr "), r.out());
     }
 
+    /** Every command and subcommand answers --version with psmr's version, as the top command does. */
+    @Test
+    void everyCommandAnswersVersion() {
+        String version = CliRun.of("--version").out();
+        List<String> paths = new java.util.ArrayList<>();
+        collectPaths(PsmrMain.commandLine(), paths);
+        assertTrue(paths.size() > 15, paths.toString());
+        for (String path : paths) {
+            List<String> argv = new java.util.ArrayList<>(List.of(path.split(" ")).subList(1, path.split(" ").length));
+            argv.add("--version");
+            CliRun r = CliRun.of(argv.toArray(String[]::new));
+            assertEquals(0, r.exitCode(), path + " --version: " + r.err());
+            assertEquals(version, r.out(), path + " --version");
+        }
+    }
+
+    /** {@code s} with every run of whitespace (line wraps included) as one space. */
+    private static String flat(String s) {
+        return s.replaceAll("\\s+", " ");
+    }
+
+    private static void collectPaths(picocli.CommandLine cl, List<String> paths) {
+        paths.add(cl.getCommandSpec().qualifiedName());
+        cl.getSubcommands().values().forEach(sub -> collectPaths(sub, paths));
+    }
+
+    /** Usage errors and failures alike start with the full command path, never with a part of it. */
+    @Test
+    void messagesNameTheFullCommandPath(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) {
+        CliRun usage = CliRun.of("cluster", "start", "--dir", dir.toString(), "--acceptors", "0");
+        assertUsageError(usage, "psmr cluster start: --acceptors must be from 1 to 15, got 0", "Usage: psmr cluster start ");
+        assertTrue(usage.err().startsWith("psmr cluster start: "), usage.err());
+
+        CliRun failed = CliRun.of("cluster", "start", "--dir", dir.toString(), "--resume");
+        assertEquals(PsmrMain.EXIT_FAILURE, failed.exitCode(), failed.err());
+        assertEquals("psmr cluster start: --resume: no cluster in " + dir.toAbsolutePath().normalize() + " (no cluster.json); "
+                + "start one without --resume", failed.err().strip());
+
+        assertUsageError(CliRun.of("bench", "e2e", "--workers", "0"), "psmr bench e2e: --workers must be from 1 to 1024, got 0",
+                "Usage: psmr bench e2e ");
+    }
+
+    /** The exit codes are listed in the help of psmr, load and chaos. */
+    @Test
+    void helpListsTheExitCodes() {
+        String top = flat(CliRun.of("--help").out());
+        assertTrue(top.contains("Exit codes:") && top.contains("3 load, chaos, ycsb: the replicas diverged or the history is not "
+                + "linearizable (safety)") && top.contains("4 load, chaos: stalled, no operation completed within the stall "
+                + "timeout (liveness)"), top);
+        String load = flat(CliRun.of("load", "--help").out());
+        assertTrue(load.contains("3 the replicas' digests differ (safety)")
+                && load.contains("4 stalled: no operation completed for --stall-timeout (liveness)"), load);
+        String chaos = flat(CliRun.of("chaos", "--help").out());
+        assertTrue(chaos.contains("3 the replicas diverged, the history is not linearizable, or an acknowledged write was lost (safety)")
+                && chaos.contains("4 stalled: no operation completed, the load stalled, or the replicas did not converge after the heal (liveness)"),
+                chaos);
+    }
+
     @Test
     void demoCsvPrintsTheHeaderAndOneRowPerConfiguration() {
         CliRun r = CliRun.of("demo", "--format", "csv", "--commands", "2000", "--cbase-commands", "200", "--runs", "1",
@@ -113,7 +171,7 @@ class PsmrMainTest {
         assertEquals(0, r.exitCode(), "stderr:\n" + r.err());
         assertTrue(r.out().contains("vs sequential"), r.out());
         assertTrue(r.out().contains("rw_bitmap"), r.out());
-        assertTrue(r.out().contains("50% to one hot key"), r.out());
+        assertTrue(r.out().contains("50% of batches also write one hot key"), r.out());
     }
 
     /** Every old spelling, in every command that has its new name, is refused naming the new one. */
@@ -151,6 +209,9 @@ class PsmrMainTest {
             {"simulate", "--bits", "10", "--bits was renamed --bitmap-bits"},
             {"cluster start", "--tick-ms", "10", "--tick-ms was renamed --tick"},
             {"demo", "--rounds", "3", "--rounds was renamed --runs"},
+            {"cluster stop", "--dir", "x", "--force", "--force was renamed --discard-uncheckpointed (cluster start --force deletes a "
+                + "cluster; cluster stop deletes nothing, and this flag only lets it lose what PBFT replicas executed after their "
+                + "last checkpoint)"},
         };
         for (String[] c : cases) {
             List<String> argv = new java.util.ArrayList<>(List.of(c[0].split(" ")));

@@ -105,7 +105,9 @@ class ClusterCommandTest {
         CliRun stalled = CliRun.of("load", "--cluster", d, "--clients", "2", "--keys", "10", "--duration", "60s",
                 "--stall-timeout", "2s", "--history", history.toString());
         double took = (System.nanoTime() - begin) / 1e9;
-        assertFailure(stalled, "psmr load: stalled while reading every key's initial value: no operation completed for ");
+        assertEquals(4, stalled.exitCode(), "a stall exits 4; stderr:\n" + stalled.err());
+        assertTrue(stalled.err().contains("psmr load: stalled while reading every key's initial value: no operation completed for "),
+                stalled.err());
         assertTrue(stalled.err().contains("(stall timeout 2 s); 2 operations outstanding; cannot hear from: acceptor-0 (process not running);"
                 + " the history of what completed is in " + history), stalled.err());
         assertTrue(took < 2 + 20, "the stalled load took " + took + " s");
@@ -117,6 +119,13 @@ class ClusterCommandTest {
         CliRun status = CliRun.of("cluster", "status", "--dir", d);
         assertEquals(0, status.exitCode(), status.err());
         assertTrue(status.out().contains("replica-1") && status.out().contains("serving"), status.out());
+        CliRun healthy = CliRun.of("cluster", "status", "--dir", d, "--format", "json");
+        assertEquals(0, healthy.exitCode(), healthy.err());
+        JsonNode health = new ObjectMapper().readTree(healthy.out());
+        assertTrue(health.get("healthy").booleanValue(), healthy.out());
+        assertEquals("acceptor-0", health.get("coordinator").textValue(), healthy.out());
+        assertEquals("coord", health.get("nodes").get(0).get("state").textValue(), healthy.out());
+        assertTrue(health.get("nodes").get(1).get("instance").isNumber(), healthy.out());
 
         assertUsage(CliRun.of("cluster", "kill", "--dir", d, "--node", "replica-9"), "no node 'replica-9'");
         CliRun kill = CliRun.of("cluster", "kill", "--dir", d, "--node", "replica-1");
@@ -137,6 +146,8 @@ class ClusterCommandTest {
         assertEquals("stopped 2 nodes: acceptor-0, replica-1", stop.out().trim());
         CliRun after = CliRun.of("cluster", "status", "--dir", d);
         assertTrue(after.out().contains("stopped"), after.out());
+        assertEquals(1, after.exitCode(), "a stopped cluster is not healthy");
+        assertEquals("psmr cluster status: not serving: acceptor-0 (stopped), replica-1 (stopped)", after.err().strip());
 
         // --resume brings the stopped cluster back from its data; then it is stopped again.
         CliRun resumed = CliRun.of("cluster", "start", "--dir", d, "--resume");

@@ -59,7 +59,7 @@ class ClusterInitCommandTest {
         // Again: refused, nothing changed; --force replaces the file.
         String before = Files.readString(file);
         assertFailure(CliRun.of("cluster", "init", "--dir", d, "--hosts", "127.0.0.2"),
-                "psmr init: " + dir + " already holds cluster.json; nothing was changed: pass --force to replace it");
+                "psmr cluster init: " + dir + " already holds cluster.json; nothing was changed: pass --force to replace it");
         assertEquals(before, Files.readString(file));
         CliRun forced = CliRun.of("cluster", "init", "--dir", d, "--hosts", "127.0.0.2", "--client-hosts", "127.0.0.9,127.0.0.8",
                 "--acceptors", "1", "--replicas", "1", "--force");
@@ -72,7 +72,7 @@ class ClusterInitCommandTest {
         // A directory whose cluster has run keeps its data: refused even with --force.
         Files.createDirectories(dir.resolve("data/replica-1"));
         assertFailure(CliRun.of("cluster", "init", "--dir", d, "--hosts", "127.0.0.2", "--force"),
-                "psmr init: " + dir + " holds a cluster that has run (data/); nothing was changed: init writes only a new "
+                "psmr cluster init: " + dir + " holds a cluster that has run (data/); nothing was changed: init writes only a new "
                         + "cluster's files (use ./psmr cluster start --force to delete a stopped cluster, or choose a new directory)");
         assertEquals(replaced, new ClusterDirectory(dir).read());
     }
@@ -101,51 +101,51 @@ class ClusterInitCommandTest {
             assertEquals(4, keys.filter(k -> k.getFileName().toString().endsWith(".keys")).count(), "one key file per replica");
         }
         assertFailure(CliRun.of("cluster", "init", "--dir", pbftDir.toString(), "--ordering", "pbft", "--hosts", "127.0.0.2"),
-                "psmr init: " + pbftDir + " already holds cluster.json and keys/; nothing was changed: pass --force to replace it");
+                "psmr cluster init: " + pbftDir + " already holds cluster.json and keys/; nothing was changed: pass --force to replace it");
     }
 
     @Test
     void badHostsAndOptionsAreUsageErrorsNamingTheProblem() {
         String d = dir.resolve("c").toString();
-        assertUsage(CliRun.of("cluster", "init", "--dir", d), "psmr: init needs --hosts HOST,... (the machines of the nodes)");
+        assertUsage(CliRun.of("cluster", "init", "--dir", d), "psmr cluster init: init needs --hosts HOST,... (the machines of the nodes)");
         assertUsage(CliRun.of("cluster", "init", "--dir", d, "--hosts", "127.0.0.2,127.0.0.2"),
-                "psmr: --hosts: '127.0.0.2' is given twice; list each machine once (nodes are spread over the hosts round-robin)");
+                "psmr cluster init: --hosts: '127.0.0.2' is given twice; list each machine once (nodes are spread over the hosts round-robin)");
         assertUsage(CliRun.of("cluster", "init", "--dir", d, "--hosts", "localhost,127.0.0.1"),
-                "psmr: --hosts: 'localhost' and '127.0.0.1' are the same address 127.0.0.1; list each machine once");
+                "psmr cluster init: --hosts: 'localhost' and '127.0.0.1' are the same address 127.0.0.1; list each machine once");
         assertUsage(CliRun.of("cluster", "init", "--dir", d, "--hosts", "no-such-host.invalid"),
-                "psmr: --hosts: host 'no-such-host.invalid' does not resolve");
+                "psmr cluster init: --hosts: host 'no-such-host.invalid' does not resolve");
         assertUsage(CliRun.of("cluster", "init", "--dir", d, "--hosts", "127.0.0.2,,127.0.0.3"),
-                "psmr: --hosts: an empty host name (in 127.0.0.2,,127.0.0.3)");
+                "psmr cluster init: --hosts: an empty host name (in 127.0.0.2,,127.0.0.3)");
         assertUsage(CliRun.of("cluster", "init", "--dir", d, "--hosts", "0.0.0.0"),
-                "psmr: --hosts: '0.0.0.0' is the wildcard address; give an address the other nodes can dial");
+                "psmr cluster init: --hosts: '0.0.0.0' is the wildcard address; give an address the other nodes can dial");
         assertUsage(CliRun.of("cluster", "init", "--dir", d, "--hosts", "127.0.0.2", "--client-hosts", "127.0.0.3,localhost,127.0.0.1"),
-                "psmr: --client-hosts: 'localhost' and '127.0.0.1' are the same address 127.0.0.1");
+                "psmr cluster init: --client-hosts: 'localhost' and '127.0.0.1' are the same address 127.0.0.1");
         assertUsage(CliRun.of("cluster", "init", "--dir", d, "--hosts", "127.0.0.2", "--ordering", "ratis", "--client-hosts", "127.0.0.3"),
-                "psmr: --client-hosts is a Ring Paxos setting (where proposer slots are); a ratis cluster has none");
+                "psmr cluster init: --client-hosts is a Ring Paxos setting (where proposer slots are); a ratis cluster has none");
         assertUsage(CliRun.of("cluster", "init", "--dir", d, "--hosts", "127.0.0.2", "--timeout", "5s"),
-                "psmr: --timeout is a cluster start option; init starts nothing");
+                "psmr cluster init: --timeout is a cluster start option; init starts nothing");
         assertUsage(CliRun.of("cluster", "init", "--dir", d, "--hosts", "127.0.0.2", "--resume"),
-                "psmr: --resume is a cluster start option; init starts nothing");
+                "psmr cluster init: --resume is a cluster start option; init starts nothing");
         assertUsage(CliRun.of("cluster", "init", "--dir", d, "--hosts", "127.0.0.2", "--base-port", "65530"),
-                "psmr: --base-port must be from 1024 to 65519 (this cluster takes 17 ports from it), got 65530");
+                "psmr cluster init: --base-port must be from 1024 to 65519 (this cluster takes 17 ports from it), got 65530");
         assertUsage(CliRun.of("cluster", "init", "--dir", d, "--hosts", "127.0.0.2", "--acceptors", "0"),
-                "psmr: --acceptors must be from 1 to 15, got 0");
+                "psmr cluster init: --acceptors must be from 1 to 15, got 0");
         assertUsage(CliRun.of("cluster", "start", "--dir", d, "--hosts", "203.0.113.1"),
-                "psmr: --hosts: 203.0.113.1 is not an address of this machine; cluster start runs every node here (use cluster init "
+                "psmr cluster start: --hosts: 203.0.113.1 is not an address of this machine; cluster start runs every node here (use cluster init "
                         + "for nodes on other machines)");
         assertTrue(!Files.exists(dir.resolve("c")), "nothing written");
     }
 
     @Test
     void nodeTakesExactlyOneOfDirAndClusterAndRefusesANodeOfAnotherMachineAtOnce() throws Exception {
-        assertUsage(CliRun.of("node", "--name", "acceptor-0"), "psmr: give the node's cluster: --dir DIR or --cluster FILE");
+        assertUsage(CliRun.of("node", "--name", "acceptor-0"), "psmr node: give the node's cluster: --dir DIR or --cluster FILE");
         assertUsage(CliRun.of("node", "--dir", dir.toString(), "--cluster", dir.resolve("cluster.json").toString(), "--name", "x"),
-                "psmr: give --dir DIR or --cluster FILE, not both");
+                "psmr node: give --dir DIR or --cluster FILE, not both");
         assertUsage(CliRun.of("node", "--cluster", dir.resolve("c.json").toString(), "--name", "acceptor-0"),
-                "psmr: --cluster: " + dir.resolve("c.json") + " is not named cluster.json (the node keeps its data/ and status/ "
+                "psmr node: --cluster: " + dir.resolve("c.json") + " is not named cluster.json (the node keeps its data/ and status/ "
                         + "next to it, as in a cluster directory)");
         assertUsage(CliRun.of("node", "--cluster", dir.resolve("cluster.json").toString(), "--name", "acceptor-0"),
-                "psmr: --cluster: " + dir.resolve("cluster.json") + " does not exist or is not a file");
+                "psmr node: --cluster: " + dir.resolve("cluster.json") + " does not exist or is not a file");
         assertUsage(CliRun.of("node", "--cluster", dir.toString(), "--name", "acceptor-0"), "is not named cluster.json");
 
         // 203.0.113.1 (TEST-NET-3) resolves but is no address of this machine: refused at once, naming host and port.
@@ -153,7 +153,7 @@ class ClusterInitCommandTest {
                 "--acceptors", "1", "--replicas", "1", "--base-port", "7000").exitCode());
         String file = dir.resolve("cluster.json").toString();
         assertUsage(CliRun.of("node", "--cluster", file, "--name", "replica-7"),
-                "psmr: --name: no node 'replica-7' in " + file + "; nodes: [acceptor-0, replica-1]");
+                "psmr node: --name: no node 'replica-7' in " + file + "; nodes: [acceptor-0, replica-1]");
         long begin = System.nanoTime();
         CliRun elsewhere = CliRun.of("node", "--cluster", file, "--name", "acceptor-0");
         assertFailure(elsewhere, "psmr node: acceptor-0 cannot bind 203.0.113.1:7000: 203.0.113.1 is not an address of this machine "

@@ -123,7 +123,7 @@ class ClusterPbftProcessTest {
         assertTrue(v.linearizable(), () -> context + ": " + String.join("\n", v.violations()));
         assertEquals(KEYS, v.keys(), context);
 
-        // What a stop would lose (cluster stop refuses without --force): the live replicas' instances past their last
+        // What a stop would lose (cluster stop refuses without --discard-uncheckpointed): the live replicas' instances past their last
         // checkpoint (none yet: the load is shorter than the 512-instance interval); the killed replica is not live.
         List<ClusterLauncher.Uncheckpointed> unsaved = launcher.uncheckpointed();
         assertEquals(List.of("replica-2", "replica-3", "replica-4"),

@@ -26,7 +26,7 @@ class E2eCommandTest {
     @CsvSource(delimiter = '|', value = {
         "--clients 0            | --clients must be from 1 to 10000",
         "--read-fraction 2      | --read-fraction must be from 0 to 1, got 2",
-        "--workers 0            | --workers must be from 1 to 256",
+        "--workers 0            | --workers must be from 1 to 1024, got 0",
         "--batch 0              | --batch must be from 1 to 4095",
         "--window 0             | --window must be from 1 to 1024",
         "--conflict 101         | --conflict must be a percentage",

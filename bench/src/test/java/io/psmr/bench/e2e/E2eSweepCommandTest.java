@@ -28,8 +28,8 @@ class E2eSweepCommandTest {
 
     @ParameterizedTest
     @CsvSource(delimiter = '|', value = {
-        "--ordering pbft --pillars 0                       | --pillars must be from 1 to 16, got 0",
-        "--ordering pbft --pillars 17                      | --pillars must be from 1 to 16, got 17",
+        "--ordering pbft --pillars 0                       | --pillars must be from 1 to 64, got 0",
+        "--ordering pbft --pillars 65                      | --pillars must be from 1 to 64, got 65",
         "--ordering pbft --pillars 1,2,1                   | --pillars lists 1 twice",
         "--ordering pbft --pillars two                     | Invalid value for option '--pillars'",
         "--pillars 2                                       | --pillars applies to pbft only; use --ordering pbft or all",

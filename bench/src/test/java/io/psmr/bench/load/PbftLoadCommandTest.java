@@ -23,7 +23,7 @@ class PbftLoadCommandTest {
         assertUsage(LoadCommandTest.run("--pillars", "2"), "--pillars is a PBFT setting; --ordering local has none (use --ordering pbft)");
         assertUsage(LoadCommandTest.run("--ordering", "ratis", "--leader-rotation", "fixed"),
                 "--leader-rotation is a PBFT setting; --ordering ratis has none (use --ordering pbft)");
-        assertUsage(LoadCommandTest.run("--ordering", "pbft", "--pillars", "0"), "--pillars must be from 1 to 32, got 0");
+        assertUsage(LoadCommandTest.run("--ordering", "pbft", "--pillars", "0"), "--pillars must be from 1 to 64, got 0");
         assertUsage(LoadCommandTest.run("--ordering", "pbft", "--leader-rotation", "random"),
                 "--leader-rotation must be rotating or fixed, got 'random'");
     }

@@ -75,7 +75,7 @@ class RatisLoadCommandTest {
         LoadCommandTest.Run r = LoadCommandTest.run("--ordering", "ratis", "--ratis-durability", "unsafe-flush", "--clients", "4",
                 "--duration", "500ms", "--keys", "20", "--window", "2");
         assertEquals(0, r.exitCode(), "stdout: " + r.out() + "\nstderr: " + r.err());
-        assertTrue(r.out().contains("(embedded, Apache Ratis, log unsafe-flush (not durable: docs/wip-ratis.md))"), r.out());
+        assertTrue(r.out().contains("(embedded, Apache Ratis, log unsafe-flush (not durable: docs/integration.md))"), r.out());
         assertTrue(r.out().contains("digests agree"), r.out());
     }
 }

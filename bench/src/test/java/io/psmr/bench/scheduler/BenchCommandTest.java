@@ -24,10 +24,11 @@ class BenchCommandTest {
 
     @ParameterizedTest
     @CsvSource(delimiter = '|', value = {
-        "--workers 0            | --workers must be from 1 to 256",
+        "--workers 0            | --workers must be from 1 to 1024, got 0",
         "--workers x            | Invalid value for option '--workers'",
-        "--batch 0              | --batch must be from 1 to 4096",
-        "--batch 5000           | --batch must be from 1 to 4096",
+        "--batch 0              | --batch must be from 1 to 4095, got 0",
+        "--batch 4096           | --batch must be from 1 to 4095, got 4096",
+        "--workers 1025         | --workers must be from 1 to 1024, got 1025",
         "--conflict 101         | --conflict must be a percentage",
         "--modes bitmap,nosuch  | mode 'bitmap' is no longer a name; use bitmap-indexed",
         "--modes keys           | mode 'keys' is no longer a name; use keys-pairwise",
@@ -148,6 +149,10 @@ class BenchCommandTest {
         assertTrue(r.out().contains("service map, 100 ns of busy work per command ("), r.out());
         assertTrue(r.out().contains("busy work: 100 ns of busy work per command ("), r.out());
         assertTrue(r.out().contains(" collector, heap max "), r.out());
+        // The ratios, without verdicts against targets the reader never set.
+        assertTrue(r.out().lines().anyMatch(l -> l.matches("bitmap \\(indexed\\) batch 200, 2 workers, 0% conflicts: "
+                + "[0-9.]+ of the limit")), r.out());
+        assertFalse(r.out().contains("MISSED") || r.out().contains("met: "), r.out());
         Path dir;
         try (Stream<Path> s = Files.list(tmp)) {
             dir = s.findFirst().orElseThrow();
@@ -181,6 +186,8 @@ class BenchCommandTest {
         assertEquals(expected.size(), lines.size() - 1, "no configuration twice");
         String summary = Files.readString(dir.resolve("summary.md"));
         assertTrue(summary.contains("| bitmap-indexed | 200 | 2 | 0% |") && summary.contains("| timed |"), summary);
+        assertTrue(summary.contains("\n## Ratios\n"), summary);
+        assertFalse(summary.contains("MISSED") || summary.contains("met: ") || summary.contains("Targets"), summary);
         assertTrue(Files.size(dir.resolve("scaling.png")) > 1000);
     }
 }

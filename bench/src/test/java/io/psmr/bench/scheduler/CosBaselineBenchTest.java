@@ -89,13 +89,13 @@ class CosBaselineBenchTest {
         assertEquals(List.of(
                 "psmr ÷ best COS, 1 worker, 0% conflicts: bitmap-indexed batch 200 800 kcmd/s ÷ cos-lockfree 80 kcmd/s = 10.00x",
                 "psmr ÷ best COS, 2 workers, 0% conflicts: bitmap-indexed batch 200 1800 kcmd/s ÷ cos-coarse 90 kcmd/s = 20.00x"),
-                BenchReport.cosTargets(results));
+                BenchReport.cosRatios(results));
         String csv = BenchReport.csv(results, "G1");
         assertTrue(csv.contains("\nbitmap-indexed,split-indexed,200,1,0,800000,,,0.00,1.0,2.0,1,10.000,G1,pre\n"), csv);
         assertTrue(csv.contains("\ncos-coarse,cos-coarse,1,1,0,50000,,,0.00,1.0,2.0,1,0.625,G1,none\n"), csv);
         assertTrue(csv.contains("\nbitmap-indexed,split-indexed,200,4,0,3000000,,,0.00,1.0,2.0,1,,G1,pre\n"), csv);
         assertEquals(List.of("not measured: psmr ÷ best COS (add cos-coarse,cos-lockfree to --modes)"),
-                BenchReport.cosTargets(results.subList(4, 8)));
+                BenchReport.cosRatios(results.subList(4, 8)));
     }
 
     @Test
