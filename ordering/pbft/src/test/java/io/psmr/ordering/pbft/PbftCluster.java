@@ -1,8 +1,9 @@
 package io.psmr.ordering.pbft;
 
 import io.psmr.ordering.pbft.PbftMessage.Request;
-import io.psmr.ordering.pbft.PbftReady.Committed;
-import io.psmr.ordering.pbft.PbftReady.StableCheckpoint;
+import io.psmr.ordering.pbft.PillarOutput.Committed;
+import io.psmr.ordering.pbft.PillarOutput.StableCheckpoint;
+import io.psmr.ordering.protocol.Ready;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -186,7 +187,7 @@ class PbftCluster {
         if (network.crashed.contains(at)) {
             return false;
         }
-        boolean accepted = replicas[at].pillars[pillarOf(request.client())].propose(request);
+        boolean accepted = replicas[at].pillars[pillarOf(request.client())].propose(request).isEmpty();
         drain(replicas[at]);
         return accepted;
     }
@@ -301,7 +302,7 @@ class PbftCluster {
         while (more) {
             more = false;
             for (PbftPillar p : r.pillars) {
-                PbftReady ready = p.ready();
+                Ready<PbftEnvelope, Void, PillarOutput> ready = p.ready();
                 if (ready.isEmpty()) {
                     continue;
                 }
@@ -309,8 +310,18 @@ class PbftCluster {
                 for (PbftEnvelope e : ready.messages()) {
                     network.transmit(e, now);
                 }
-                ready.committed().forEach(r::onCommitted);
-                ready.stable().forEach(r::onStable);
+                p.advance(ready);
+                // Commits first, then stable checkpoints, as the pillar agent hands them on.
+                for (PillarOutput o : ready.outputs()) {
+                    if (o instanceof Committed c) {
+                        r.onCommitted(c);
+                    }
+                }
+                for (PillarOutput o : ready.outputs()) {
+                    if (o instanceof StableCheckpoint cp) {
+                        r.onStable(cp);
+                    }
+                }
             }
             r.execute();
         }

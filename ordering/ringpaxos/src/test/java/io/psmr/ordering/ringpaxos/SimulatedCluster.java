@@ -1,5 +1,6 @@
 package io.psmr.ordering.ringpaxos;
 
+import io.psmr.ordering.protocol.Ready;
 import io.psmr.ordering.ringpaxos.storage.FileAcceptorLog;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -37,7 +38,7 @@ final class SimulatedCluster {
 
     final RingPaxosConfig config;
     private final Random random;
-    private final TreeMap<Integer, ProtocolNode> live = new TreeMap<>();
+    private final TreeMap<Integer, RingPaxosCore> live = new TreeMap<>();
     private final Map<Integer, AcceptorStorage> storages = new HashMap<>();
     private final Path disk;
     private final Map<Integer, FileAcceptorLog> logs = new HashMap<>();
@@ -46,13 +47,13 @@ final class SimulatedCluster {
             (a, b) -> a.at != b.at ? Long.compare(a.at, b.at) : Long.compare(a.order, b.order));
 
     /** What each learner delivered, in order. */
-    final Map<Integer, List<Ready.Delivery>> delivered = new TreeMap<>();
+    final Map<Integer, List<Output.Delivery>> delivered = new TreeMap<>();
     /** Every proposal made, with its payload, in order. */
     final Map<ProposalId, byte[]> proposed = new LinkedHashMap<>();
     /** Proposals acknowledged to their proposer. */
     final Set<ProposalId> acknowledged = new HashSet<>();
     /** What each resumed learner delivered since it was restarted from a checkpoint (not in {@link #delivered}). */
-    final Map<Integer, List<Ready.Delivery>> resumedDelivered = new TreeMap<>();
+    final Map<Integer, List<Output.Delivery>> resumedDelivered = new TreeMap<>();
     /** Each trimmed-past signal a learner raised, by learner id. */
     final Map<Integer, List<Long>> trimmedPastSignals = new TreeMap<>();
     /** The highest safe instance each learner sent in a report. */
@@ -98,13 +99,13 @@ final class SimulatedCluster {
         now++;
         while (!network.isEmpty() && network.peek().at <= now) {
             Message m = network.poll().message;
-            ProtocolNode node = live.get(m.to());
+            RingPaxosCore node = live.get(m.to());
             if (node != null) {
                 node.step(m);
                 collect(node);
             }
         }
-        for (ProtocolNode node : List.copyOf(live.values())) {
+        for (RingPaxosCore node : List.copyOf(live.values())) {
             node.tick();
             collect(node);
         }
@@ -205,7 +206,7 @@ final class SimulatedCluster {
         return storages.get(acceptor);
     }
 
-    ProtocolNode node(int id) {
+    RingPaxosCore node(int id) {
         return live.get(id);
     }
 
@@ -214,7 +215,7 @@ final class SimulatedCluster {
         if (acknowledged.size() < proposed.size()) {
             return false;
         }
-        for (List<Ready.Delivery> d : delivered.values()) {
+        for (List<Output.Delivery> d : delivered.values()) {
             if (d.size() < proposed.size()) {
                 return false;
             }
@@ -222,25 +223,29 @@ final class SimulatedCluster {
         return true;
     }
 
-    private void collect(ProtocolNode node) {
-        Ready ready = node.ready();
+    private void collect(RingPaxosCore node) {
+        Ready<Message, StorageChange, Output> ready = node.ready();
         if (ready.isEmpty()) {
             return;
         }
         FileAcceptorLog log = logs.get(node.id());
         if (log != null) {
+            log.append(ready.writes());
             log.flush(); // durable before anything that depends on it leaves
         }
         for (Message m : ready.messages()) {
             transmit(m);
         }
-        if (!ready.deliveries().isEmpty()) {
-            (resumed.contains(node.id()) ? resumedDelivered : delivered).get(node.id()).addAll(ready.deliveries());
+        List<Output.Delivery> deliveries = Output.deliveries(ready.outputs());
+        if (!deliveries.isEmpty()) {
+            (resumed.contains(node.id()) ? resumedDelivered : delivered).get(node.id()).addAll(deliveries);
         }
-        if (ready.isTrimmedPast()) {
-            trimmedPastSignals.computeIfAbsent(node.id(), k -> new ArrayList<>()).add(ready.trimmedPast());
+        long trimPoint = Output.trimmedPast(ready.outputs());
+        if (trimPoint > 0) {
+            trimmedPastSignals.computeIfAbsent(node.id(), k -> new ArrayList<>()).add(trimPoint);
         }
-        acknowledged.addAll(ready.acknowledged());
+        acknowledged.addAll(Output.acknowledged(ready.outputs()));
+        node.advance(ready);
     }
 
     private void transmit(Message m) {
