@@ -16,6 +16,7 @@ import io.psmr.ordering.pbft.PbftMessage.PrePrepared;
 import io.psmr.ordering.pbft.PbftMessage.Request;
 import io.psmr.ordering.pbft.PbftMessage.ViewChange;
 import io.psmr.ordering.protocol.Ready;
+import io.psmr.ordering.protocol.sim.SimulatedNetwork;
 import java.util.List;
 import java.util.Optional;
 import java.util.Random;
@@ -29,7 +30,7 @@ class PbftPillarTest {
     private static final Authenticator HMAC = new HmacAuthenticator(KEYS);
 
     private static PbftCluster reliable(PbftConfig config) {
-        PbftNetwork net = new PbftNetwork(new Random(1));
+        SimulatedNetwork<PbftEnvelope> net = PbftCluster.network(new Random(1));
         return new PbftCluster(config, HMAC, net);
     }
 
@@ -353,9 +354,9 @@ class PbftPillarTest {
     @Test
     void aReplicaThatTimesOutAloneComplainsStaysAndCatchesUp() {
         boolean[] isolated = {true};
-        PbftNetwork net = new PbftNetwork(new Random(1)) {
+        SimulatedNetwork<PbftEnvelope> net = new SimulatedNetwork<>(new Random(1), PbftEnvelope::from, PbftEnvelope::to) {
             @Override
-            void transmit(PbftEnvelope e, long now) {
+            public void transmit(PbftEnvelope e, long now) {
                 if (!(isolated[0] && e.from() == 3)) {
                     super.transmit(e, now);
                 }
@@ -393,9 +394,9 @@ class PbftPillarTest {
     @Test
     void aReplicaAloneInAViewChangeLearnsDecisionsFromCommits() {
         boolean[] isolated = {true};
-        PbftNetwork net = new PbftNetwork(new Random(1)) {
+        SimulatedNetwork<PbftEnvelope> net = new SimulatedNetwork<>(new Random(1), PbftEnvelope::from, PbftEnvelope::to) {
             @Override
-            void transmit(PbftEnvelope e, long now) {
+            public void transmit(PbftEnvelope e, long now) {
                 if (!(isolated[0] && e.from() == 3)) {
                     super.transmit(e, now);
                 }
@@ -432,9 +433,9 @@ class PbftPillarTest {
      */
     @Test
     void aLaggingReplicaTakesPrePreparesFromPreparesAndARelay() {
-        PbftNetwork net = new PbftNetwork(new Random(1)) {
+        SimulatedNetwork<PbftEnvelope> net = new SimulatedNetwork<>(new Random(1), PbftEnvelope::from, PbftEnvelope::to) {
             @Override
-            void transmit(PbftEnvelope e, long now) {
+            public void transmit(PbftEnvelope e, long now) {
                 if (!(e.from() == 0 && e.to() == 3)) {
                     super.transmit(e, now);
                 }

@@ -86,8 +86,8 @@ class HistoryCheckerTest {
             Random random = new Random(seed);
             SimulatedCluster c = new SimulatedCluster(RingPaxosSimulationTest.smallConfig(3, 2, 2), random);
             c.amnesia = true;
-            c.maxDelay = 4;
-            c.lossRate = 0.05;
+            c.network.maxDelay(4);
+            c.network.lossRate(0.05);
             for (int t = 0; t < 300; t++) {
                 c.propose(20);
                 c.propose(21);

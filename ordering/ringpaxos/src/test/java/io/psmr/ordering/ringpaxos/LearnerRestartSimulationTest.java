@@ -70,9 +70,9 @@ class LearnerRestartSimulationTest {
             c.putLearner(new Learner(config, l, LearnerCheckpoint.INITIAL, Learner.Reporting.CHECKPOINTS), false);
         }
         double loss = random.nextDouble() * 0.1;
-        c.lossRate = loss;
-        c.duplicateRate = random.nextDouble() * 0.1;
-        c.maxDelay = 1 + random.nextInt(4);
+        c.network.lossRate(loss);
+        c.network.duplicateRate(random.nextDouble() * 0.1);
+        c.network.maxDelay(1 + random.nextInt(4));
         double rate = 0.2 + random.nextDouble() * 0.3;
         boolean longDown = seed % 2 != 0;
         Map<Integer, LearnerCheckpoint> cps = new HashMap<>();

@@ -1,6 +1,7 @@
 package io.psmr.ordering.ringpaxos;
 
 import io.psmr.ordering.protocol.Ready;
+import io.psmr.ordering.protocol.sim.SimulatedNetwork;
 import io.psmr.ordering.ringpaxos.storage.FileAcceptorLog;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -11,17 +12,16 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.PriorityQueue;
 import java.util.Random;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
- * A whole Ring Paxos cluster in one thread over a simulated network, driven by one seeded
+ * A whole Ring Paxos cluster in one thread over a {@link SimulatedNetwork}, driven by one seeded
  * {@link Random}: the same seed gives the same run, message for message.
  *
- * <p>The network loses, duplicates, delays and (through random delays) reorders messages. Acceptors
+ * <p>The network ({@link #network}) loses, duplicates, delays and (through random delays) reorders messages. Acceptors
  * crash and restart; a crash drops the node object (its volatile state) and keeps its
  * {@link AcceptorStorage}, which models storage the host made durable before sending. Proposers and
  * learners do not crash in this harness.
@@ -33,9 +33,6 @@ import java.util.TreeSet;
  */
 final class SimulatedCluster {
 
-    private record InTransit(long at, long order, Message message) {
-    }
-
     final RingPaxosConfig config;
     private final Random random;
     private final TreeMap<Integer, RingPaxosCore> live = new TreeMap<>();
@@ -43,8 +40,8 @@ final class SimulatedCluster {
     private final Path disk;
     private final Map<Integer, FileAcceptorLog> logs = new HashMap<>();
     private final TreeSet<Integer> down = new TreeSet<>();
-    private final PriorityQueue<InTransit> network = new PriorityQueue<>(
-            (a, b) -> a.at != b.at ? Long.compare(a.at, b.at) : Long.compare(a.order, b.order));
+    /** The network: set its loss, duplication and delays. Crashed nodes are crashed in it too. */
+    final SimulatedNetwork<Message> network;
 
     /** What each learner delivered, in order. */
     final Map<Integer, List<Output.Delivery>> delivered = new TreeMap<>();
@@ -65,12 +62,7 @@ final class SimulatedCluster {
      * too (promises and votes forgotten), which Paxos does not tolerate.
      */
     boolean amnesia;
-    double lossRate;
-    double duplicateRate;
-    int maxDelay = 1;
     long now;
-    long messagesSent;
-    private long order;
 
     SimulatedCluster(RingPaxosConfig config, Random random) {
         this(config, random, null);
@@ -81,6 +73,7 @@ final class SimulatedCluster {
         this.config = config;
         this.random = random;
         this.disk = disk;
+        this.network = new SimulatedNetwork<>(random, Message::from, Message::to);
         for (int a : config.acceptors()) {
             storages.put(a, disk == null ? new AcceptorStorage(config.logCapacity()) : openLog(a));
             live.put(a, new AcceptorNode(config, a, storages.get(a)));
@@ -97,13 +90,10 @@ final class SimulatedCluster {
     /** One tick: deliver every message due, then tick every live node. */
     void tick() {
         now++;
-        while (!network.isEmpty() && network.peek().at <= now) {
-            Message m = network.poll().message;
-            RingPaxosCore node = live.get(m.to());
-            if (node != null) {
-                node.step(m);
-                collect(node);
-            }
+        for (Message m : network.due(now)) {
+            RingPaxosCore node = live.get(m.to()); // due to a crashed node: lost
+            node.step(m);
+            collect(node);
         }
         for (RingPaxosCore node : List.copyOf(live.values())) {
             node.tick();
@@ -135,6 +125,7 @@ final class SimulatedCluster {
     void crash(int acceptor) {
         if (live.remove(acceptor) != null) {
             down.add(acceptor);
+            network.crash(acceptor);
             FileAcceptorLog log = logs.remove(acceptor);
             if (log != null) {
                 log.close();
@@ -162,6 +153,7 @@ final class SimulatedCluster {
     /** Replaces a learner (before it ran, or after a crash) by {@code learner}; its later deliveries count as resumed if asked. */
     void putLearner(Learner learner, boolean resumedIncarnation) {
         live.put(learner.id(), learner);
+        network.recover(learner.id());
         if (resumedIncarnation) {
             resumed.add(learner.id());
             resumedDelivered.put(learner.id(), new ArrayList<>());
@@ -171,11 +163,13 @@ final class SimulatedCluster {
     /** Crashes a learner: it stops, and what it delivered stays in {@link #delivered}. */
     void crashLearner(int learner) {
         live.remove(learner);
+        network.crash(learner);
     }
 
     /** Restarts a crashed acceptor on its durable storage. */
     void restart(int acceptor) {
         if (down.remove(acceptor)) {
+            network.recover(acceptor);
             if (amnesia) {
                 storages.put(acceptor, new AcceptorStorage(config.logCapacity()));
             } else if (disk != null) {
@@ -190,8 +184,7 @@ final class SimulatedCluster {
         for (int a : List.copyOf(down)) {
             restart(a);
         }
-        lossRate = 0;
-        duplicateRate = 0;
+        network.heal();
     }
 
     TreeSet<Integer> down() {
@@ -249,16 +242,9 @@ final class SimulatedCluster {
     }
 
     private void transmit(Message m) {
-        messagesSent++;
         if (m instanceof Message.Delivered d) {
             lastReport.merge(d.from(), d.upTo(), Math::max);
         }
-        if (random.nextDouble() < lossRate) {
-            return;
-        }
-        int copies = random.nextDouble() < duplicateRate ? 2 : 1;
-        for (int c = 0; c < copies; c++) {
-            network.add(new InTransit(now + 1 + random.nextInt(maxDelay), order++, m));
-        }
+        network.transmit(m, now);
     }
 }
