@@ -49,7 +49,7 @@ final class ProposerEndpoint implements AutoCloseable {
     private final Map<ProposalId, CompletableFuture<Long>> inFlight = new ConcurrentHashMap<>();
     private final AtomicInteger pendingCount = new AtomicInteger();
 
-    ProposerEndpoint(RingPaxosConfig config, int proposerId, long firstSeq, TransportConfig transport,
+    ProposerEndpoint(RingPaxosConfig config, int proposerId, long firstSeq, RingPaxosTransportConfig transport,
                      InetSocketAddress bind, Map<Integer, InetSocketAddress> peers, int maxPending,
                      boolean completeOnAcknowledge) {
         if (maxPending < 1) {

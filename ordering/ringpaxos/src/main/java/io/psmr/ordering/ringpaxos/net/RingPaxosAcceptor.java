@@ -84,7 +84,7 @@ public final class RingPaxosAcceptor implements AutoCloseable {
         }
     }
 
-    private RingPaxosAcceptor(RingPaxosConfig config, int id, TransportConfig transport, InetSocketAddress bind,
+    private RingPaxosAcceptor(RingPaxosConfig config, int id, RingPaxosTransportConfig transport, InetSocketAddress bind,
                               Map<Integer, InetSocketAddress> peers, Path dataDir, boolean fsync) {
         this.id = id;
         try {
@@ -127,9 +127,9 @@ public final class RingPaxosAcceptor implements AutoCloseable {
      * Starts an acceptor whose log, if any, is written to the operating system before each send but not forced to
      * the device (survives the process's crash, not the machine's).
      *
-     * @see #start(RingPaxosConfig, int, TransportConfig, InetSocketAddress, Map, Path, boolean)
+     * @see #start(RingPaxosConfig, int, RingPaxosTransportConfig, InetSocketAddress, Map, Path, boolean)
      */
-    public static RingPaxosAcceptor start(RingPaxosConfig config, int id, TransportConfig transport,
+    public static RingPaxosAcceptor start(RingPaxosConfig config, int id, RingPaxosTransportConfig transport,
                                           InetSocketAddress bind, Map<Integer, InetSocketAddress> peers, Path dataDir) {
         return start(config, id, transport, bind, peers, dataDir, false);
     }
@@ -148,7 +148,7 @@ public final class RingPaxosAcceptor implements AutoCloseable {
      * @throws UncheckedIOException if the log cannot be opened (damaged, locked by another acceptor, unreadable)
      * @throws RuntimeException     from Netty if the port cannot be bound
      */
-    public static RingPaxosAcceptor start(RingPaxosConfig config, int id, TransportConfig transport,
+    public static RingPaxosAcceptor start(RingPaxosConfig config, int id, RingPaxosTransportConfig transport,
                                           InetSocketAddress bind, Map<Integer, InetSocketAddress> peers, Path dataDir,
                                           boolean fsync) {
         Objects.requireNonNull(config, "config");

@@ -155,7 +155,7 @@ public final class RingPaxosBroadcast implements AtomicBroadcast {
      * @param transport transport settings
      * @param peers     every node's address by id (may be filled in later; see {@link RingPaxosNode})
      */
-    public static Builder builder(RingPaxosConfig config, int learnerId, TransportConfig transport,
+    public static Builder builder(RingPaxosConfig config, int learnerId, RingPaxosTransportConfig transport,
                                   Map<Integer, InetSocketAddress> peers) {
         return new Builder(config, learnerId, transport, peers);
     }
@@ -343,7 +343,7 @@ public final class RingPaxosBroadcast implements AtomicBroadcast {
     public static final class Builder {
         private final RingPaxosConfig config;
         private final int learnerId;
-        private final TransportConfig transport;
+        private final RingPaxosTransportConfig transport;
         private final Map<Integer, InetSocketAddress> peers;
         private int proposerId = -1;
         private long firstSeq = 1;
@@ -356,7 +356,7 @@ public final class RingPaxosBroadcast implements AtomicBroadcast {
         private long resumeInstance;
         private int checkpointEvery;
 
-        private Builder(RingPaxosConfig config, int learnerId, TransportConfig transport,
+        private Builder(RingPaxosConfig config, int learnerId, RingPaxosTransportConfig transport,
                         Map<Integer, InetSocketAddress> peers) {
             this.config = Objects.requireNonNull(config, "config");
             this.learnerId = learnerId;

@@ -64,16 +64,16 @@ import org.slf4j.LoggerFactory;
  * An inbound connection is closed, with a WARN log line naming the peer and the problem (at most one per peer per
  * minute, see {@link RefusalLog}), and counted in {@link #refusedConnections()}, when its first
  * frame is not a hello from a node of the configuration, when a frame is longer than
- * {@link TransportConfig#maxFrameBytes()} (refused as soon as its length prefix is read) or malformed, or when a
+ * {@link RingPaxosTransportConfig#maxFrameBytes()} (refused as soon as its length prefix is read) or malformed, or when a
  * message claims another sender than the hello or another receiver than this node. Other connections are
  * untouched and the node keeps serving.
  *
  * <h2>Peers that are down, and bounded memory</h2>
  * A message to a peer without a live connection is dropped (the protocol tolerates loss and retries), and the
- * link ({@link ReconnectingLink}) reconnects in the background after {@link TransportConfig#reconnectMin()},
- * doubling up to {@link TransportConfig#reconnectMax()}. A message to a peer whose connection holds more than
- * {@link TransportConfig#writeHighWaterBytes()} unsent bytes is dropped too. Inbound connections are limited to
- * {@link TransportConfig#maxInboundConnections()}.
+ * link ({@link ReconnectingLink}) reconnects in the background after {@link RingPaxosTransportConfig#reconnectMin()},
+ * doubling up to {@link RingPaxosTransportConfig#reconnectMax()}. A message to a peer whose connection holds more than
+ * {@link RingPaxosTransportConfig#writeHighWaterBytes()} unsent bytes is dropped too. Inbound connections are limited to
+ * {@link RingPaxosTransportConfig#maxInboundConnections()}.
  *
  * <h2>Durability</h2>
  * The node handles each {@link Ready} of the core in its order: it hands the Ready's
@@ -123,7 +123,7 @@ public final class RingPaxosNode implements AutoCloseable {
     private final RingPaxosCore core;
     private final int id;
     private final RingPaxosConfig config;
-    private final TransportConfig transport;
+    private final RingPaxosTransportConfig transport;
     private final Map<Integer, InetSocketAddress> peers;
     private final Listener listener;
     private final MessageCodec codec;
@@ -167,12 +167,12 @@ public final class RingPaxosNode implements AutoCloseable {
      *                  concurrent map filled in after the peers started
      * @param listener  receives deliveries, acknowledgements and ticks
      */
-    public static RingPaxosNode start(RingPaxosCore core, RingPaxosConfig config, TransportConfig transport,
+    public static RingPaxosNode start(RingPaxosCore core, RingPaxosConfig config, RingPaxosTransportConfig transport,
                                       InetSocketAddress bind, Map<Integer, InetSocketAddress> peers, Listener listener) {
         return new RingPaxosNode(core, config, transport, bind, peers, listener);
     }
 
-    private RingPaxosNode(RingPaxosCore core, RingPaxosConfig config, TransportConfig transport, InetSocketAddress bind,
+    private RingPaxosNode(RingPaxosCore core, RingPaxosConfig config, RingPaxosTransportConfig transport, InetSocketAddress bind,
                           Map<Integer, InetSocketAddress> peers, Listener listener) {
         this.core = Objects.requireNonNull(core, "core");
         this.id = core.id();
