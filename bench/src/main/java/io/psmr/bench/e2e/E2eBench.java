@@ -17,7 +17,7 @@ import io.psmr.ordering.OrderingClient;
 import io.psmr.ordering.pbft.LeaderRotation;
 import io.psmr.ordering.pbft.PbftConfig;
 import io.psmr.ordering.ringpaxos.net.LoopbackRingPaxos;
-import io.psmr.ordering.ringpaxos.net.TransportConfig;
+import io.psmr.ordering.ringpaxos.net.RingPaxosTransportConfig;
 import io.psmr.proxy.ClientProxy;
 import io.psmr.proxy.ProxyConfig;
 import io.psmr.proxy.ProxyStats;
@@ -77,7 +77,7 @@ import org.HdrHistogram.Histogram;
 public final class E2eBench {
 
     /** Ring Paxos transport of the runs: the defaults with a 5 ms tick. */
-    static final TransportConfig RING_PAXOS_TRANSPORT = TransportConfig.defaults().withTickInterval(Duration.ofMillis(5));
+    static final RingPaxosTransportConfig RING_PAXOS_TRANSPORT = RingPaxosTransportConfig.defaults().withTickInterval(Duration.ofMillis(5));
 
     /**
      * PBFT of the runs: f=1 (4 PBFT replicas, each with a store replica, all executing), {@link EmbeddedPbftCluster#config}'s

@@ -11,7 +11,7 @@ import io.psmr.kvstore.LocalReplyRouter;
 import io.psmr.kvstore.Replica;
 import io.psmr.kvstore.ReplicaConfig;
 import io.psmr.ordering.ringpaxos.net.LoopbackRingPaxos;
-import io.psmr.ordering.ringpaxos.net.TransportConfig;
+import io.psmr.ordering.ringpaxos.net.RingPaxosTransportConfig;
 import io.psmr.scheduler.SchedulerMode;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -50,7 +50,7 @@ class RingPaxosEndToEndTest {
         LoadOptions options = new LoadOptions(2, SchedulerMode.BITMAP_INDEXED, 2, 32, 4, Duration.ZERO, 20, Duration.ofSeconds(5), spec);
         ReplicaConfig rc = LoadRun.replicaConfig(options);
         ProxyConfig pc = LoadRun.proxyConfig(options, rc);
-        TransportConfig transport = TransportConfig.defaults().withTickInterval(Duration.ofMillis(5));
+        RingPaxosTransportConfig transport = RingPaxosTransportConfig.defaults().withTickInterval(Duration.ofMillis(5));
 
         List<OpRecord> history = Collections.synchronizedList(new ArrayList<>());
         LocalReplyRouter router = new LocalReplyRouter();

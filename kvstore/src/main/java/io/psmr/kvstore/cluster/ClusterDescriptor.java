@@ -6,7 +6,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.psmr.ordering.OrderingProtocol;
 import io.psmr.ordering.ringpaxos.RingPaxosConfig;
-import io.psmr.ordering.ringpaxos.net.TransportConfig;
+import io.psmr.ordering.ringpaxos.net.RingPaxosTransportConfig;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
@@ -259,8 +259,8 @@ public record ClusterDescriptor(int version, OrderingProtocol ordering,
     }
 
     /** Every node's transport settings: the defaults with the cluster's tick. */
-    public TransportConfig transportConfig() {
-        return TransportConfig.defaults().withTickInterval(settings.tick());
+    public RingPaxosTransportConfig transportConfig() {
+        return RingPaxosTransportConfig.defaults().withTickInterval(settings.tick());
     }
 
     /** Every Ring Paxos node's address by id (acceptors, learners, proposer slots). */

@@ -5,7 +5,7 @@ import io.psmr.kvstore.ReplicaCheckpointState;
 import io.psmr.kvstore.checkpoint.Checkpoint;
 import io.psmr.kvstore.checkpoint.CheckpointStore;
 import io.psmr.ordering.pbft.ApplicationCheckpoints;
-import io.psmr.ordering.pbft.PbftReady.StableCheckpoint;
+import io.psmr.ordering.pbft.PillarOutput.StableCheckpoint;
 import io.psmr.ordering.pbft.PbftResumeState;
 import java.io.IOException;
 import java.util.Objects;

@@ -12,7 +12,7 @@ import io.psmr.kvstore.checkpoint.CheckpointServer;
 import io.psmr.kvstore.checkpoint.CheckpointStore;
 import io.psmr.kvstore.checkpoint.InstalledCheckpoint;
 import io.psmr.kvstore.StoreConfig;
-import io.psmr.ordering.pbft.PbftReady.StableCheckpoint;
+import io.psmr.ordering.pbft.PillarOutput.StableCheckpoint;
 import io.psmr.kvstore.Replica;
 import io.psmr.kvstore.ReplicaConfig;
 import io.psmr.kvstore.ReplicaStats;

@@ -4,7 +4,7 @@ import io.psmr.kvstore.checkpoint.Checkpoint;
 import io.psmr.kvstore.checkpoint.CheckpointFetchException;
 import io.psmr.kvstore.checkpoint.CheckpointFetcher;
 import io.psmr.kvstore.checkpoint.CheckpointStore;
-import io.psmr.ordering.pbft.PbftReady.StableCheckpoint;
+import io.psmr.ordering.pbft.PillarOutput.StableCheckpoint;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;

@@ -12,12 +12,12 @@ import io.psmr.ordering.pbft.HmacAuthenticator;
 import io.psmr.ordering.pbft.PbftBroadcast;
 import io.psmr.kvstore.checkpoint.InstalledCheckpoint;
 import io.psmr.ordering.pbft.PbftConfig;
-import io.psmr.ordering.pbft.PbftReady.StableCheckpoint;
+import io.psmr.ordering.pbft.PillarOutput.StableCheckpoint;
 import io.psmr.ordering.pbft.PbftResumeState;
 import io.psmr.ordering.pbft.PbftKeys;
-import io.psmr.ordering.pbft.PbftPillarCore;
+import io.psmr.ordering.pbft.PbftPillar;
 import io.psmr.ordering.pbft.PbftReplicaNode;
-import io.psmr.ordering.pbft.PillarCore;
+import io.psmr.ordering.pbft.PbftCore;
 import io.psmr.ordering.pbft.PillarNetwork;
 import io.psmr.ordering.pbft.PillarSnapshot;
 import io.psmr.ordering.pbft.byzantine.ByzantineMode;
@@ -141,9 +141,9 @@ public final class PbftStoreNode implements AutoCloseable {
             }
             b = PbftBroadcast.create(replica, config, t, auth, RETAINED_INSTANCES, MAX_PENDING_PROPOSALS, 64,
                     firstRequestNumber, resume == null ? 1 : resume.nextInstance());
-            List<PillarCore> cores = new ArrayList<>();
+            List<PbftCore> cores = new ArrayList<>();
             for (int p = 0; p < config.pillars(); p++) {
-                cores.add(PbftPillarCore.create(config, replica, p, auth));
+                cores.add(new PbftPillar(config, replica, p, auth));
             }
             PillarNetwork network = t;
             if (byzantine != null && byzantine.rewritesEnvelopes()) {

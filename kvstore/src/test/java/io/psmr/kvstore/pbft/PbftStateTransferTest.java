@@ -19,7 +19,7 @@ import io.psmr.kvstore.checkpoint.CheckpointStore;
 import io.psmr.kvstore.checkpoint.InstalledCheckpoint;
 import io.psmr.kvstore.checkpoint.SnapshottingStore;
 import io.psmr.ordering.pbft.ApplicationCheckpoints;
-import io.psmr.ordering.pbft.PbftReady.StableCheckpoint;
+import io.psmr.ordering.pbft.PillarOutput.StableCheckpoint;
 import io.psmr.ordering.pbft.PbftResumeState;
 import io.psmr.ordering.pbft.RequestDeduplicator;
 import java.io.ByteArrayOutputStream;

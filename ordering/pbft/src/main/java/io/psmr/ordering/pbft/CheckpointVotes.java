@@ -1,7 +1,7 @@
 package io.psmr.ordering.pbft;
 
 import io.psmr.ordering.pbft.PbftMessage.Checkpoint;
-import io.psmr.ordering.pbft.PbftReady.StableCheckpoint;
+import io.psmr.ordering.pbft.PillarOutput.StableCheckpoint;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;

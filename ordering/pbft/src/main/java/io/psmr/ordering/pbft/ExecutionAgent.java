@@ -59,7 +59,7 @@ public final class ExecutionAgent implements Agent {
     private final DeliverySink sink;
     private final int maxHeldCommands;
 
-    private final TreeMap<Long, PbftReady.Committed> beyondWindow = new TreeMap<>();
+    private final TreeMap<Long, PillarOutput.Committed> beyondWindow = new TreeMap<>();
     private final int maxBeyondWindow;
     private final ApplicationCheckpoints app;  // null: the stage's chain checkpoints
     private final long resumedAt;                // the sequence number the stage resumed after (0: from the start)
@@ -167,7 +167,7 @@ public final class ExecutionAgent implements Agent {
 
     private void take(ExecutionEvent e) {
         if (e instanceof ExecutionEvent.Commit c) {
-            PbftReady.Committed committed = c.committed();
+            PillarOutput.Committed committed = c.committed();
             if (stage.pillarOf(committed.seq()) != c.pillar()) {
                 throw new IllegalStateException(role + ": pillar " + c.pillar() + " committed sequence number "
                         + committed.seq() + ", which belongs to pillar " + stage.pillarOf(committed.seq()));
@@ -260,7 +260,7 @@ public final class ExecutionAgent implements Agent {
         return 1;
     }
 
-    private boolean offer(PbftReady.Committed c) {
+    private boolean offer(PillarOutput.Committed c) {
         return c.isEmpty() ? stage.offerEmpty(c.seq()) : stage.offer(c.seq(), c.request());
     }
 

@@ -1,7 +1,7 @@
 package io.psmr.ordering.pbft;
 
-import io.psmr.ordering.pbft.PbftReady.Committed;
-import io.psmr.ordering.pbft.PbftReady.StableCheckpoint;
+import io.psmr.ordering.pbft.PillarOutput.Committed;
+import io.psmr.ordering.pbft.PillarOutput.StableCheckpoint;
 
 /** What a {@link PillarAgent} tells the {@link ExecutionAgent} of its replica. */
 public sealed interface ExecutionEvent {

@@ -21,7 +21,7 @@ public final class LoopbackPbft implements AutoCloseable {
     @FunctionalInterface
     public interface PillarFactory {
         /** The core of {@code pillar} at {@code replica}. */
-        PillarCore create(PbftConfig config, int replica, int pillar, Authenticator auth);
+        PbftCore create(PbftConfig config, int replica, int pillar, Authenticator auth);
     }
 
     private final PbftConfig config;
@@ -40,7 +40,7 @@ public final class LoopbackPbft implements AutoCloseable {
                 PbftBroadcast broadcast = PbftBroadcast.create(r, config, network.intake(r), auth, b.retainedInstances,
                         b.maxPendingProposals, b.maxLearners, 1);
                 broadcasts.add(broadcast);
-                List<PillarCore> cores = new ArrayList<>();
+                List<PbftCore> cores = new ArrayList<>();
                 for (int p = 0; p < np; p++) {
                     cores.add(b.pillars.create(config, r, p, auth));
                 }
@@ -95,7 +95,7 @@ public final class LoopbackPbft implements AutoCloseable {
     public static final class Builder {
         private final PbftConfig config;
         private PbftReplicaNode.Settings settings = PbftReplicaNode.Settings.defaults();
-        private PillarFactory pillars = PbftPillarCore::create;
+        private PillarFactory pillars = PbftPillar::new;
         private int frameCapacity = 4096;
         private int retainedInstances = 1024;
         private int maxPendingProposals = 1024;
@@ -112,7 +112,7 @@ public final class LoopbackPbft implements AutoCloseable {
             return this;
         }
 
-        /** The pillar cores (default: {@link PbftPillar}, through {@link PbftPillarCore}). */
+        /** The pillar cores (default: {@link PbftPillar}). */
         public Builder pillars(PillarFactory factory) {
             this.pillars = Objects.requireNonNull(factory, "factory");
             return this;

@@ -238,7 +238,7 @@ public final class PbftBroadcast implements AtomicBroadcast {
     /**
      * This replica's pillar {@code pillar} refused {@code request}, one of this broadcast's, when it was handed over
      * (on that pillar's agent thread): the pillar neither remembers nor forwards it, so it is not ordered; its
-     * proposal fails at once, naming {@code reason} ({@code null}: a core that does not say why).
+     * proposal fails at once, naming {@code reason}.
      */
     void refused(Request request, int pillar, Refusal reason) {
         CompletableFuture<Long> f = inFlight.remove(request.id());
@@ -247,7 +247,7 @@ public final class PbftBroadcast implements AtomicBroadcast {
         }
         permits.release();
         String what = "replica " + replica + " pillar " + pillar + " refused request " + request.number() + " of client "
-                + request.client() + " (" + (reason == null ? "reason not given" : reason) + "); the value was not ordered";
+                + request.client() + " (" + reason + "); the value was not ordered";
         f.completeExceptionally(reason == Refusal.OVERLOADED
                 ? new OverloadedException(what + ": its pending-request table is full (maxPendingRequests)")
                 : reason == Refusal.REQUEST_TOO_LARGE ? new IllegalArgumentException(what + ": larger than maxRequestBytes")

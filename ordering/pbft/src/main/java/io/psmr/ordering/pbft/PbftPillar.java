@@ -9,8 +9,10 @@ import io.psmr.ordering.pbft.PbftMessage.Prepare;
 import io.psmr.ordering.pbft.PbftMessage.PrePrepared;
 import io.psmr.ordering.pbft.PbftMessage.Request;
 import io.psmr.ordering.pbft.PbftMessage.ViewChange;
-import io.psmr.ordering.pbft.PbftReady.Committed;
-import io.psmr.ordering.pbft.PbftReady.StableCheckpoint;
+import io.psmr.ordering.pbft.PillarOutput.Committed;
+import io.psmr.ordering.pbft.PillarOutput.StableCheckpoint;
+import io.psmr.ordering.protocol.Outbox;
+import io.psmr.ordering.protocol.Ready;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.EnumMap;
@@ -19,6 +21,7 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeMap;
@@ -27,7 +30,8 @@ import java.util.TreeMap;
  * The PBFT state machine of one COP pillar at one replica: it orders the instances
  * {@code c ≡ pillar (mod Np)} of the global sequence, with its own view. It is pure: its state
  * changes only in {@link #step}, {@link #tick}, {@link #propose}, {@link #needEmpty},
- * {@link #checkpointDigest} and {@link #stableCheckpoint}, and its outputs wait in {@link #ready()}.
+ * {@link #checkpointDigest} and {@link #stableCheckpoint}, and its outputs wait in {@link #ready()}: the
+ * {@link PbftCore} of one pillar.
  * No clock, thread, socket or random number inside; the same inputs give the same outputs.
  *
  * <p>Byzantine inputs are refused, never obeyed, and counted by {@link Refusal}. Safety never
@@ -40,7 +44,7 @@ import java.util.TreeMap;
  *
  * <p>Not thread-safe: the host (the pillar's thread) calls every method from one thread; nothing blocks.
  */
-public final class PbftPillar {
+public final class PbftPillar implements PbftCore {
 
     /** One instance (sequence number) in the window. */
     private static final class Slot {
@@ -97,9 +101,7 @@ public final class PbftPillar {
     private long lastProgress;
 
     private final EnumMap<Refusal, Long> refusals = new EnumMap<>(Refusal.class);
-    private final List<PbftEnvelope> outMessages = new ArrayList<>();
-    private final List<Committed> outCommitted = new ArrayList<>();
-    private final List<StableCheckpoint> outStable = new ArrayList<>();
+    private final Outbox<PbftEnvelope, Void, PillarOutput> outbox = new Outbox<>();
 
     /**
      * A pillar in view 0 with no stable checkpoint.
@@ -139,6 +141,7 @@ public final class PbftPillar {
     // ------------------------------------------------------------------ inputs
 
     /** Handles one envelope addressed to this pillar; anything invalid is dropped and counted. */
+    @Override
     public void step(PbftEnvelope envelope) {
         int from = envelope.from();
         if (envelope.to() != self || envelope.pillar() != pillar || from < 0 || from >= n || from == self) {
@@ -151,7 +154,7 @@ public final class PbftPillar {
         }
         PbftMessage m = envelope.message();
         if (m instanceof Request r) {
-            admit(r, false);
+            admit(r);
         } else if (m instanceof PrePrepare p) {
             onPrePrepare(p, from);
         } else if (m instanceof Prepare p) {
@@ -174,21 +177,25 @@ public final class PbftPillar {
      * A client request arrived at this replica for this pillar. It is remembered (its timer starts)
      * and forwarded to the other replicas; the leader of the pillar's next instance orders it.
      *
-     * @return false if it was refused (bad MAC for this replica, too large, already ordered, table full)
+     * @return empty if it was taken, else why it was refused (too large, bad MAC for this replica, already ordered,
+     *         table full, checked in that order); a refused request is counted in {@link #refusals()}
      */
-    public boolean propose(Request request) {
+    @Override
+    public Optional<Refusal> propose(Request request) {
         boolean fresh = !pending.containsKey(request.id());
-        if (!admit(request, true)) {
-            return false;
+        Refusal refusal = admit(request);
+        if (refusal != null) {
+            return Optional.of(refusal);
         }
         if (fresh) {
             multicast(request);
         }
         tryPropose();
-        return true;
+        return Optional.empty();
     }
 
     /** Advances time by one tick: request and view-change timers, EMPTY instances, retransmission. */
+    @Override
     public void tick() {
         now++;
         if (changing) {
@@ -215,6 +222,7 @@ public final class PbftPillar {
      *
      * @throws IllegalArgumentException if {@code seq} belongs to another pillar
      */
+    @Override
     public void needEmpty(long seq) {
         if (seq < 1 || config.pillarOf(seq) != pillar) {
             throw new IllegalArgumentException("instance " + seq + " does not belong to pillar " + pillar);
@@ -234,6 +242,7 @@ public final class PbftPillar {
      *
      * @throws IllegalArgumentException if {@code seq} is not a checkpoint number
      */
+    @Override
     public void checkpointDigest(long seq, byte[] digest) {
         if (!config.isCheckpoint(seq)) {
             throw new IllegalArgumentException(seq + " is not a checkpoint number (multiple of " + config.checkpointInterval() + ")");
@@ -250,6 +259,7 @@ public final class PbftPillar {
      * A checkpoint became stable (usually announced by the pillar that agreed on it): discard the log
      * up to it and move the watermarks. A proof without 2f+1 matching CHECKPOINTs is refused.
      */
+    @Override
     public void stableCheckpoint(StableCheckpoint checkpoint) {
         if (!checkpoints.validProof(checkpoint.seq(), checkpoint.stateDigest(), checkpoint.proof())) {
             refuse(Refusal.BAD_CHECKPOINT);
@@ -267,21 +277,21 @@ public final class PbftPillar {
      * as in PBFT). The pillar forgets them and refuses them from now on; without this, requests ordered
      * in a stretch the replica skipped stay pending, time out, and send it into a view change alone.
      */
+    @Override
     public void clientExecuted(long client, long number) {
         lastOrdered.merge(client, number, Math::max);
         pending.values().removeIf(p -> p.request.client() == client && p.request.number() <= number);
     }
 
-    /** Returns and clears what was produced since the last call. */
-    public PbftReady ready() {
-        if (outMessages.isEmpty() && outCommitted.isEmpty() && outStable.isEmpty()) {
-            return PbftReady.EMPTY;
-        }
-        PbftReady r = new PbftReady(outMessages, outCommitted, outStable);
-        outMessages.clear();
-        outCommitted.clear();
-        outStable.clear();
-        return r;
+    /** Returns what was produced since the last call: envelopes to send, and {@link PillarOutput}s; never writes. */
+    @Override
+    public Ready<PbftEnvelope, Void, PillarOutput> ready() {
+        return outbox.drain();
+    }
+
+    @Override
+    public void advance(Ready<PbftEnvelope, Void, PillarOutput> ready) {
+        outbox.advance(ready);
     }
 
     // ------------------------------------------------------------------ observers
@@ -292,6 +302,7 @@ public final class PbftPillar {
     }
 
     /** This pillar's number. */
+    @Override
     public int pillar() {
         return pillar;
     }
@@ -331,6 +342,11 @@ public final class PbftPillar {
         return new EnumMap<>(refusals);
     }
 
+    @Override
+    public PillarSnapshot snapshot(long malformed) {
+        return new PillarSnapshot(pillar, view, low, refusals(), malformed);
+    }
+
     /** Refusals so far of one reason. */
     public long refusals(Refusal reason) {
         return refusals.getOrDefault(reason, 0L);
@@ -338,28 +354,31 @@ public final class PbftPillar {
 
     // ------------------------------------------------------------------ requests and proposing
 
-    private boolean admit(Request r, boolean local) {
+    /** Remembers a request to order: null if it is pending now, else why it was refused (and counted). */
+    private Refusal admit(Request r) {
+        Refusal refusal = admission(r);
+        if (refusal != null) {
+            refuse(refusal);
+        } else if (!pending.containsKey(r.id())) {
+            pending.put(r.id(), new Pending(r, now));
+        }
+        return refusal;
+    }
+
+    private Refusal admission(Request r) {
         if (r.payload().length > config.maxRequestBytes()) {
-            refuse(Refusal.REQUEST_TOO_LARGE);
-            return false;
+            return Refusal.REQUEST_TOO_LARGE;
         }
         if (!r.verifiedFor(self, auth)) {
-            refuse(Refusal.BAD_REQUEST_AUTH);
-            return false;
+            return Refusal.BAD_REQUEST_AUTH;
         }
         if (r.number() <= lastOrdered.getOrDefault(r.client(), 0L)) {
-            refuse(Refusal.DUPLICATE_REQUEST);
-            return false;
+            return Refusal.DUPLICATE_REQUEST;
         }
-        if (pending.containsKey(r.id())) {
-            return true;
+        if (!pending.containsKey(r.id()) && pending.size() >= config.maxPendingRequests()) {
+            return Refusal.OVERLOADED;
         }
-        if (pending.size() >= config.maxPendingRequests()) {
-            refuse(Refusal.OVERLOADED);
-            return false;
-        }
-        pending.put(r.id(), new Pending(r, now));
-        return true;
+        return null;
     }
 
     /** The lowest instance of this pillar above {@code x}. */
@@ -756,7 +775,7 @@ public final class PbftPillar {
     }
 
     private void committed(long seq, long inView, Request request, byte[] digest) {
-        outCommitted.add(new Committed(seq, inView, request, digest));
+        outbox.output(new Committed(seq, inView, request, digest));
         if (request != null) {
             Request r = request;
             lastOrdered.merge(r.client(), r.number(), Math::max);
@@ -807,7 +826,7 @@ public final class PbftPillar {
         slots.headMap(seq, true).clear();
         otherViewCommits.headMap(seq, true).clear();
         if (announce) {
-            outStable.add(new StableCheckpoint(seq, digest, proof));
+            outbox.output(new StableCheckpoint(seq, digest, proof));
         }
     }
 
@@ -1064,7 +1083,7 @@ public final class PbftPillar {
     }
 
     private void send(int to, PbftMessage m) {
-        outMessages.add(PbftEnvelope.seal(self, to, pillar, m, auth));
+        outbox.send(PbftEnvelope.seal(self, to, pillar, m, auth));
     }
 
     private void refuse(Refusal reason) {

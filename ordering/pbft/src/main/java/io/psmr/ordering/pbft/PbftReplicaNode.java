@@ -12,7 +12,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.function.LongSupplier;
 
 /**
- * One PBFT replica with COP (seed 000 §4): {@code Np} {@link PillarAgent}s, each owning one {@link PillarCore}, and
+ * One PBFT replica with COP (seed 000 §4): {@code Np} {@link PillarAgent}s, each owning one {@link PbftCore}, and
  * one {@link ExecutionAgent}, run by one {@link AgentRunner} on {@link Settings#threads()} threads. The agents share
  * nothing; they talk through bounded queues: pillar → execution (committed instances, stable checkpoints) and
  * execution → pillar (checkpoint digests, EMPTY requests, stable checkpoints), and to other replicas through the
@@ -71,7 +71,7 @@ public final class PbftReplicaNode implements AutoCloseable {
      * @param settings threads, tick, queue bounds
      * @param clock    the replica's clock in nanoseconds, read only by the pillar agents to make ticks
      */
-    public PbftReplicaNode(int replica, PbftConfig config, List<? extends PillarCore> cores, PillarNetwork network,
+    public PbftReplicaNode(int replica, PbftConfig config, List<? extends PbftCore> cores, PillarNetwork network,
                            DeliverySink sink, Settings settings, LongSupplier clock) {
         this(replica, config, cores, network, sink, settings, clock, null);
     }
@@ -84,7 +84,7 @@ public final class PbftReplicaNode implements AutoCloseable {
      * @param adopt  the stable checkpoint its pillars adopt first (the proof state transfer was checked against), or
      *               null (a replica resumed from its own checkpoint learns the next stable one from the others)
      */
-    public record AppCheckpoints(ApplicationCheckpoints app, PbftResumeState resume, PbftReady.StableCheckpoint adopt) {
+    public record AppCheckpoints(ApplicationCheckpoints app, PbftResumeState resume, PillarOutput.StableCheckpoint adopt) {
         /** Checks that the adopted checkpoint is the resumed one. */
         public AppCheckpoints {
             Objects.requireNonNull(app, "app");
@@ -123,7 +123,7 @@ public final class PbftReplicaNode implements AutoCloseable {
      *
      * @throws IllegalArgumentException as {@link #checkAppCheckpoints}
      */
-    public PbftReplicaNode(int replica, PbftConfig config, List<? extends PillarCore> cores, PillarNetwork network,
+    public PbftReplicaNode(int replica, PbftConfig config, List<? extends PbftCore> cores, PillarNetwork network,
                            DeliverySink sink, Settings settings, LongSupplier clock, AppCheckpoints checkpoints) {
         Objects.requireNonNull(config, "config");
         Objects.requireNonNull(settings, "settings");
@@ -143,7 +143,7 @@ public final class PbftReplicaNode implements AutoCloseable {
         List<BoundedQueue<PillarCommand>> commands = new ArrayList<>();
         List<Agent> agents = new ArrayList<>();
         for (int p = 0; p < config.pillars(); p++) {
-            PillarCore core = cores.get(p);
+            PbftCore core = cores.get(p);
             if (core.pillar() != p) {
                 throw new IllegalArgumentException("replica " + replica + ": core at index " + p + " runs pillar "
                         + core.pillar());

@@ -1,26 +1,29 @@
 package io.psmr.ordering.pbft;
 
 import io.psmr.ordering.pbft.PbftMessage.Request;
+import io.psmr.ordering.protocol.Ready;
 import io.psmr.ordering.agent.Agent;
 import io.psmr.ordering.agent.BoundedQueue;
 import java.util.ArrayDeque;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A COP pillar (seeds 000 §4.1 and 001): the {@link Agent} that owns one {@link PillarCore} and everything it touches.
+ * A COP pillar (seeds 000 §4.1 and 001): the {@link Agent} that owns one {@link PbftCore} and everything it touches.
  * Each duty cycle it
  * <ol>
  *   <li>applies every command of its execution stage (checkpoint digests, EMPTY requests, stable checkpoints);</li>
  *   <li>unless it still holds outputs for the execution stage, decodes and steps client requests and frames from its
  *       private inboxes (a bounded batch each);</li>
- *   <li>turns elapsed time of the replica's clock into {@link PillarCore#tick() ticks} (the core has no clock; at most
+ *   <li>turns elapsed time of the replica's clock into {@link PbftCore#tick() ticks} (the core has no clock; at most
  *       {@value #MAX_TICKS_PER_CYCLE} per cycle, dropping ticks a stalled thread missed; none while it holds outputs
  *       for a full execution queue, so the replica's own slowness never looks like a slow leader);</li>
- *   <li>drains the core's {@link PbftReady}: sends the envelopes through the {@link PillarNetwork}, and queues committed
- *       instances and stable checkpoints for the execution stage, keeping in order what its queue refused.</li>
+ *   <li>drains the core's {@link Ready}: sends the envelopes through the {@link PillarNetwork}, queues committed
+ *       instances and stable checkpoints for the execution stage, keeping in order what its queue refused, and
+ *       advances the core (a pillar persists nothing).</li>
  * </ol>
  * Backpressure: while the execution stage's queue is full, the pillar stops taking protocol input (so its core stops
  * committing) but still applies the execution stage's commands, so the two can never wait on each other. What it holds
@@ -40,7 +43,7 @@ public final class PillarAgent implements Agent {
 
     private final String role;
     private final int replica;
-    private final PillarCore core;
+    private final PbftCore core;
     private final PillarNetwork network;
     private final BoundedQueue<byte[]> frames;
     private final BoundedQueue<byte[]> requests;
@@ -66,7 +69,7 @@ public final class PillarAgent implements Agent {
      * @param tickNanos   the length of one tick, at least 1
      * @param maxHeld     outputs held for a full execution queue before it is a core bug (the watermark window L)
      */
-    public PillarAgent(int replica, PillarCore core, PillarNetwork network, BoundedQueue<PillarCommand> commands,
+    public PillarAgent(int replica, PbftCore core, PillarNetwork network, BoundedQueue<PillarCommand> commands,
                        BoundedQueue<ExecutionEvent> toExecution, LongSupplier clock, long tickNanos, int maxHeld) {
         this.replica = replica;
         this.core = Objects.requireNonNull(core, "core");
@@ -132,9 +135,10 @@ public final class PillarAgent implements Agent {
             return;
         }
         if (m instanceof Request r) {
-            if (!core.propose(r)) {
+            Optional<Refusal> refusal = core.propose(r);
+            if (refusal.isPresent()) {
                 refusedRequests++;
-                network.refused(replica, core.pillar(), r, core.lastRefusal()); // its proposer fails it at once
+                network.refused(replica, core.pillar(), r, refusal.get()); // its proposer fails it at once
             }
         } else {
             refuseMalformed("request", new IllegalArgumentException("not a request: " + m.getClass().getSimpleName()));
@@ -177,7 +181,7 @@ public final class PillarAgent implements Agent {
     }
 
     private int drainReady() {
-        PbftReady ready = core.ready();
+        Ready<PbftEnvelope, Void, PillarOutput> ready = core.ready();
         if (ready.isEmpty()) {
             return 0;
         }
@@ -185,12 +189,18 @@ public final class PillarAgent implements Agent {
             network.send(e);
         }
         int pillar = core.pillar();
-        for (PbftReady.Committed c : ready.committed()) {
-            held.add(new ExecutionEvent.Commit(pillar, c));
+        // Commits first, then stable checkpoints: a checkpoint may cover instances committed in the same Ready.
+        for (PillarOutput o : ready.outputs()) {
+            if (o instanceof PillarOutput.Committed c) {
+                held.add(new ExecutionEvent.Commit(pillar, c));
+            }
         }
-        for (PbftReady.StableCheckpoint s : ready.stable()) {
-            held.add(new ExecutionEvent.Stable(pillar, s));
+        for (PillarOutput o : ready.outputs()) {
+            if (o instanceof PillarOutput.StableCheckpoint s) {
+                held.add(new ExecutionEvent.Stable(pillar, s));
+            }
         }
+        core.advance(ready);
         if (held.size() > maxHeld) {
             throw new IllegalStateException(role + ": holds " + held.size() + " outputs for a full execution queue, more"
                     + " than the watermark window of " + maxHeld + " allows; the pillar core commits beyond its window");

@@ -1,6 +1,6 @@
 package io.psmr.ordering.pbft;
 
-import io.psmr.ordering.pbft.PbftReady.StableCheckpoint;
+import io.psmr.ordering.pbft.PillarOutput.StableCheckpoint;
 
 /** What the {@link ExecutionAgent} tells a {@link PillarAgent} of its replica. */
 public sealed interface PillarCommand {

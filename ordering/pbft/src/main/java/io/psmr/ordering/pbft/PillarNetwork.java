@@ -34,7 +34,7 @@ public interface PillarNetwork {
 
     /**
      * {@code pillar} of {@code replica} refused a request submitted to it through {@link #requests}, for
-     * {@code reason} (null if its core does not say): tells whoever submitted it, so that its proposer fails it at
+     * {@code reason}: tells whoever submitted it, so that its proposer fails it at
      * once. Called on that pillar's agent thread; never blocks.
      */
     void refused(int replica, int pillar, PbftMessage.Request request, Refusal reason);

@@ -7,7 +7,7 @@ import io.psmr.ordering.pbft.PbftMessage.Request;
 public interface RefusedRequests {
 
     /**
-     * {@code pillar} refused {@code request} for {@code reason} (null if its core does not say). Called on that
+     * {@code pillar} refused {@code request} for {@code reason}. Called on that
      * pillar's agent thread: must not block.
      */
     void refused(Request request, int pillar, Refusal reason);

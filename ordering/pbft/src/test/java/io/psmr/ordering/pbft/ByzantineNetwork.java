@@ -8,17 +8,18 @@ import io.psmr.ordering.pbft.PbftMessage.NewView;
 import io.psmr.ordering.pbft.PbftMessage.PrePrepared;
 import io.psmr.ordering.pbft.PbftMessage.Request;
 import io.psmr.ordering.pbft.PbftMessage.ViewChange;
+import io.psmr.ordering.protocol.sim.SimulatedNetwork;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 
 /**
- * A {@link PbftNetwork} in which replica {@link #byzantine} follows a {@link ByzantineBehaviour}: its
+ * A {@link SimulatedNetwork} of envelopes in which replica {@link #byzantine} follows a {@link ByzantineBehaviour}: its
  * outgoing envelopes are rewritten, dropped or multiplied in {@link #transmit}, and in {@link #tick}
  * it sends what no correct replica would. Its own decisions use a separate seeded random, so a
  * (seed, behaviour) pair always gives the same run.
  */
-class ByzantineNetwork extends PbftNetwork {
+class ByzantineNetwork extends SimulatedNetwork<PbftEnvelope> {
 
     /**
      * Lies in a VIEW-CHANGE (signed by the liar: it can sign only as itself). All but
@@ -79,7 +80,7 @@ class ByzantineNetwork extends PbftNetwork {
     private final List<Held> held = new ArrayList<>();
 
     ByzantineNetwork(Random random, int byzantine, ByzantineBehaviour behaviour, PbftConfig config, Authenticator auth) {
-        super(random);
+        super(random, PbftEnvelope::from, PbftEnvelope::to);
         this.byzantine = byzantine;
         this.behaviour = behaviour;
         this.config = config;
@@ -95,7 +96,7 @@ class ByzantineNetwork extends PbftNetwork {
     }
 
     @Override
-    void transmit(PbftEnvelope e, long now) {
+    public void transmit(PbftEnvelope e, long now) {
         if (e.from() != byzantine) {
             if (e.to() == byzantine) {
                 remember(receivedByMe, e);
@@ -116,7 +117,7 @@ class ByzantineNetwork extends PbftNetwork {
     }
 
     @Override
-    void heal() {
+    public void heal() {
         super.heal();
         healed = true;
     }
@@ -151,7 +152,7 @@ class ByzantineNetwork extends PbftNetwork {
     }
 
     @Override
-    void tick(long now) {
+    public void tick(long now) {
         this.now = now;
         for (java.util.Iterator<Held> it = held.iterator(); it.hasNext(); ) {
             Held h = it.next();

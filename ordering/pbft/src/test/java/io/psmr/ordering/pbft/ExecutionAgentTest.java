@@ -6,8 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.psmr.ordering.pbft.PbftMessage.Request;
-import io.psmr.ordering.pbft.PbftReady.Committed;
-import io.psmr.ordering.pbft.PbftReady.StableCheckpoint;
+import io.psmr.ordering.pbft.PillarOutput.Committed;
+import io.psmr.ordering.pbft.PillarOutput.StableCheckpoint;
 import io.psmr.ordering.agent.BoundedQueue;
 import java.util.ArrayList;
 import java.util.List;

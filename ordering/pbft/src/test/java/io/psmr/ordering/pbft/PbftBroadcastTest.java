@@ -10,13 +10,15 @@ import io.psmr.ordering.DeliveryListener;
 import io.psmr.ordering.OverloadedException;
 import io.psmr.ordering.Subscription;
 import io.psmr.ordering.pbft.PbftMessage.Request;
-import io.psmr.ordering.pbft.PbftReady.StableCheckpoint;
+import io.psmr.ordering.pbft.PillarOutput.StableCheckpoint;
+import io.psmr.ordering.protocol.Ready;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -145,7 +147,7 @@ class PbftBroadcastTest {
     }
 
     /** A core that takes every request and never orders anything. */
-    private static class BlackHole implements PillarCore {
+    private static class BlackHole implements PbftCore {
         private final int pillar;
 
         BlackHole(int pillar) {
@@ -166,8 +168,8 @@ class PbftBroadcastTest {
         }
 
         @Override
-        public boolean propose(Request request) {
-            return true;
+        public Optional<Refusal> propose(Request request) {
+            return Optional.empty();
         }
 
         @Override
@@ -183,8 +185,12 @@ class PbftBroadcastTest {
         }
 
         @Override
-        public PbftReady ready() {
-            return PbftReady.EMPTY;
+        public Ready<PbftEnvelope, Void, PillarOutput> ready() {
+            return Ready.empty();
+        }
+
+        @Override
+        public void advance(Ready<PbftEnvelope, Void, PillarOutput> ready) {
         }
     }
 
@@ -215,7 +221,7 @@ class PbftBroadcastTest {
                 assertThrows(IllegalArgumentException.class, () -> b.propose(new byte[65537])).getMessage());
     }
 
-    /** A core that refuses every request for one reason (or none given), as a full pending table would. */
+    /** A core that refuses every request for one reason, as a full pending table would. */
     static final class Refusing extends BlackHole {
         private final Refusal reason;
 
@@ -225,20 +231,15 @@ class PbftBroadcastTest {
         }
 
         @Override
-        public boolean propose(Request request) {
-            return false;
-        }
-
-        @Override
-        public Refusal lastRefusal() {
-            return reason;
+        public Optional<Refusal> propose(Request request) {
+            return Optional.of(reason);
         }
     }
 
     @Test
     void aRequestThePillarRefusesFailsAtOnceNamingWhyAndGivesItsPermitBack() throws Exception {
         LoopbackPbft cluster = LoopbackPbft.builder(CONFIG).settings(SETTINGS).maxPendingProposals(2)
-                .pillars((config, replica, pillar, auth) -> new Refusing(pillar, pillar == 0 ? Refusal.OVERLOADED : null))
+                .pillars((config, replica, pillar, auth) -> new Refusing(pillar, pillar == 0 ? Refusal.OVERLOADED : Refusal.DUPLICATE_REQUEST))
                 .build();
         try {
             PbftBroadcast b = cluster.broadcast(1);
@@ -249,7 +250,7 @@ class PbftBroadcastTest {
                         + " was not ordered: its pending-request table is full (maxPendingRequests)", over.getCause().getMessage());
                 ExecutionException unknown = assertThrows(ExecutionException.class, () -> b.propose(new byte[] {2}).get(5, TimeUnit.SECONDS));
                 assertInstanceOf(IllegalStateException.class, unknown.getCause());
-                assertEquals("replica 1 pillar 1 refused request " + (round + 1) + " of client 3 (reason not given); the"
+                assertEquals("replica 1 pillar 1 refused request " + (round + 1) + " of client 3 (DUPLICATE_REQUEST); the"
                         + " value was not ordered", unknown.getCause().getMessage());
             }
             assertEquals(0, b.inFlight());
@@ -263,7 +264,7 @@ class PbftBroadcastTest {
         // Replica 2's pillars hold other keys than the cluster's: they refuse its own broadcast's requests (bad MAC).
         Authenticator stranger = new HmacAuthenticator(PbftKeys.forTesting(99, 4, 8));
         LoopbackPbft cluster = LoopbackPbft.builder(CONFIG).settings(SETTINGS)
-                .pillars((config, replica, pillar, auth) -> PbftPillarCore.create(config, replica, pillar,
+                .pillars((config, replica, pillar, auth) -> new PbftPillar(config, replica, pillar,
                         replica == 2 ? stranger : auth))
                 .build();
         try {

@@ -54,9 +54,9 @@ class PbftByzantineTest {
                 }
             }
         }
-        net.lossRate = random.nextDouble() * 0.15;
-        net.duplicateRate = random.nextDouble() * 0.1;
-        net.maxDelay = 1 + random.nextInt(5);
+        net.lossRate(random.nextDouble() * 0.15);
+        net.duplicateRate(random.nextDouble() * 0.1);
+        net.maxDelay(1 + random.nextInt(5));
         int clients = 2 + random.nextInt(3);
         long[] numbers = new long[clients];
         long[] sentAt = new long[clients];

@@ -1,8 +1,10 @@
 package io.psmr.ordering.pbft;
 
 import io.psmr.ordering.pbft.PbftMessage.Request;
-import io.psmr.ordering.pbft.PbftReady.Committed;
-import io.psmr.ordering.pbft.PbftReady.StableCheckpoint;
+import io.psmr.ordering.pbft.PillarOutput.Committed;
+import io.psmr.ordering.pbft.PillarOutput.StableCheckpoint;
+import io.psmr.ordering.protocol.Ready;
+import io.psmr.ordering.protocol.sim.SimulatedNetwork;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -13,12 +15,13 @@ import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
- * n replicas × Np pillars over a {@link PbftNetwork}, each replica with a minimal execution stage:
+ * n replicas × Np pillars over a {@link SimulatedNetwork} of envelopes, each replica with a minimal execution stage:
  * it executes committed instances in global sequence order (skipping requests already executed),
  * chains a state digest, reports it at checkpoints to the checkpoint's pillar, announces stable
  * checkpoints to every pillar, asks pillars for EMPTY instances where the order has a gap, and
@@ -134,7 +137,7 @@ class PbftCluster {
 
     final PbftConfig config;
     final Authenticator auth;
-    final PbftNetwork network;
+    final SimulatedNetwork<PbftEnvelope> network;
     final Replica[] replicas;
     final List<String> violations = new ArrayList<>();
     /** Replicas that are Byzantine: neither their commits nor their progress are checked. */
@@ -165,7 +168,12 @@ class PbftCluster {
     final Map<RequestId, Request> submitted = new LinkedHashMap<>();
     long now;
 
-    PbftCluster(PbftConfig config, Authenticator auth, PbftNetwork network) {
+    /** A network of envelopes drawing from {@code random} (lossless until told otherwise). */
+    static SimulatedNetwork<PbftEnvelope> network(Random random) {
+        return new SimulatedNetwork<>(random, PbftEnvelope::from, PbftEnvelope::to);
+    }
+
+    PbftCluster(PbftConfig config, Authenticator auth, SimulatedNetwork<PbftEnvelope> network) {
         this.config = config;
         this.auth = auth;
         this.network = network;
@@ -183,10 +191,10 @@ class PbftCluster {
     /** A client submits {@code request} at replica {@code at} (through the pillar of the client). */
     boolean submit(Request request, int at) {
         submitted.putIfAbsent(request.id(), request);
-        if (network.crashed.contains(at)) {
+        if (network.isCrashed(at)) {
             return false;
         }
-        boolean accepted = replicas[at].pillars[pillarOf(request.client())].propose(request);
+        boolean accepted = replicas[at].pillars[pillarOf(request.client())].propose(request).isEmpty();
         drain(replicas[at]);
         return accepted;
     }
@@ -216,7 +224,7 @@ class PbftCluster {
             drain(r);
         }
         for (Replica r : replicas) {
-            if (network.crashed.contains(r.id)) {
+            if (network.isCrashed(r.id)) {
                 continue;
             }
             for (PbftPillar p : r.pillars) {
@@ -228,7 +236,7 @@ class PbftCluster {
 
     /** Crashes replica {@code id}: it stops, and what was in flight to it is lost. */
     void crash(int id) {
-        network.crashed.add(id);
+        network.crash(id);
         network.dropInFlightTo(id);
     }
 
@@ -238,7 +246,7 @@ class PbftCluster {
      * were lost. It catches up by the protocol's retransmissions, relays and checkpoints.
      */
     void recover(int id) {
-        if (!network.crashed.remove(id)) {
+        if (!network.recover(id)) {
             throw new IllegalStateException("replica " + id + " is not crashed");
         }
         recoveries++;
@@ -251,7 +259,7 @@ class PbftCluster {
      * rest it learns from retransmissions, relays, later checkpoints and the view-change messages.
      */
     void restartWithAmnesia(int id) {
-        if (!network.crashed.remove(id)) {
+        if (!network.recover(id)) {
             throw new IllegalStateException("replica " + id + " is not crashed");
         }
         for (PbftPillar p : replicas[id].pillars) {
@@ -288,7 +296,7 @@ class PbftCluster {
     int recovering() {
         for (Map.Entry<Integer, Long> e : recoveryPoint.entrySet()) {
             Replica r = replicas[e.getKey()];
-            if (!network.crashed.contains(r.id) && r.executedUpTo < e.getValue()) {
+            if (!network.isCrashed(r.id) && r.executedUpTo < e.getValue()) {
                 return r.id;
             }
         }
@@ -301,7 +309,7 @@ class PbftCluster {
         while (more) {
             more = false;
             for (PbftPillar p : r.pillars) {
-                PbftReady ready = p.ready();
+                Ready<PbftEnvelope, Void, PillarOutput> ready = p.ready();
                 if (ready.isEmpty()) {
                     continue;
                 }
@@ -309,8 +317,18 @@ class PbftCluster {
                 for (PbftEnvelope e : ready.messages()) {
                     network.transmit(e, now);
                 }
-                ready.committed().forEach(r::onCommitted);
-                ready.stable().forEach(r::onStable);
+                p.advance(ready);
+                // Commits first, then stable checkpoints, as the pillar agent hands them on.
+                for (PillarOutput o : ready.outputs()) {
+                    if (o instanceof Committed c) {
+                        r.onCommitted(c);
+                    }
+                }
+                for (PillarOutput o : ready.outputs()) {
+                    if (o instanceof StableCheckpoint cp) {
+                        r.onStable(cp);
+                    }
+                }
             }
             r.execute();
         }
@@ -318,7 +336,7 @@ class PbftCluster {
 
     /** Live correct replicas (neither crashed nor Byzantine). */
     List<Replica> live() {
-        return Arrays.stream(replicas).filter(r -> !network.crashed.contains(r.id) && !byzantine.contains(r.id)).toList();
+        return Arrays.stream(replicas).filter(r -> !network.isCrashed(r.id) && !byzantine.contains(r.id)).toList();
     }
 
     /** Validity: a correct replica executes only requests a client submitted, exactly as submitted. */

@@ -15,7 +15,10 @@ import io.psmr.ordering.pbft.PbftMessage.Prepare;
 import io.psmr.ordering.pbft.PbftMessage.PrePrepared;
 import io.psmr.ordering.pbft.PbftMessage.Request;
 import io.psmr.ordering.pbft.PbftMessage.ViewChange;
+import io.psmr.ordering.protocol.Ready;
+import io.psmr.ordering.protocol.sim.SimulatedNetwork;
 import java.util.List;
+import java.util.Optional;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 
@@ -27,7 +30,7 @@ class PbftPillarTest {
     private static final Authenticator HMAC = new HmacAuthenticator(KEYS);
 
     private static PbftCluster reliable(PbftConfig config) {
-        PbftNetwork net = new PbftNetwork(new Random(1));
+        SimulatedNetwork<PbftEnvelope> net = PbftCluster.network(new Random(1));
         return new PbftCluster(config, HMAC, net);
     }
 
@@ -98,12 +101,12 @@ class PbftPillarTest {
         assertEquals(1, p.refusals(Refusal.EQUIVOCATION));
         assertEquals(0, p.lowWatermark());
         // A stable-checkpoint announcement without 2f+1 matching votes is refused.
-        p.stableCheckpoint(new PbftReady.StableCheckpoint(4, good, List.of(Checkpoint.signed(4, good, 0, HMAC), Checkpoint.signed(4, good, 3, HMAC))));
+        p.stableCheckpoint(new PillarOutput.StableCheckpoint(4, good, List.of(Checkpoint.signed(4, good, 0, HMAC), Checkpoint.signed(4, good, 3, HMAC))));
         assertEquals(1, p.refusals(Refusal.BAD_CHECKPOINT));
         assertEquals(0, p.lowWatermark());
         // Nor one of 2f+1 whose third CHECKPOINT's signature is made up (formerly accepted: a forged proof).
         Checkpoint forged = new Checkpoint(4, good, 1, Checkpoint.signed(4, good, 3, HMAC).signature());
-        p.stableCheckpoint(new PbftReady.StableCheckpoint(4, good, List.of(Checkpoint.signed(4, good, 0, HMAC),
+        p.stableCheckpoint(new PillarOutput.StableCheckpoint(4, good, List.of(Checkpoint.signed(4, good, 0, HMAC),
                 forged, Checkpoint.signed(4, good, 3, HMAC))));
         assertEquals(2, p.refusals(Refusal.BAD_CHECKPOINT));
         assertEquals(0, p.lowWatermark());
@@ -152,7 +155,7 @@ class PbftPillarTest {
         PbftPillar p1 = new PbftPillar(two, 1, 1, HMAC);
         p1.step(PbftEnvelope.seal(0, 1, 1, PrePrepare.empty(0, 2), HMAC));
         assertEquals(1, p1.refusals(Refusal.WRONG_PILLAR));
-        assertTrue(p1.ready().messages().isEmpty(), "a refused pre-prepare is not answered");
+        assertTrue(drain(p1).messages().isEmpty(), "a refused pre-prepare is not answered");
     }
 
     @Test
@@ -215,7 +218,7 @@ class PbftPillarTest {
         // The allowed NEW-VIEW is accepted: the backup enters view 1 and prepares the re-proposed request.
         backup.step(PbftEnvelope.seal(1, 2, 0, new NewView(1, vcs, List.of(new PrePrepare(1, 1, r.digest(), r)), 1), HMAC));
         assertEquals(1, backup.view());
-        List<PbftEnvelope> out = backup.ready().messages();
+        List<PbftEnvelope> out = drain(backup).messages();
         assertTrue(out.stream().anyMatch(e -> e.message() instanceof Prepare p && p.view() == 1 && p.seq() == 1));
         // And a commit for it from the old view is refused.
         backup.step(PbftEnvelope.seal(3, 2, 0, new Commit(0, 1, r.digest(), 3), HMAC));
@@ -238,21 +241,21 @@ class PbftPillarTest {
         primary.step(PbftEnvelope.seal(3, 1, 0, new Prepare(0, 1, r.digest(), 3), HMAC));
         primary.step(PbftEnvelope.seal(0, 1, 0, new Commit(0, 1, r.digest(), 0), HMAC));
         primary.step(PbftEnvelope.seal(2, 1, 0, new Commit(0, 1, r.digest(), 2), HMAC));
-        assertEquals(1, primary.ready().committed().size(), "r committed at seq 1 in view 0");
+        assertEquals(1, drain(primary).outputs().stream().filter(o -> o instanceof PillarOutput.Committed).count(), "r committed at seq 1 in view 0");
         PrePrepare lie = new PrePrepare(4, 1, x.digest(), x);
         ViewChange liar = viewChange(5, List.of(lie), List.of(new PrePrepared(1, 4, x.digest())), 3);
         ViewChange honest2 = viewChange(5, List.of(new PrePrepare(0, 1, r.digest(), r)), List.of(new PrePrepared(1, 0, r.digest())), 2);
         primary.step(PbftEnvelope.seal(3, 1, 0, liar, HMAC));
         primary.step(PbftEnvelope.seal(2, 1, 0, honest2, HMAC));
         assertTrue(primary.isChangingView(), "f+1 replicas want view 5: it joins");
-        assertTrue(primary.ready().messages().stream().noneMatch(e -> e.message() instanceof NewView), "undecidable with {1, 2, 3}");
+        assertTrue(drain(primary).messages().stream().noneMatch(e -> e.message() instanceof NewView), "undecidable with {1, 2, 3}");
         PbftPillar backup = new PbftPillar(ONE_PILLAR, 2, 0, HMAC);
         ViewChange own1 = viewChange(5, List.of(new PrePrepare(0, 1, r.digest(), r)), List.of(new PrePrepared(1, 0, r.digest())), 1);
         backup.step(PbftEnvelope.seal(1, 2, 0, new NewView(5, List.of(own1, honest2, liar), List.of(new PrePrepare(5, 1, x.digest(), x)), 1), HMAC));
         assertEquals(1, backup.refusals(Refusal.BAD_NEW_VIEW), "a NEW-VIEW adopting the lie is refused");
         ViewChange honest0 = viewChange(5, List.of(new PrePrepare(0, 1, r.digest(), r)), List.of(new PrePrepared(1, 0, r.digest())), 0);
         primary.step(PbftEnvelope.seal(0, 1, 0, honest0, HMAC));
-        NewView nv = primary.ready().messages().stream().map(PbftEnvelope::message).filter(m -> m instanceof NewView)
+        NewView nv = drain(primary).messages().stream().map(PbftEnvelope::message).filter(m -> m instanceof NewView)
                 .map(m -> (NewView) m).findFirst().orElseThrow(() -> new AssertionError("no NEW-VIEW with all four"));
         assertEquals(4, nv.viewChanges().size());
         assertEquals(List.of(new PrePrepare(5, 1, r.digest(), r)), nv.prePrepares());
@@ -326,8 +329,8 @@ class PbftPillarTest {
         Request r = request(1, 5);
         PbftPillar forgetful = new PbftPillar(ONE_PILLAR, 1, 0, HMAC);
         PbftPillar told = new PbftPillar(ONE_PILLAR, 1, 0, HMAC);
-        assertTrue(forgetful.propose(r));
-        assertTrue(told.propose(r));
+        assertEquals(Optional.empty(), forgetful.propose(r));
+        assertEquals(Optional.empty(), told.propose(r));
         // The execution stage learned by state transfer that client 1 executed up to number 5.
         told.clientExecuted(1, 5);
         assertEquals(0, told.pendingRequests());
@@ -335,11 +338,11 @@ class PbftPillarTest {
             forgetful.tick();
             told.tick();
         }
-        assertTrue(forgetful.ready().messages().stream().anyMatch(e -> e.message() instanceof PbftMessage.Complaint c
+        assertTrue(drain(forgetful).messages().stream().anyMatch(e -> e.message() instanceof PbftMessage.Complaint c
                 && c.newView() == 1), "a request nobody will order again times out: it complains");
         assertFalse(forgetful.isChangingView(), "a complaint alone does not leave the view");
-        assertTrue(told.ready().messages().stream().noneMatch(e -> e.message() instanceof PbftMessage.Complaint));
-        assertFalse(told.propose(r));
+        assertTrue(drain(told).messages().stream().noneMatch(e -> e.message() instanceof PbftMessage.Complaint));
+        assertEquals(Optional.of(Refusal.DUPLICATE_REQUEST), told.propose(r));
         assertEquals(1, told.refusals(Refusal.DUPLICATE_REQUEST));
     }
 
@@ -351,9 +354,9 @@ class PbftPillarTest {
     @Test
     void aReplicaThatTimesOutAloneComplainsStaysAndCatchesUp() {
         boolean[] isolated = {true};
-        PbftNetwork net = new PbftNetwork(new Random(1)) {
+        SimulatedNetwork<PbftEnvelope> net = new SimulatedNetwork<>(new Random(1), PbftEnvelope::from, PbftEnvelope::to) {
             @Override
-            void transmit(PbftEnvelope e, long now) {
+            public void transmit(PbftEnvelope e, long now) {
                 if (!(isolated[0] && e.from() == 3)) {
                     super.transmit(e, now);
                 }
@@ -377,10 +380,10 @@ class PbftPillarTest {
         // it leaves view 0.
         PbftPillar p = new PbftPillar(ONE_PILLAR, 2, 0, HMAC);
         p.step(PbftEnvelope.seal(0, 2, 0, new PbftMessage.Complaint(1, 0), HMAC));
-        assertTrue(p.ready().messages().isEmpty());
+        assertTrue(drain(p).messages().isEmpty());
         assertFalse(p.isChangingView());
         p.step(PbftEnvelope.seal(1, 2, 0, new PbftMessage.Complaint(1, 1), HMAC));
-        List<PbftMessage> sent = p.ready().messages().stream().map(PbftEnvelope::message).toList();
+        List<PbftMessage> sent = drain(p).messages().stream().map(PbftEnvelope::message).toList();
         assertTrue(sent.stream().anyMatch(m -> m instanceof PbftMessage.Complaint k && k.replica() == 2 && k.newView() == 1));
         assertTrue(sent.stream().anyMatch(m -> m instanceof ViewChange v && v.newView() == 1));
         assertTrue(p.isChangingView());
@@ -391,9 +394,9 @@ class PbftPillarTest {
     @Test
     void aReplicaAloneInAViewChangeLearnsDecisionsFromCommits() {
         boolean[] isolated = {true};
-        PbftNetwork net = new PbftNetwork(new Random(1)) {
+        SimulatedNetwork<PbftEnvelope> net = new SimulatedNetwork<>(new Random(1), PbftEnvelope::from, PbftEnvelope::to) {
             @Override
-            void transmit(PbftEnvelope e, long now) {
+            public void transmit(PbftEnvelope e, long now) {
                 if (!(isolated[0] && e.from() == 3)) {
                     super.transmit(e, now);
                 }
@@ -430,9 +433,9 @@ class PbftPillarTest {
      */
     @Test
     void aLaggingReplicaTakesPrePreparesFromPreparesAndARelay() {
-        PbftNetwork net = new PbftNetwork(new Random(1)) {
+        SimulatedNetwork<PbftEnvelope> net = new SimulatedNetwork<>(new Random(1), PbftEnvelope::from, PbftEnvelope::to) {
             @Override
-            void transmit(PbftEnvelope e, long now) {
+            public void transmit(PbftEnvelope e, long now) {
                 if (!(e.from() == 0 && e.to() == 3)) {
                     super.transmit(e, now);
                 }
@@ -463,12 +466,12 @@ class PbftPillarTest {
         backup.step(PbftEnvelope.seal(1, 2, 0, new Prepare(0, 1, first.digest(), 1), HMAC));
         backup.step(PbftEnvelope.seal(0, 2, 0, new Prepare(0, 1, first.digest(), 0), HMAC));
         backup.step(PbftEnvelope.seal(3, 2, 0, new PrePrepare(0, 1, first.digest(), first), HMAC));
-        assertTrue(backup.ready().messages().isEmpty(), "one non-leader PREPARE (the leader's does not count)");
+        assertTrue(drain(backup).messages().isEmpty(), "one non-leader PREPARE (the leader's does not count)");
         assertEquals(1, backup.refusals(Refusal.WRONG_LEADER), "an early relay a correct replica could send: not refused");
         backup.step(PbftEnvelope.seal(3, 2, 0, new Prepare(0, 1, first.digest(), 3), HMAC));
-        assertTrue(backup.ready().messages().isEmpty(), "2f PREPAREs but no body yet");
+        assertTrue(drain(backup).messages().isEmpty(), "2f PREPAREs but no body yet");
         backup.step(PbftEnvelope.seal(1, 2, 0, new PrePrepare(0, 1, first.digest(), first), HMAC));
-        List<PbftMessage> sent = backup.ready().messages().stream().map(PbftEnvelope::message).toList();
+        List<PbftMessage> sent = drain(backup).messages().stream().map(PbftEnvelope::message).toList();
         assertTrue(sent.contains(new Prepare(0, 1, first.digest(), 2)), sent.toString());
         assertTrue(sent.contains(new Commit(0, 1, first.digest(), 2)), "prepared at once: " + sent);
         backup.step(PbftEnvelope.seal(3, 2, 0, new PrePrepare(0, 1, other.digest(), other), HMAC));
@@ -476,5 +479,12 @@ class PbftPillarTest {
         backup.step(PbftEnvelope.seal(3, 2, 0, new PrePrepare(0, 1, first.digest(), first), HMAC));
         assertEquals(2, backup.refusals(Refusal.WRONG_LEADER), "a relay no longer needed: dropped, not refused");
         assertEquals(java.util.Map.of(Refusal.WRONG_LEADER, 2L), backup.refusals());
+    }
+
+    /** The pillar's Ready, advanced at once (the test sends nothing). */
+    private static Ready<PbftEnvelope, Void, PillarOutput> drain(PbftPillar p) {
+        Ready<PbftEnvelope, Void, PillarOutput> ready = p.ready();
+        p.advance(ready);
+        return ready;
     }
 }

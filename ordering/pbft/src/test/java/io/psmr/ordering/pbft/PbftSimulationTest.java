@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import io.psmr.ordering.pbft.PbftMessage.Request;
+import io.psmr.ordering.protocol.sim.SimulatedNetwork;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
@@ -89,11 +90,11 @@ class PbftSimulationTest {
         int pillars = 1 + random.nextInt(2);
         LeaderRotation rotation = random.nextBoolean() ? LeaderRotation.ROTATING : LeaderRotation.FIXED;
         PbftConfig config = smallConfig(pillars, rotation);
-        PbftNetwork net = new PbftNetwork(random);
+        SimulatedNetwork<PbftEnvelope> net = PbftCluster.network(random);
         PbftCluster c = new PbftCluster(config, new ChecksumAuthenticator(), net);
-        net.lossRate = random.nextDouble() * 0.15;
-        net.duplicateRate = random.nextDouble() * 0.1;
-        net.maxDelay = 1 + random.nextInt(5);
+        net.lossRate(random.nextDouble() * 0.15);
+        net.duplicateRate(random.nextDouble() * 0.1);
+        net.maxDelay(1 + random.nextInt(5));
         int clients = 2 + random.nextInt(3);
         long[] numbers = new long[clients];
         long[] sentAt = new long[clients];
@@ -197,7 +198,7 @@ class PbftSimulationTest {
         if (!violations.isEmpty()) {
             violations.add(0, rotation + " " + faults + " " + episodes + ", amnesiac " + c.amnesiac + ", excused " + c.excused);
         }
-        return new Outcome(seed, violations, c.now, net.sent, c.submitted.size(), views, c.recoveries, c.amnesiacRestarts,
+        return new Outcome(seed, violations, c.now, net.sent(), c.submitted.size(), views, c.recoveries, c.amnesiacRestarts,
                 recoveryNumber, new EnumMap<>(c.excused));
     }
 

@@ -3,8 +3,10 @@ package io.psmr.ordering.pbft;
 import io.psmr.ordering.pbft.PbftMessage.Checkpoint;
 import io.psmr.ordering.pbft.PbftMessage.PrePrepare;
 import io.psmr.ordering.pbft.PbftMessage.Request;
-import io.psmr.ordering.pbft.PbftReady.Committed;
-import io.psmr.ordering.pbft.PbftReady.StableCheckpoint;
+import io.psmr.ordering.pbft.PillarOutput.Committed;
+import io.psmr.ordering.pbft.PillarOutput.StableCheckpoint;
+import io.psmr.ordering.protocol.Outbox;
+import io.psmr.ordering.protocol.Ready;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -12,17 +14,18 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 
 /**
- * A test-only {@link PillarCore}: not PBFT, a trivial sequencer with the same inputs and outputs, to test the agents,
+ * A test-only {@link PbftCore}: not PBFT, a trivial sequencer with the same inputs and outputs, to test the agents,
  * the network and the execution stage without the real pillar core. Replica {@link #LEADER} orders every instance of
  * the pillar: it gives each request (or EMPTY, when the execution stage waits on a number) the pillar's next sequence
  * number within the watermarks, commits it and sends a sealed PRE-PREPARE to every other replica, which commits it on
  * receipt. Checkpoints are real enough: the pillar in charge sends its digest to every replica and reports the
  * checkpoint stable once 2f+1 replicas sent the same digest. No retransmission: the test network must not drop.
  */
-final class SequencerPillar implements PillarCore {
+final class SequencerPillar implements PbftCore {
 
     static final int LEADER = 0;
 
@@ -41,9 +44,7 @@ final class SequencerPillar implements PillarCore {
     private long emptyThrough = Long.MIN_VALUE; // the highest number the execution stage asked to fill
     private long ticks;
 
-    private final List<PbftEnvelope> out = new ArrayList<>();
-    private final List<Committed> committed = new ArrayList<>();
-    private final List<StableCheckpoint> madeStable = new ArrayList<>();
+    private final Outbox<PbftEnvelope, Void, PillarOutput> outbox = new Outbox<>();
 
     SequencerPillar(PbftConfig config, int replica, int pillar, Authenticator auth) {
         this.config = config;
@@ -84,17 +85,17 @@ final class SequencerPillar implements PillarCore {
     }
 
     @Override
-    public boolean propose(Request request) {
+    public Optional<Refusal> propose(Request request) {
         if (!request.verifiedFor(replica, auth)) {
             throw new AssertionError("replica " + replica + ": request " + request + " does not verify");
         }
         if (replica != LEADER) {
-            out.add(PbftEnvelope.seal(replica, LEADER, pillar, request, auth)); // forward, as PBFT replicas do
+            outbox.send(PbftEnvelope.seal(replica, LEADER, pillar, request, auth)); // forward, as PBFT replicas do
         } else if (seen.add(request.id())) {
             pending.add(request);
             assign();
         }
-        return true;
+        return Optional.empty();
     }
 
     @Override
@@ -114,7 +115,7 @@ final class SequencerPillar implements PillarCore {
             PrePrepare pp = r == null ? PrePrepare.empty(0, seq) : new PrePrepare(0, seq, r.digest(), r);
             for (int to = 0; to < config.replicaCount(); to++) {
                 if (to != replica) {
-                    out.add(PbftEnvelope.seal(replica, to, pillar, pp, auth));
+                    outbox.send(PbftEnvelope.seal(replica, to, pillar, pp, auth));
                 }
             }
             commit(seq, r);
@@ -125,7 +126,7 @@ final class SequencerPillar implements PillarCore {
         if (!committedSeqs.add(seq)) {
             throw new AssertionError("seq " + seq + " committed twice");
         }
-        committed.add(new Committed(seq, 0, r, r == null ? PbftDigests.empty() : r.digest()));
+        outbox.output(new Committed(seq, 0, r, r == null ? PbftDigests.empty() : r.digest()));
     }
 
     @Override
@@ -136,7 +137,7 @@ final class SequencerPillar implements PillarCore {
         Checkpoint c = Checkpoint.signed(seq, digest, replica, auth);
         for (int to = 0; to < config.replicaCount(); to++) {
             if (to != replica) {
-                out.add(PbftEnvelope.seal(replica, to, pillar, c, auth));
+                outbox.send(PbftEnvelope.seal(replica, to, pillar, c, auth));
             }
         }
         vote(c);
@@ -150,17 +151,17 @@ final class SequencerPillar implements PillarCore {
         long matching = votes.values().stream().filter(d -> Arrays.equals(d.stateDigest(), digest)).count();
         if (matching >= config.quorum() && stableSeqs.add(seq)) {
             List<Checkpoint> proof = new ArrayList<>(votes.values());
-            madeStable.add(new StableCheckpoint(seq, digest, proof));
-            advance(seq);
+            outbox.output(new StableCheckpoint(seq, digest, proof));
+            raiseStable(seq);
         }
     }
 
     @Override
     public void stableCheckpoint(StableCheckpoint checkpoint) {
-        advance(checkpoint.seq());
+        raiseStable(checkpoint.seq());
     }
 
-    private void advance(long seq) {
+    private void raiseStable(long seq) {
         if (seq > stable) {
             stable = seq;
             checkpointVotes.keySet().removeIf(s -> s < seq);
@@ -173,14 +174,12 @@ final class SequencerPillar implements PillarCore {
     }
 
     @Override
-    public PbftReady ready() {
-        if (out.isEmpty() && committed.isEmpty() && madeStable.isEmpty()) {
-            return PbftReady.EMPTY;
-        }
-        PbftReady r = new PbftReady(out, committed, madeStable);
-        out.clear();
-        committed.clear();
-        madeStable.clear();
-        return r;
+    public Ready<PbftEnvelope, Void, PillarOutput> ready() {
+        return outbox.drain();
+    }
+
+    @Override
+    public void advance(Ready<PbftEnvelope, Void, PillarOutput> ready) {
+        outbox.advance(ready);
     }
 }

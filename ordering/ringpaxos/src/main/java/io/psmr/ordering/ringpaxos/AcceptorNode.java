@@ -1,5 +1,7 @@
 package io.psmr.ordering.ringpaxos;
 
+import io.psmr.ordering.protocol.Outbox;
+import io.psmr.ordering.protocol.Ready;
 import java.util.ArrayDeque;
 import java.util.List;
 import java.util.Map;
@@ -29,23 +31,23 @@ import java.util.TreeMap;
  *   <li>if no learner is counted, nothing is trimmed: nobody vouches that anything was delivered.</li>
  * </ul>
  * A learner left out may find its next instance trimmed; it learns so from the heartbeats' trim point and its host
- * must install a checkpoint from another replica ({@link Ready#trimmedPast()}). Trimming stays safe for Paxos: an
+ * must install a checkpoint from another replica ({@link Output.TrimmedPast}). Trimming stays safe for Paxos: an
  * instance is trimmed only once some learner reported it safe, so it is decided, and its value is in that learner's
  * host's state (or checkpoint). {@link #trimBlocker()} tells a host which learner holds the trim point.
  *
  * <p>Crash and restart: build a new {@code AcceptorNode} on the same storage, or on storage restored
- * from its journal (see {@link AcceptorJournal}). The coordinator role, the failure detector and the
- * learners' reports are volatile and are rebuilt from messages: a restarted acceptor votes only at or
+ * from the {@link StorageChange}s its Readys carried (see {@link AcceptorStorage#restore}). The coordinator role,
+ * the failure detector and the learners' reports are volatile and are rebuilt from messages: a restarted acceptor votes only at or
  * above its restored promise, and coordinates only after a fresh Phase 1 under a ballot above every
  * round it has promised.
  */
-public final class AcceptorNode implements ProtocolNode {
+public final class AcceptorNode implements RingPaxosCore {
 
     private final int id;
     private final RingPaxosConfig config;
     private final AcceptorStorage storage;
     private final FailureDetector detector;
-    private final Outbox outbox = new Outbox();
+    private final Outbox<Message, StorageChange, Output> outbox = new Outbox<>();
     // Messages to itself (the coordinator preparing and voting locally) skip the network.
     private final ArrayDeque<Message> local = new ArrayDeque<>();
     // Every configured learner's latest report; volatile, rebuilt from reports after a restart.
@@ -151,8 +153,16 @@ public final class AcceptorNode implements ProtocolNode {
     }
 
     @Override
-    public Ready ready() {
+    public Ready<Message, StorageChange, Output> ready() {
+        for (StorageChange c : storage.takeChanges()) {
+            outbox.persist(c); // durable before this Ready's messages leave: they may carry the promise or the vote
+        }
         return outbox.drain();
+    }
+
+    @Override
+    public void advance(Ready<Message, StorageChange, Output> ready) {
+        outbox.advance(ready);
     }
 
     private void becomeCoordinator() {

@@ -3,21 +3,20 @@ package io.psmr.ordering.ringpaxos;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.TreeMap;
 
 /**
  * An acceptor's durable state: its promise, its votes, the decisions it knows, and its trim point.
  * Everything else an acceptor holds is volatile and may be lost in a crash; this may not, because
- * Paxos's safety rests on an acceptor never forgetting a promise or a vote. The host must make it
- * durable before sending the messages of a {@link Ready} (the simulation keeps the object across a
- * restart, which models exactly that).
+ * Paxos's safety rests on an acceptor never forgetting a promise or a vote.
  *
- * <p><b>Durability.</b> The storage itself does no I/O. It reports every change to an
- * {@link AcceptorJournal} ({@link #journalTo}); a host writes the changes somewhere durable (for
- * example {@code io.psmr.ordering.ringpaxos.storage.FileAcceptorLog}) before it sends the messages
- * that follow them, and after a restart replays them through {@link #restorer()}.
- * {@link #writeTo} emits the current state as such changes, for compacting a journal.
+ * <p><b>Durability.</b> The storage itself does no I/O. It records every change as a {@link StorageChange}, and
+ * its {@link AcceptorNode} hands them to the host in the {@link io.psmr.ordering.protocol.Ready#writes() writes}
+ * of its next Ready, which the host makes durable (for example in
+ * {@code io.psmr.ordering.ringpaxos.storage.FileAcceptorLog}) before it sends that Ready's messages. After a
+ * restart the host replays them through {@link #restore}. {@link #asChanges()} gives the current state as
+ * changes, for compacting a log. (The simulation keeps the object across a restart, which models a host that
+ * persisted every change.)
  *
  * <p>Bounded: it holds instances only in {@code (trimmedTo, trimmedTo + capacity]}.
  *
@@ -37,7 +36,8 @@ public final class AcceptorStorage {
     private Ballot promised = Ballot.ZERO;
     private long trimmedTo;
     private long highestDecided;
-    private AcceptorJournal journal = AcceptorJournal.NONE;
+    // Changes not yet taken by the node for a Ready (see takeChanges).
+    private final List<StorageChange> changes = new ArrayList<>();
 
     /**
      * Creates empty storage.
@@ -77,88 +77,75 @@ public final class AcceptorStorage {
     }
 
     /**
-     * Reports every later change to {@code journal} (replacing any journal set before).
+     * Applies one change as the protocol made it, without recording it: how a host restores storage from its
+     * durable record after a restart, before any node is built on it.
      *
-     * @param journal where changes go, {@link AcceptorJournal#NONE} for none
+     * @throws IllegalArgumentException for a vote outside the bounded log (the record was written with a larger
+     *                                  capacity, or is corrupt)
      */
-    public void journalTo(AcceptorJournal journal) {
-        this.journal = Objects.requireNonNull(journal, "journal");
-    }
-
-    /**
-     * A journal that applies the changes it is given to this storage: how a host restores storage
-     * from its durable record after a restart, before any node is built on it. Changes are applied
-     * as the protocol made them, not reported to this storage's own journal.
-     *
-     * @throws IllegalArgumentException from a call whose vote lies outside the bounded log (the
-     *                                  record was written with a larger capacity, or is corrupt)
-     */
-    public AcceptorJournal restorer() {
-        return new AcceptorJournal() {
-            @Override
-            public void promised(Ballot ballot) {
-                apply(() -> promise(ballot));
-            }
-
-            @Override
-            public void voted(long instance, Ballot ballot, Value value) {
-                if (!inRange(instance)) {
-                    throw new IllegalArgumentException("vote at instance " + instance + " outside the log ("
-                            + trimmedTo + ", " + (trimmedTo + capacity) + "]: written with a larger capacity?");
-                }
-                apply(() -> vote(instance, ballot, value));
-            }
-
-            @Override
-            public void decided(long instance, Value value) {
-                apply(() -> decide(instance, value));
-            }
-
-            @Override
-            public void trimmed(long upTo) {
-                apply(() -> trimTo(upTo));
-            }
-        };
-    }
-
-    private void apply(Runnable change) {
-        AcceptorJournal saved = journal;
-        journal = AcceptorJournal.NONE;
-        try {
-            change.run();
-        } finally {
-            journal = saved;
+    public void restore(StorageChange change) {
+        if (change instanceof StorageChange.Voted v && !inRange(v.instance())) {
+            throw new IllegalArgumentException("vote at instance " + v.instance() + " outside the log ("
+                    + trimmedTo + ", " + (trimmedTo + capacity) + "]: written with a larger capacity?");
         }
+        int recorded = changes.size();
+        if (change instanceof StorageChange.Promised p) {
+            promise(p.ballot());
+        } else if (change instanceof StorageChange.Voted v) {
+            vote(v.instance(), v.ballot(), v.value());
+        } else if (change instanceof StorageChange.Decided d) {
+            decide(d.instance(), d.value());
+        } else if (change instanceof StorageChange.Trimmed t) {
+            trimTo(t.upTo());
+        }
+        changes.subList(recorded, changes.size()).clear(); // already durable: nothing to persist again
     }
 
     /**
-     * Emits the current state as changes which, replayed onto empty storage of the same capacity,
-     * rebuild it: the trim point, the promise, then each held instance's vote and decision in
-     * instance order. At most {@code 2 + 2 × capacity} calls.
+     * The current state as changes which, replayed onto empty storage of the same capacity, rebuild it: the trim
+     * point, the promise, then each held instance's vote and decision in instance order. At most
+     * {@code 2 + 2 × capacity} changes.
      */
-    public void writeTo(AcceptorJournal out) {
+    public List<StorageChange> asChanges() {
+        List<StorageChange> out = new ArrayList<>();
         if (trimmedTo > 0) {
-            out.trimmed(trimmedTo);
+            out.add(new StorageChange.Trimmed(trimmedTo));
         }
         if (!promised.equals(Ballot.ZERO)) {
-            out.promised(promised);
+            out.add(new StorageChange.Promised(promised));
         }
         for (Map.Entry<Long, Slot> e : slots.entrySet()) {
             Slot s = e.getValue();
             if (!s.votedBallot.equals(Ballot.ZERO)) {
-                out.voted(e.getKey(), s.votedBallot, s.value);
+                out.add(new StorageChange.Voted(e.getKey(), s.votedBallot, s.value));
             }
             if (s.decided) {
-                out.decided(e.getKey(), s.value);
+                out.add(new StorageChange.Decided(e.getKey(), s.value));
             }
         }
+        return out;
+    }
+
+    /**
+     * Returns and forgets the changes made since the last call, in the order they happened: the node's
+     * {@code ready()} puts them in its Ready's writes. Only changes that alter the state are recorded: a promise
+     * that raises the promised ballot, a vote, a decision not already known with that value, a trim that moves
+     * the trim point.
+     */
+    List<StorageChange> takeChanges() {
+        if (changes.isEmpty()) {
+            return List.of();
+        }
+        List<StorageChange> taken = List.copyOf(changes);
+        changes.clear();
+        return taken;
     }
 
     /** Raises the promise to {@code ballot} if it is higher. */
     void promise(Ballot ballot) {
         if (ballot.isAbove(promised)) {
             promised = ballot;
-            journal.promised(ballot);
+            changes.add(new StorageChange.Promised(ballot));
         }
     }
 
@@ -174,7 +161,7 @@ public final class AcceptorStorage {
             slot.value = value;
         }
         slot.votedBallot = Ballot.max(slot.votedBallot, ballot);
-        journal.voted(instance, ballot, value);
+        changes.add(new StorageChange.Voted(instance, ballot, value));
     }
 
     /** Records that {@code value} is decided at {@code instance} (ignored out of range). */
@@ -189,7 +176,7 @@ public final class AcceptorStorage {
         slot.decided = true;
         highestDecided = Math.max(highestDecided, instance);
         if (!known) {
-            journal.decided(instance, value);
+            changes.add(new StorageChange.Decided(instance, value));
         }
     }
 
@@ -240,7 +227,7 @@ public final class AcceptorStorage {
         }
         slots.headMap(instance, true).clear();
         trimmedTo = instance;
-        journal.trimmed(instance);
+        changes.add(new StorageChange.Trimmed(instance));
     }
 
     /** How many instances are held; never above {@link #capacity()}. */

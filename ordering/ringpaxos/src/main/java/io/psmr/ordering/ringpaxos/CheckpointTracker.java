@@ -2,7 +2,7 @@ package io.psmr.ordering.ringpaxos;
 
 /**
  * Follows a learner's deliveries one by one, so that a host can take the {@link LearnerCheckpoint} as of any single
- * delivery, even though the learner itself delivers in batches (one {@link Ready} may hold many deliveries, and the
+ * delivery, even though the learner itself delivers in batches (one {@link io.psmr.ordering.protocol.Ready} may hold many deliveries, and the
  * learner's own state is then already past all of them).
  *
  * <p>Why it is exact: a learner's duplicate filter changes only when it delivers (skipped duplicates and no-ops leave
@@ -35,7 +35,7 @@ public final class CheckpointTracker {
      * @throws IllegalArgumentException if the delivery is not after the previous one, or repeats a proposal (then it
      *                                  did not come from the learner this tracker follows)
      */
-    public void delivered(Ready.Delivery d) {
+    public void delivered(Output.Delivery d) {
         if (d.instance() <= deliveredThrough) {
             throw new IllegalArgumentException("delivery at instance " + d.instance() + " is not after instance "
                     + deliveredThrough);

@@ -1,5 +1,7 @@
 package io.psmr.ordering.ringpaxos;
 
+import io.psmr.ordering.protocol.Outbox;
+import io.psmr.ordering.protocol.Ready;
 import java.util.Objects;
 import java.util.TreeMap;
 
@@ -27,11 +29,11 @@ import java.util.TreeMap;
  * If an acceptor reports (in its heartbeat) a trim point at or above this learner's next instance, that instance is
  * gone for good: acceptors trim only what every live learner reported safe, and each acceptor copies the others'
  * trim points, so no acceptor will keep it. The learner then stops (no more fetches, reports or deliveries) and
- * says so once, in {@link Ready#trimmedPast()}; its host must install a newer checkpoint from another replica.
+ * says so once, with an {@link Output.TrimmedPast}; its host must install a newer checkpoint from another replica.
  * One acceptor is enough: waiting for more would only delay the host, and acting early is never unsafe (state
  * transfer yields a correct state in every case; at worst it was not needed).
  */
-public final class Learner implements ProtocolNode {
+public final class Learner implements RingPaxosCore {
 
     /** What a learner reports to acceptors as its safe instance (the instance up to which they may trim). */
     public enum Reporting {
@@ -46,7 +48,7 @@ public final class Learner implements ProtocolNode {
 
     private final int id;
     private final RingPaxosConfig config;
-    private final Outbox outbox = new Outbox();
+    private final Outbox<Message, StorageChange, Output> outbox = new Outbox<>();
     private final TreeMap<Long, Value> buffer = new TreeMap<>();
     private final ProposalDeduplicator dedup;
     private final Reporting reporting;
@@ -166,7 +168,7 @@ public final class Learner implements ProtocolNode {
                 // Our next instance is discarded (see the class comment): no fetch can ever bring it.
                 trimmedPast = true;
                 buffer.clear();
-                outbox.trimmedPast(h.trimmedTo());
+                outbox.output(new Output.TrimmedPast(h.trimmedTo()));
             }
         }
     }
@@ -193,15 +195,20 @@ public final class Learner implements ProtocolNode {
     }
 
     @Override
-    public Ready ready() {
+    public Ready<Message, StorageChange, Output> ready() {
         return outbox.drain();
+    }
+
+    @Override
+    public void advance(Ready<Message, StorageChange, Output> ready) {
+        outbox.advance(ready);
     }
 
     private void deliverInOrder() {
         Value v;
         while ((v = buffer.remove(next)) != null) {
             if (!v.isNoop() && dedup.firstDelivery(v.id())) {
-                outbox.deliver(next, v);
+                outbox.output(new Output.Delivery(next, v));
             }
             next++;
         }

@@ -1,5 +1,7 @@
 package io.psmr.ordering.ringpaxos;
 
+import io.psmr.ordering.protocol.Outbox;
+import io.psmr.ordering.protocol.Ready;
 import java.util.TreeMap;
 
 /**
@@ -28,7 +30,7 @@ import java.util.TreeMap;
  * unanswered retry period, to the next acceptor in turn, which forwards it to the coordinator it
  * believes in.
  */
-public final class Proposer implements ProtocolNode {
+public final class Proposer implements RingPaxosCore {
 
     private static final class Pending {
         final Value value;
@@ -42,7 +44,7 @@ public final class Proposer implements ProtocolNode {
 
     private final int id;
     private final RingPaxosConfig config;
-    private final Outbox outbox = new Outbox();
+    private final Outbox<Message, StorageChange, Output> outbox = new Outbox<>();
     private final TreeMap<Long, Pending> pending = new TreeMap<>();
     private long now;
     private long nextSeq;
@@ -125,7 +127,7 @@ public final class Proposer implements ProtocolNode {
                 target = d.ballot().coordinator();
             }
             if (pending.remove(d.value().id().seq()) != null) {
-                outbox.acknowledge(d.value().id());
+                outbox.output(new Output.Acknowledged(d.value().id()));
             }
         }
     }
@@ -148,7 +150,12 @@ public final class Proposer implements ProtocolNode {
     }
 
     @Override
-    public Ready ready() {
+    public Ready<Message, StorageChange, Output> ready() {
         return outbox.drain();
+    }
+
+    @Override
+    public void advance(Ready<Message, StorageChange, Output> ready) {
+        outbox.advance(ready);
     }
 }

@@ -28,7 +28,7 @@ class AcceptorTrimTest {
         for (int i = 0; i < n; i++) {
             a.tick();
         }
-        a.ready();
+        Cores.drain(a);
     }
 
     @Test

@@ -24,15 +24,15 @@ final class HistoryChecker {
      * @param proposed   every proposal made, with its payload
      * @param requireAll whether every proposal must have been delivered by every learner (liveness)
      */
-    static List<String> violations(Map<Integer, List<Ready.Delivery>> delivered, Map<ProposalId, byte[]> proposed,
+    static List<String> violations(Map<Integer, List<Output.Delivery>> delivered, Map<ProposalId, byte[]> proposed,
                                    boolean requireAll) {
         List<String> out = new ArrayList<>();
         // Agreement: one value per instance across all learners.
         Map<Long, Value> byInstance = new HashMap<>();
-        for (Map.Entry<Integer, List<Ready.Delivery>> e : delivered.entrySet()) {
+        for (Map.Entry<Integer, List<Output.Delivery>> e : delivered.entrySet()) {
             Set<ProposalId> seen = new HashSet<>();
             long lastInstance = 0;
-            for (Ready.Delivery d : e.getValue()) {
+            for (Output.Delivery d : e.getValue()) {
                 Value prior = byInstance.putIfAbsent(d.instance(), d.value());
                 if (prior != null && !prior.equals(d.value())) {
                     out.add("agreement: instance " + d.instance() + " is " + prior + " and " + d.value()
@@ -53,11 +53,11 @@ final class HistoryChecker {
             }
         }
         // Total order: every learner's sequence is a prefix of every longer one.
-        List<List<Ready.Delivery>> all = new ArrayList<>(delivered.values());
+        List<List<Output.Delivery>> all = new ArrayList<>(delivered.values());
         for (int i = 0; i < all.size(); i++) {
             for (int j = i + 1; j < all.size(); j++) {
-                List<Ready.Delivery> a = all.get(i);
-                List<Ready.Delivery> b = all.get(j);
+                List<Output.Delivery> a = all.get(i);
+                List<Output.Delivery> b = all.get(j);
                 int n = Math.min(a.size(), b.size());
                 for (int k = 0; k < n; k++) {
                     if (!a.get(k).equals(b.get(k))) {
@@ -68,7 +68,7 @@ final class HistoryChecker {
             }
         }
         if (requireAll) {
-            for (Map.Entry<Integer, List<Ready.Delivery>> e : delivered.entrySet()) {
+            for (Map.Entry<Integer, List<Output.Delivery>> e : delivered.entrySet()) {
                 Set<ProposalId> got = new HashSet<>();
                 e.getValue().forEach(d -> got.add(d.value().id()));
                 long missing = proposed.keySet().stream().filter(id -> !got.contains(id)).count();

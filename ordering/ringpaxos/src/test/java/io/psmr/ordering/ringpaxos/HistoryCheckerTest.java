@@ -26,12 +26,12 @@ class HistoryCheckerTest {
         return m;
     }
 
-    private static Ready.Delivery d(long instance, Value v) {
-        return new Ready.Delivery(instance, v);
+    private static Output.Delivery d(long instance, Value v) {
+        return new Output.Delivery(instance, v);
     }
 
-    private static Map<Integer, List<Ready.Delivery>> histories(List<Ready.Delivery> first, List<Ready.Delivery> second) {
-        Map<Integer, List<Ready.Delivery>> m = new TreeMap<>();
+    private static Map<Integer, List<Output.Delivery>> histories(List<Output.Delivery> first, List<Output.Delivery> second) {
+        Map<Integer, List<Output.Delivery>> m = new TreeMap<>();
         m.put(10, first);
         m.put(11, second);
         return m;
@@ -86,8 +86,8 @@ class HistoryCheckerTest {
             Random random = new Random(seed);
             SimulatedCluster c = new SimulatedCluster(RingPaxosSimulationTest.smallConfig(3, 2, 2), random);
             c.amnesia = true;
-            c.maxDelay = 4;
-            c.lossRate = 0.05;
+            c.network.maxDelay(4);
+            c.network.lossRate(0.05);
             for (int t = 0; t < 300; t++) {
                 c.propose(20);
                 c.propose(21);

@@ -89,11 +89,11 @@ class LearnerCheckpointTest {
                 Ballot.ZERO);
     }
 
-    private static List<Ready.Delivery> feed(Learner l, List<Message.Decision> decisions) {
-        List<Ready.Delivery> out = new ArrayList<>();
+    private static List<Output.Delivery> feed(Learner l, List<Message.Decision> decisions) {
+        List<Output.Delivery> out = new ArrayList<>();
         for (Message.Decision d : decisions) {
             l.step(new Message.Decision(d.from(), l.id(), d.instance(), d.value(), d.ballot()));
-            out.addAll(l.ready().deliveries());
+            out.addAll(Output.deliveries(Cores.drain(l).outputs()));
         }
         return out;
     }
@@ -108,8 +108,8 @@ class LearnerCheckpointTest {
         assertEquals(3, feed(original, before).size());
         LearnerCheckpoint state = original.checkpoint();
         assertEquals(3, state.deliveredThrough());
-        List<Ready.Delivery> continued = feed(original, after);
-        assertEquals(List.of(5L, 7L), continued.stream().map(Ready.Delivery::instance).toList());
+        List<Output.Delivery> continued = feed(original, after);
+        assertEquals(List.of(5L, 7L), continued.stream().map(Output.Delivery::instance).toList());
 
         // The resumed learner (another id, as after a state transfer, through the encoding) delivers exactly the same.
         Learner resumed = new Learner(CONFIG, 11, LearnerCheckpoint.fromBytes(state.toBytes()), Learner.Reporting.CHECKPOINTS);
@@ -118,7 +118,7 @@ class LearnerCheckpointTest {
 
         // Without the duplicate filter, the retries at 4 and 6 would be delivered a second time: the filter matters.
         Learner forgetful = new Learner(CONFIG, 11, new LearnerCheckpoint(3, List.of()), Learner.Reporting.CHECKPOINTS);
-        assertEquals(List.of(4L, 5L, 6L, 7L), feed(forgetful, after).stream().map(Ready.Delivery::instance).toList());
+        assertEquals(List.of(4L, 5L, 6L, 7L), feed(forgetful, after).stream().map(Output.Delivery::instance).toList());
     }
 
     /** A tracker fed one delivery at a time gives the learner's state as of each of them. */
@@ -132,8 +132,8 @@ class LearnerCheckpointTest {
             int p = rnd.nextInt(2);
             long s = rnd.nextInt(4) == 0 && seq[p] > 2 ? seq[p] - rnd.nextInt(3) : ++seq[p]; // some retries
             l.step(decision(10, i, 20 + p, s));
-            List<Ready.Delivery> ds = l.ready().deliveries();
-            for (Ready.Delivery d : ds) {
+            List<Output.Delivery> ds = Output.deliveries(Cores.drain(l).outputs());
+            for (Output.Delivery d : ds) {
                 t.delivered(d);
             }
             if (ds.isEmpty()) { // a skipped retry: the learner is one instance further, its filter unchanged
@@ -144,7 +144,7 @@ class LearnerCheckpointTest {
         }
         long last = t.checkpoint().deliveredThrough();
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> t.delivered(new Ready.Delivery(last, Value.NOOP)));
+                () -> t.delivered(new Output.Delivery(last, Value.NOOP)));
         assertEquals("delivery at instance " + last + " is not after instance " + last, e.getMessage());
     }
 
@@ -165,7 +165,7 @@ class LearnerCheckpointTest {
         for (int t = 0; t < CONFIG.reportTicks(); t++) {
             l.tick();
         }
-        List<Message> reports = l.ready().messages();
+        List<Message> reports = Cores.drain(l).messages();
         assertEquals(3, reports.size());
         assertTrue(reports.stream().allMatch(m -> m instanceof Message.Delivered d && d.upTo() == 4), reports.toString());
     }
@@ -174,17 +174,16 @@ class LearnerCheckpointTest {
     void aLearnerTrimmedPastSaysSoOnceAndStops() {
         Learner l = new Learner(CONFIG, 10, new LearnerCheckpoint(40, List.of()), Learner.Reporting.CHECKPOINTS);
         l.step(new Message.Heartbeat(1, 10, Ballot.ZERO, 60, 40)); // trimmed to 40: 41 is still there
-        assertFalse(l.ready().isTrimmedPast());
+        assertEquals(0, Output.trimmedPast(Cores.drain(l).outputs()));
         l.step(new Message.Heartbeat(1, 10, Ballot.ZERO, 60, 45));
-        Ready r = l.ready();
-        assertEquals(45, r.trimmedPast());
+        assertEquals(List.of(new Output.TrimmedPast(45)), Cores.drain(l).outputs());
         assertTrue(l.isTrimmedPast());
         l.step(new Message.Heartbeat(2, 10, Ballot.ZERO, 70, 50));
         l.step(decision(10, 41, 20, 1));
         for (int t = 0; t < 20; t++) {
             l.tick();
         }
-        assertTrue(l.ready().isEmpty(), "stopped: no second signal, no delivery, no fetch, no report");
+        assertTrue(Cores.drain(l).isEmpty(), "stopped: no second signal, no delivery, no fetch, no report");
         assertEquals(41, l.nextInstance());
     }
 }

@@ -70,9 +70,9 @@ class LearnerRestartSimulationTest {
             c.putLearner(new Learner(config, l, LearnerCheckpoint.INITIAL, Learner.Reporting.CHECKPOINTS), false);
         }
         double loss = random.nextDouble() * 0.1;
-        c.lossRate = loss;
-        c.duplicateRate = random.nextDouble() * 0.1;
-        c.maxDelay = 1 + random.nextInt(4);
+        c.network.lossRate(loss);
+        c.network.duplicateRate(random.nextDouble() * 0.1);
+        c.network.maxDelay(1 + random.nextInt(4));
         double rate = 0.2 + random.nextDouble() * 0.3;
         boolean longDown = seed % 2 != 0;
         Map<Integer, LearnerCheckpoint> cps = new HashMap<>();
@@ -131,13 +131,13 @@ class LearnerRestartSimulationTest {
             checkpoint(c, cps);
         }
 
-        Map<Integer, List<Ready.Delivery>> live = new TreeMap<>(c.delivered);
+        Map<Integer, List<Output.Delivery>> live = new TreeMap<>(c.delivered);
         live.remove(VICTIM);
         violations.addAll(HistoryChecker.violations(live, c.proposed, true));
         violations.addAll(HistoryChecker.violations(c.delivered, c.proposed, false)); // the first incarnation: a prefix
-        List<Ready.Delivery> expected = c.delivered.get(10).stream()
+        List<Output.Delivery> expected = c.delivered.get(10).stream()
                 .filter(d -> d.instance() > cp.deliveredThrough()).toList();
-        List<Ready.Delivery> got = c.resumedDelivered.get(VICTIM);
+        List<Output.Delivery> got = c.resumedDelivered.get(VICTIM);
         List<Long> signals = c.trimmedPastSignals.getOrDefault(VICTIM, List.of());
         if (signals.size() > 1) {
             violations.add("trimmed-past signalled " + signals.size() + " times: " + signals);
@@ -183,7 +183,7 @@ class LearnerRestartSimulationTest {
         return c.liveAcceptors().stream().mapToLong(a -> c.storage(a).highestDecided()).max().orElse(0);
     }
 
-    private static int firstDifference(List<Ready.Delivery> a, List<Ready.Delivery> b) {
+    private static int firstDifference(List<Output.Delivery> a, List<Output.Delivery> b) {
         int n = Math.min(a.size(), b.size());
         for (int i = 0; i < n; i++) {
             if (!a.get(i).equals(b.get(i))) {

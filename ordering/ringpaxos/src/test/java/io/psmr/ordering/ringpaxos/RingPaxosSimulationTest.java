@@ -56,9 +56,9 @@ class RingPaxosSimulationTest {
     }
 
     private static Outcome run(long seed, Random random, int acceptors, SimulatedCluster c) {
-        c.lossRate = random.nextDouble() * 0.2;
-        c.duplicateRate = random.nextDouble() * 0.1;
-        c.maxDelay = 1 + random.nextInt(6);
+        c.network.lossRate(random.nextDouble() * 0.2);
+        c.network.duplicateRate(random.nextDouble() * 0.1);
+        c.network.maxDelay(1 + random.nextInt(6));
         // In one run in five, let every acceptor crash (no quorum for a while): durable storage must
         // carry the votes across; otherwise keep a quorum up, as the liveness property assumes.
         int maxDown = random.nextInt(5) == 0 ? acceptors : c.config.f();
@@ -94,7 +94,7 @@ class RingPaxosSimulationTest {
                 violations.add("bound: acceptor " + a + " holds " + c.storage(a).size() + " instances");
             }
         }
-        return new Outcome(seed, violations, c.now, c.messagesSent, c.proposed.size());
+        return new Outcome(seed, violations, c.now, c.network.sent(), c.proposed.size());
     }
 
     @Test

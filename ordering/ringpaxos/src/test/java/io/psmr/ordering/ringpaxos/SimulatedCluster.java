@@ -1,5 +1,7 @@
 package io.psmr.ordering.ringpaxos;
 
+import io.psmr.ordering.protocol.Ready;
+import io.psmr.ordering.protocol.sim.SimulatedNetwork;
 import io.psmr.ordering.ringpaxos.storage.FileAcceptorLog;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -10,17 +12,16 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.PriorityQueue;
 import java.util.Random;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
- * A whole Ring Paxos cluster in one thread over a simulated network, driven by one seeded
+ * A whole Ring Paxos cluster in one thread over a {@link SimulatedNetwork}, driven by one seeded
  * {@link Random}: the same seed gives the same run, message for message.
  *
- * <p>The network loses, duplicates, delays and (through random delays) reorders messages. Acceptors
+ * <p>The network ({@link #network}) loses, duplicates, delays and (through random delays) reorders messages. Acceptors
  * crash and restart; a crash drops the node object (its volatile state) and keeps its
  * {@link AcceptorStorage}, which models storage the host made durable before sending. Proposers and
  * learners do not crash in this harness.
@@ -32,27 +33,24 @@ import java.util.TreeSet;
  */
 final class SimulatedCluster {
 
-    private record InTransit(long at, long order, Message message) {
-    }
-
     final RingPaxosConfig config;
     private final Random random;
-    private final TreeMap<Integer, ProtocolNode> live = new TreeMap<>();
+    private final TreeMap<Integer, RingPaxosCore> live = new TreeMap<>();
     private final Map<Integer, AcceptorStorage> storages = new HashMap<>();
     private final Path disk;
     private final Map<Integer, FileAcceptorLog> logs = new HashMap<>();
     private final TreeSet<Integer> down = new TreeSet<>();
-    private final PriorityQueue<InTransit> network = new PriorityQueue<>(
-            (a, b) -> a.at != b.at ? Long.compare(a.at, b.at) : Long.compare(a.order, b.order));
+    /** The network: set its loss, duplication and delays. Crashed nodes are crashed in it too. */
+    final SimulatedNetwork<Message> network;
 
     /** What each learner delivered, in order. */
-    final Map<Integer, List<Ready.Delivery>> delivered = new TreeMap<>();
+    final Map<Integer, List<Output.Delivery>> delivered = new TreeMap<>();
     /** Every proposal made, with its payload, in order. */
     final Map<ProposalId, byte[]> proposed = new LinkedHashMap<>();
     /** Proposals acknowledged to their proposer. */
     final Set<ProposalId> acknowledged = new HashSet<>();
     /** What each resumed learner delivered since it was restarted from a checkpoint (not in {@link #delivered}). */
-    final Map<Integer, List<Ready.Delivery>> resumedDelivered = new TreeMap<>();
+    final Map<Integer, List<Output.Delivery>> resumedDelivered = new TreeMap<>();
     /** Each trimmed-past signal a learner raised, by learner id. */
     final Map<Integer, List<Long>> trimmedPastSignals = new TreeMap<>();
     /** The highest safe instance each learner sent in a report. */
@@ -64,12 +62,7 @@ final class SimulatedCluster {
      * too (promises and votes forgotten), which Paxos does not tolerate.
      */
     boolean amnesia;
-    double lossRate;
-    double duplicateRate;
-    int maxDelay = 1;
     long now;
-    long messagesSent;
-    private long order;
 
     SimulatedCluster(RingPaxosConfig config, Random random) {
         this(config, random, null);
@@ -80,6 +73,7 @@ final class SimulatedCluster {
         this.config = config;
         this.random = random;
         this.disk = disk;
+        this.network = new SimulatedNetwork<>(random, Message::from, Message::to);
         for (int a : config.acceptors()) {
             storages.put(a, disk == null ? new AcceptorStorage(config.logCapacity()) : openLog(a));
             live.put(a, new AcceptorNode(config, a, storages.get(a)));
@@ -96,15 +90,12 @@ final class SimulatedCluster {
     /** One tick: deliver every message due, then tick every live node. */
     void tick() {
         now++;
-        while (!network.isEmpty() && network.peek().at <= now) {
-            Message m = network.poll().message;
-            ProtocolNode node = live.get(m.to());
-            if (node != null) {
-                node.step(m);
-                collect(node);
-            }
+        for (Message m : network.due(now)) {
+            RingPaxosCore node = live.get(m.to()); // due to a crashed node: lost
+            node.step(m);
+            collect(node);
         }
-        for (ProtocolNode node : List.copyOf(live.values())) {
+        for (RingPaxosCore node : List.copyOf(live.values())) {
             node.tick();
             collect(node);
         }
@@ -134,6 +125,7 @@ final class SimulatedCluster {
     void crash(int acceptor) {
         if (live.remove(acceptor) != null) {
             down.add(acceptor);
+            network.crash(acceptor);
             FileAcceptorLog log = logs.remove(acceptor);
             if (log != null) {
                 log.close();
@@ -161,6 +153,7 @@ final class SimulatedCluster {
     /** Replaces a learner (before it ran, or after a crash) by {@code learner}; its later deliveries count as resumed if asked. */
     void putLearner(Learner learner, boolean resumedIncarnation) {
         live.put(learner.id(), learner);
+        network.recover(learner.id());
         if (resumedIncarnation) {
             resumed.add(learner.id());
             resumedDelivered.put(learner.id(), new ArrayList<>());
@@ -170,11 +163,13 @@ final class SimulatedCluster {
     /** Crashes a learner: it stops, and what it delivered stays in {@link #delivered}. */
     void crashLearner(int learner) {
         live.remove(learner);
+        network.crash(learner);
     }
 
     /** Restarts a crashed acceptor on its durable storage. */
     void restart(int acceptor) {
         if (down.remove(acceptor)) {
+            network.recover(acceptor);
             if (amnesia) {
                 storages.put(acceptor, new AcceptorStorage(config.logCapacity()));
             } else if (disk != null) {
@@ -189,8 +184,7 @@ final class SimulatedCluster {
         for (int a : List.copyOf(down)) {
             restart(a);
         }
-        lossRate = 0;
-        duplicateRate = 0;
+        network.heal();
     }
 
     TreeSet<Integer> down() {
@@ -205,7 +199,7 @@ final class SimulatedCluster {
         return storages.get(acceptor);
     }
 
-    ProtocolNode node(int id) {
+    RingPaxosCore node(int id) {
         return live.get(id);
     }
 
@@ -214,7 +208,7 @@ final class SimulatedCluster {
         if (acknowledged.size() < proposed.size()) {
             return false;
         }
-        for (List<Ready.Delivery> d : delivered.values()) {
+        for (List<Output.Delivery> d : delivered.values()) {
             if (d.size() < proposed.size()) {
                 return false;
             }
@@ -222,38 +216,35 @@ final class SimulatedCluster {
         return true;
     }
 
-    private void collect(ProtocolNode node) {
-        Ready ready = node.ready();
+    private void collect(RingPaxosCore node) {
+        Ready<Message, StorageChange, Output> ready = node.ready();
         if (ready.isEmpty()) {
             return;
         }
         FileAcceptorLog log = logs.get(node.id());
         if (log != null) {
+            log.append(ready.writes());
             log.flush(); // durable before anything that depends on it leaves
         }
         for (Message m : ready.messages()) {
             transmit(m);
         }
-        if (!ready.deliveries().isEmpty()) {
-            (resumed.contains(node.id()) ? resumedDelivered : delivered).get(node.id()).addAll(ready.deliveries());
+        List<Output.Delivery> deliveries = Output.deliveries(ready.outputs());
+        if (!deliveries.isEmpty()) {
+            (resumed.contains(node.id()) ? resumedDelivered : delivered).get(node.id()).addAll(deliveries);
         }
-        if (ready.isTrimmedPast()) {
-            trimmedPastSignals.computeIfAbsent(node.id(), k -> new ArrayList<>()).add(ready.trimmedPast());
+        long trimPoint = Output.trimmedPast(ready.outputs());
+        if (trimPoint > 0) {
+            trimmedPastSignals.computeIfAbsent(node.id(), k -> new ArrayList<>()).add(trimPoint);
         }
-        acknowledged.addAll(ready.acknowledged());
+        acknowledged.addAll(Output.acknowledged(ready.outputs()));
+        node.advance(ready);
     }
 
     private void transmit(Message m) {
-        messagesSent++;
         if (m instanceof Message.Delivered d) {
             lastReport.merge(d.from(), d.upTo(), Math::max);
         }
-        if (random.nextDouble() < lossRate) {
-            return;
-        }
-        int copies = random.nextDouble() < duplicateRate ? 2 : 1;
-        for (int c = 0; c < copies; c++) {
-            network.add(new InTransit(now + 1 + random.nextInt(maxDelay), order++, m));
-        }
+        network.transmit(m, now);
     }
 }

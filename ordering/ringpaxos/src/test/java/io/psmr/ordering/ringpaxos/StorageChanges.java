@@ -28,31 +28,26 @@ public final class StorageChanges {
         s.trimTo(instance);
     }
 
-    /** The storage's whole state as text, one line per change that rebuilds it (see {@link AcceptorStorage#writeTo}). */
+    /** The changes made to {@code s} since the last call (what a node's next Ready would carry). */
+    public static List<StorageChange> take(AcceptorStorage s) {
+        return s.takeChanges();
+    }
+
+    /** The storage's whole state as text, one line per change that rebuilds it (see {@link AcceptorStorage#asChanges}). */
     public static List<String> state(AcceptorStorage s) {
         List<String> lines = new ArrayList<>();
         lines.add("highestDecided " + s.highestDecided());
-        s.writeTo(new AcceptorJournal() {
-            @Override
-            public void promised(Ballot ballot) {
-                lines.add("promise " + ballot);
+        for (StorageChange c : s.asChanges()) {
+            if (c instanceof StorageChange.Promised p) {
+                lines.add("promise " + p.ballot());
+            } else if (c instanceof StorageChange.Voted v) {
+                lines.add("vote " + v.instance() + " " + v.ballot() + " " + describe(v.value()));
+            } else if (c instanceof StorageChange.Decided d) {
+                lines.add("decide " + d.instance() + " " + describe(d.value()));
+            } else if (c instanceof StorageChange.Trimmed t) {
+                lines.add("trim " + t.upTo());
             }
-
-            @Override
-            public void voted(long instance, Ballot ballot, Value value) {
-                lines.add("vote " + instance + " " + ballot + " " + describe(value));
-            }
-
-            @Override
-            public void decided(long instance, Value value) {
-                lines.add("decide " + instance + " " + describe(value));
-            }
-
-            @Override
-            public void trimmed(long upTo) {
-                lines.add("trim " + upTo);
-            }
-        });
+        }
         return lines;
     }
 

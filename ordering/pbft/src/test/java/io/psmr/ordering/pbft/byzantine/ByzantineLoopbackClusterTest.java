@@ -11,9 +11,9 @@ import io.psmr.ordering.pbft.LoopbackNetwork;
 import io.psmr.ordering.pbft.PbftConfig;
 import io.psmr.ordering.pbft.PbftKeys;
 import io.psmr.ordering.pbft.PbftMessage.Request;
-import io.psmr.ordering.pbft.PbftPillarCore;
+import io.psmr.ordering.pbft.PbftPillar;
 import io.psmr.ordering.pbft.PbftReplicaNode;
-import io.psmr.ordering.pbft.PillarCore;
+import io.psmr.ordering.pbft.PbftCore;
 import io.psmr.ordering.pbft.PillarNetwork;
 import io.psmr.ordering.pbft.PillarSnapshot;
 import io.psmr.ordering.pbft.Refusal;
@@ -104,9 +104,9 @@ class ByzantineLoopbackClusterTest {
                     byzantine = new ByzantinePillarNetwork(network, 0, mode, CONFIG, auth, SEED);
                     net = byzantine;
                 }
-                List<PillarCore> cores = new ArrayList<>();
+                List<PbftCore> cores = new ArrayList<>();
                 for (int p = 0; p < CONFIG.pillars(); p++) {
-                    cores.add(PbftPillarCore.create(CONFIG, r, p, auth));
+                    cores.add(new PbftPillar(CONFIG, r, p, auth));
                 }
                 Recorder sink = new Recorder();
                 sinks.add(sink);

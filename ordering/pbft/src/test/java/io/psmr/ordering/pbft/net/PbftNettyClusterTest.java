@@ -12,9 +12,9 @@ import io.psmr.ordering.pbft.PbftConfig;
 import io.psmr.ordering.pbft.PbftEnvelope;
 import io.psmr.ordering.pbft.PbftKeys;
 import io.psmr.ordering.pbft.PbftMessage.Request;
-import io.psmr.ordering.pbft.PbftPillarCore;
+import io.psmr.ordering.pbft.PbftPillar;
 import io.psmr.ordering.pbft.PbftReplicaNode;
-import io.psmr.ordering.pbft.PillarCore;
+import io.psmr.ordering.pbft.PbftCore;
 import io.psmr.ordering.pbft.RequestId;
 import io.psmr.ordering.transport.ReconnectPolicy;
 import java.net.InetSocketAddress;
@@ -94,9 +94,9 @@ class PbftNettyClusterTest {
                 for (int p = 0; p < config.pillars(); p++) {
                     book.addresses.put(r + "/" + p, t.localAddress(p));
                 }
-                List<PillarCore> cores = new ArrayList<>();
+                List<PbftCore> cores = new ArrayList<>();
                 for (int p = 0; p < config.pillars(); p++) {
-                    cores.add(PbftPillarCore.create(config, r, p, auth));
+                    cores.add(new PbftPillar(config, r, p, auth));
                 }
                 Recorder sink = new Recorder();
                 replicas.add(new Replica(t, new PbftReplicaNode(r, config, cores, t, sink, SETTINGS, System::nanoTime), sink));

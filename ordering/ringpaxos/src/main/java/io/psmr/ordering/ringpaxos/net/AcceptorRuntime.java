@@ -35,7 +35,7 @@ public final class AcceptorRuntime implements NodeRuntime {
      * @param name  the node's name, for its status
      * @param peers every Ring Paxos node's address, by id
      */
-    public AcceptorRuntime(String name, RingPaxosConfig config, int paxosId, TransportConfig transport,
+    public AcceptorRuntime(String name, RingPaxosConfig config, int paxosId, RingPaxosTransportConfig transport,
                            InetSocketAddress bind, Map<Integer, InetSocketAddress> peers, Path dataDir) {
         this.name = name;
         this.acceptor = RingPaxosAcceptor.start(config, paxosId, transport, bind, peers, dataDir);

@@ -45,7 +45,7 @@ public final class LoopbackRingPaxos implements AutoCloseable {
     // during a takeover two may briefly believe it, and the one that keeps it never reports again.
     private final SortedSet<Integer> believers = new TreeSet<>();
 
-    private LoopbackRingPaxos(int acceptorCount, int learnerCount, TransportConfig transport) {
+    private LoopbackRingPaxos(int acceptorCount, int learnerCount, RingPaxosTransportConfig transport) {
         List<Integer> acceptorIds = new ArrayList<>();
         for (int i = 0; i < acceptorCount; i++) {
             acceptorIds.add(i);
@@ -107,7 +107,7 @@ public final class LoopbackRingPaxos implements AutoCloseable {
      * @param learners  adapters, at least 1; the first also proposes
      * @param transport every node's transport settings (its {@code maxValueBytes} bounds a proposal)
      */
-    public static LoopbackRingPaxos start(int acceptors, int learners, TransportConfig transport) {
+    public static LoopbackRingPaxos start(int acceptors, int learners, RingPaxosTransportConfig transport) {
         if (acceptors < 1 || learners < 1) {
             throw new IllegalArgumentException("need at least 1 acceptor and 1 learner, got " + acceptors + " and " + learners);
         }

@@ -3,10 +3,13 @@ package io.psmr.ordering.ringpaxos.net;
 import io.psmr.ordering.BroadcastClosedException;
 import io.psmr.ordering.OutcomeUnknownException;
 import io.psmr.ordering.OverloadedException;
+import io.psmr.ordering.protocol.Ready;
+import io.psmr.ordering.ringpaxos.Message;
+import io.psmr.ordering.ringpaxos.Output;
 import io.psmr.ordering.ringpaxos.ProposalId;
 import io.psmr.ordering.ringpaxos.Proposer;
-import io.psmr.ordering.ringpaxos.Ready;
 import io.psmr.ordering.ringpaxos.RingPaxosConfig;
+import io.psmr.ordering.ringpaxos.StorageChange;
 import java.net.InetSocketAddress;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -46,7 +49,7 @@ final class ProposerEndpoint implements AutoCloseable {
     private final Map<ProposalId, CompletableFuture<Long>> inFlight = new ConcurrentHashMap<>();
     private final AtomicInteger pendingCount = new AtomicInteger();
 
-    ProposerEndpoint(RingPaxosConfig config, int proposerId, long firstSeq, TransportConfig transport,
+    ProposerEndpoint(RingPaxosConfig config, int proposerId, long firstSeq, RingPaxosTransportConfig transport,
                      InetSocketAddress bind, Map<Integer, InetSocketAddress> peers, int maxPending,
                      boolean completeOnAcknowledge) {
         if (maxPending < 1) {
@@ -57,9 +60,9 @@ final class ProposerEndpoint implements AutoCloseable {
         this.proposer = new Proposer(config, proposerId, firstSeq);
         this.node = RingPaxosNode.start(proposer, config, transport, bind, peers, new RingPaxosNode.Listener() {
             @Override
-            public void onReady(Ready ready) {
+            public void onReady(Ready<Message, StorageChange, Output> ready) {
                 if (ProposerEndpoint.this.completeOnAcknowledge) {
-                    for (ProposalId id : ready.acknowledged()) {
+                    for (ProposalId id : Output.acknowledged(ready.outputs())) {
                         delivered(id, 0);
                     }
                 }

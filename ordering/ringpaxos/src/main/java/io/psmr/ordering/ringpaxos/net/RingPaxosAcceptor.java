@@ -1,17 +1,17 @@
 package io.psmr.ordering.ringpaxos.net;
 
-import io.psmr.ordering.ringpaxos.AcceptorJournal;
 import io.psmr.ordering.ringpaxos.AcceptorNode;
 import io.psmr.ordering.ringpaxos.AcceptorStorage;
 import io.psmr.ordering.ringpaxos.Ballot;
 import io.psmr.ordering.ringpaxos.RingPaxosConfig;
-import io.psmr.ordering.ringpaxos.Value;
+import io.psmr.ordering.ringpaxos.StorageChange;
 import io.psmr.ordering.ringpaxos.storage.FileAcceptorLog;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.util.Collections;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.SortedSet;
@@ -25,9 +25,13 @@ import org.slf4j.LoggerFactory;
  * restored from a {@link FileAcceptorLog} in its data directory (or in memory without one).
  *
  * <h2>Durability and restart</h2>
- * With a data directory, every change to the acceptor's storage (promise, vote, decision, trim) is written to the
- * log on the node's event-loop thread before the messages that follow it are sent ({@link RingPaxosNode.Listener#beforeSend()}),
- * so an acceptor whose process is killed (SIGKILL) and started again on the same directory has forgotten no
+ * With a data directory, every change to the acceptor's storage (promise, vote, decision, trim) travels in the
+ * {@link io.psmr.ordering.protocol.Ready#writes() writes} of the acceptor's Ready; on the node's event-loop thread
+ * the acceptor appends them to the log and, before the Ready's messages are sent, writes the log to the file
+ * ({@link RingPaxosNode.Listener#persist}); only then are the messages sent and the core advanced. The writes of a
+ * Ready without messages (a decision learnt, a trim) wait in the log's buffer for the next Ready with messages: nothing
+ * that depends on them has left, and one write (and, with {@code fsync}, one device flush) covers them all. So an
+ * acceptor whose process is killed (SIGKILL) and started again on the same directory has forgotten no
  * promise and no vote. It rejoins having lost only volatile state (the coordinator role, the failure detector,
  * the learners' reports), which is rebuilt from messages: it votes only at or above its restored promise, and if it
  * is the lowest live acceptor it coordinates again only under a fresh ballot above every round it promised or
@@ -69,30 +73,18 @@ public final class RingPaxosAcceptor implements AutoCloseable {
         static StorageState of(AcceptorStorage storage) {
             SortedSet<Long> voted = new TreeSet<>();
             SortedSet<Long> decided = new TreeSet<>();
-            storage.writeTo(new AcceptorJournal() {
-                @Override
-                public void promised(Ballot ballot) {
+            for (StorageChange c : storage.asChanges()) {
+                if (c instanceof StorageChange.Voted v) {
+                    voted.add(v.instance());
+                } else if (c instanceof StorageChange.Decided d) {
+                    decided.add(d.instance());
                 }
-
-                @Override
-                public void voted(long instance, Ballot ballot, Value value) {
-                    voted.add(instance);
-                }
-
-                @Override
-                public void decided(long instance, Value value) {
-                    decided.add(instance);
-                }
-
-                @Override
-                public void trimmed(long upTo) {
-                }
-            });
+            }
             return new StorageState(storage.promised(), storage.trimmedTo(), voted, decided);
         }
     }
 
-    private RingPaxosAcceptor(RingPaxosConfig config, int id, TransportConfig transport, InetSocketAddress bind,
+    private RingPaxosAcceptor(RingPaxosConfig config, int id, RingPaxosTransportConfig transport, InetSocketAddress bind,
                               Map<Integer, InetSocketAddress> peers, Path dataDir, boolean fsync) {
         this.id = id;
         try {
@@ -107,9 +99,12 @@ public final class RingPaxosAcceptor implements AutoCloseable {
         try {
             this.node = RingPaxosNode.start(core, config, transport, bind, peers, new RingPaxosNode.Listener() {
                 @Override
-                public void beforeSend() {
+                public void persist(List<StorageChange> writes, boolean sending) {
                     if (log != null) {
-                        log.flush();
+                        log.append(writes);
+                        if (sending) {
+                            log.flush();
+                        }
                     }
                 }
 
@@ -132,9 +127,9 @@ public final class RingPaxosAcceptor implements AutoCloseable {
      * Starts an acceptor whose log, if any, is written to the operating system before each send but not forced to
      * the device (survives the process's crash, not the machine's).
      *
-     * @see #start(RingPaxosConfig, int, TransportConfig, InetSocketAddress, Map, Path, boolean)
+     * @see #start(RingPaxosConfig, int, RingPaxosTransportConfig, InetSocketAddress, Map, Path, boolean)
      */
-    public static RingPaxosAcceptor start(RingPaxosConfig config, int id, TransportConfig transport,
+    public static RingPaxosAcceptor start(RingPaxosConfig config, int id, RingPaxosTransportConfig transport,
                                           InetSocketAddress bind, Map<Integer, InetSocketAddress> peers, Path dataDir) {
         return start(config, id, transport, bind, peers, dataDir, false);
     }
@@ -153,7 +148,7 @@ public final class RingPaxosAcceptor implements AutoCloseable {
      * @throws UncheckedIOException if the log cannot be opened (damaged, locked by another acceptor, unreadable)
      * @throws RuntimeException     from Netty if the port cannot be bound
      */
-    public static RingPaxosAcceptor start(RingPaxosConfig config, int id, TransportConfig transport,
+    public static RingPaxosAcceptor start(RingPaxosConfig config, int id, RingPaxosTransportConfig transport,
                                           InetSocketAddress bind, Map<Integer, InetSocketAddress> peers, Path dataDir,
                                           boolean fsync) {
         Objects.requireNonNull(config, "config");

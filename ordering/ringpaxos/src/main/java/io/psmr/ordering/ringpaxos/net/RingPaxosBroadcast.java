@@ -7,12 +7,15 @@ import io.psmr.ordering.BroadcastClosedException;
 import io.psmr.ordering.OverloadedException;
 import io.psmr.ordering.RelayLog;
 import io.psmr.ordering.Subscription;
+import io.psmr.ordering.protocol.Ready;
 import io.psmr.ordering.ringpaxos.CheckpointTracker;
 import io.psmr.ordering.ringpaxos.Learner;
 import io.psmr.ordering.ringpaxos.LearnerCheckpoint;
+import io.psmr.ordering.ringpaxos.Message;
+import io.psmr.ordering.ringpaxos.Output;
 import io.psmr.ordering.ringpaxos.Proposer;
-import io.psmr.ordering.ringpaxos.Ready;
 import io.psmr.ordering.ringpaxos.RingPaxosConfig;
+import io.psmr.ordering.ringpaxos.StorageChange;
 import java.net.InetSocketAddress;
 import java.util.ArrayDeque;
 import java.util.LinkedHashMap;
@@ -88,7 +91,7 @@ public final class RingPaxosBroadcast implements AtomicBroadcast {
     private final int maxValueBytes;
 
     // Learner event-loop thread only.
-    private final ArrayDeque<Ready.Delivery> overflow = new ArrayDeque<>();
+    private final ArrayDeque<Output.Delivery> overflow = new ArrayDeque<>();
     private final CheckpointTracker tracker; // null without checkpointEvery
     private boolean headTracked; // whether the tracker has seen overflow's head (it may wait for room in the log)
     private final int checkpointEvery;
@@ -115,11 +118,12 @@ public final class RingPaxosBroadcast implements AtomicBroadcast {
         this.learnerNode = RingPaxosNode.start(learner, b.config, b.transport, b.learnerBind, b.peers,
                 new RingPaxosNode.Listener() {
                     @Override
-                    public void onReady(Ready ready) {
-                        overflow.addAll(ready.deliveries());
+                    public void onReady(Ready<Message, StorageChange, Output> ready) {
+                        overflow.addAll(Output.deliveries(ready.outputs()));
                         drainOverflow();
-                        if (ready.isTrimmedPast()) {
-                            onTrimmedPast(ready.trimmedPast());
+                        long trimPoint = Output.trimmedPast(ready.outputs());
+                        if (trimPoint > 0) {
+                            onTrimmedPast(trimPoint);
                         }
                     }
 
@@ -151,7 +155,7 @@ public final class RingPaxosBroadcast implements AtomicBroadcast {
      * @param transport transport settings
      * @param peers     every node's address by id (may be filled in later; see {@link RingPaxosNode})
      */
-    public static Builder builder(RingPaxosConfig config, int learnerId, TransportConfig transport,
+    public static Builder builder(RingPaxosConfig config, int learnerId, RingPaxosTransportConfig transport,
                                   Map<Integer, InetSocketAddress> peers) {
         return new Builder(config, learnerId, transport, peers);
     }
@@ -191,7 +195,7 @@ public final class RingPaxosBroadcast implements AtomicBroadcast {
 
     /** Moves delivered values into the retained log, pausing the network while it is full. Learner event-loop thread only. */
     private void drainOverflow() {
-        Ready.Delivery d;
+        Output.Delivery d;
         while ((d = overflow.peek()) != null) {
             if (tracker != null && !headTracked) {
                 // Capture before the value enters the log, so no subscriber can see instance n before its checkpoint;
@@ -339,7 +343,7 @@ public final class RingPaxosBroadcast implements AtomicBroadcast {
     public static final class Builder {
         private final RingPaxosConfig config;
         private final int learnerId;
-        private final TransportConfig transport;
+        private final RingPaxosTransportConfig transport;
         private final Map<Integer, InetSocketAddress> peers;
         private int proposerId = -1;
         private long firstSeq = 1;
@@ -352,7 +356,7 @@ public final class RingPaxosBroadcast implements AtomicBroadcast {
         private long resumeInstance;
         private int checkpointEvery;
 
-        private Builder(RingPaxosConfig config, int learnerId, TransportConfig transport,
+        private Builder(RingPaxosConfig config, int learnerId, RingPaxosTransportConfig transport,
                         Map<Integer, InetSocketAddress> peers) {
             this.config = Objects.requireNonNull(config, "config");
             this.learnerId = learnerId;

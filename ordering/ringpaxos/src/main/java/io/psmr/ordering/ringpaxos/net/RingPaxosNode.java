@@ -12,9 +12,11 @@ import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.util.ReferenceCountUtil;
 import io.psmr.ordering.ringpaxos.Message;
-import io.psmr.ordering.ringpaxos.ProtocolNode;
-import io.psmr.ordering.ringpaxos.Ready;
+import io.psmr.ordering.protocol.Ready;
+import io.psmr.ordering.ringpaxos.Output;
 import io.psmr.ordering.ringpaxos.RingPaxosConfig;
+import io.psmr.ordering.ringpaxos.RingPaxosCore;
+import io.psmr.ordering.ringpaxos.StorageChange;
 import io.psmr.ordering.ringpaxos.wire.MalformedFrameException;
 import io.psmr.ordering.ringpaxos.wire.MessageCodec;
 import io.psmr.ordering.transport.EventLoopThread;
@@ -46,8 +48,8 @@ import org.slf4j.LoggerFactory;
  * <h2>Threads</h2>
  * The node owns one Netty event loop with exactly <b>one thread</b>. Every socket of the node (the server, the
  * inbound connections, the outbound links) is registered on it, the tick task runs on it, and so every
- * {@code step}, {@code tick} and {@code ready} call on the core happens on that thread, as
- * {@link ProtocolNode} requires. Code outside reaches the core only through {@link #execute} and {@link #call},
+ * {@code step}, {@code tick}, {@code ready} and {@code advance} call on the core happens on that thread, as
+ * {@link RingPaxosCore} requires. Code outside reaches the core only through {@link #execute} and {@link #call},
  * which run a task on that thread and then send what the core produced. The {@link Listener} is called on
  * that thread too: it must not block, and it may call the core (its calls' outputs are sent before the loop
  * handles anything else). All public methods may be called from any thread.
@@ -62,22 +64,23 @@ import org.slf4j.LoggerFactory;
  * An inbound connection is closed, with a WARN log line naming the peer and the problem (at most one per peer per
  * minute, see {@link RefusalLog}), and counted in {@link #refusedConnections()}, when its first
  * frame is not a hello from a node of the configuration, when a frame is longer than
- * {@link TransportConfig#maxFrameBytes()} (refused as soon as its length prefix is read) or malformed, or when a
+ * {@link RingPaxosTransportConfig#maxFrameBytes()} (refused as soon as its length prefix is read) or malformed, or when a
  * message claims another sender than the hello or another receiver than this node. Other connections are
  * untouched and the node keeps serving.
  *
  * <h2>Peers that are down, and bounded memory</h2>
  * A message to a peer without a live connection is dropped (the protocol tolerates loss and retries), and the
- * link ({@link ReconnectingLink}) reconnects in the background after {@link TransportConfig#reconnectMin()},
- * doubling up to {@link TransportConfig#reconnectMax()}. A message to a peer whose connection holds more than
- * {@link TransportConfig#writeHighWaterBytes()} unsent bytes is dropped too. Inbound connections are limited to
- * {@link TransportConfig#maxInboundConnections()}.
+ * link ({@link ReconnectingLink}) reconnects in the background after {@link RingPaxosTransportConfig#reconnectMin()},
+ * doubling up to {@link RingPaxosTransportConfig#reconnectMax()}. A message to a peer whose connection holds more than
+ * {@link RingPaxosTransportConfig#writeHighWaterBytes()} unsent bytes is dropped too. Inbound connections are limited to
+ * {@link RingPaxosTransportConfig#maxInboundConnections()}.
  *
  * <h2>Durability</h2>
- * Before it sends the messages of each {@link Ready}, the node calls {@link Listener#beforeSend()} on its
- * event-loop thread; an acceptor's host makes the changes its {@link io.psmr.ordering.ringpaxos.AcceptorStorage}
- * reported so far durable there (see {@link RingPaxosAcceptor}). If that throws, the node sends nothing more and
- * closes itself (fail-stop): an acceptor that cannot record its promise must not make it.
+ * The node handles each {@link Ready} of the core in its order: it hands the Ready's
+ * {@link Ready#writes() writes} to {@link Listener#persist}, where an acceptor's host makes them durable (see
+ * {@link RingPaxosAcceptor}); only then does it send the Ready's messages, hand its outputs to
+ * {@link Listener#onReady}, and {@link RingPaxosCore#advance advance} the core. If {@code persist} throws, the node
+ * sends nothing more and closes itself (fail-stop): an acceptor that cannot record its promise must not make it.
  *
  * <h2>Restart</h2>
  * The server socket is bound with {@code SO_REUSEADDR}, so a node restarted on a fixed port (after its process
@@ -92,8 +95,11 @@ public final class RingPaxosNode implements AutoCloseable {
      * Receives what the core produced. Called on the node's event-loop thread only; must not block.
      */
     public interface Listener {
-        /** A ready with deliveries, acknowledgements or a trimmed-past signal (its messages are already sent). */
-        default void onReady(Ready ready) {
+        /**
+         * A ready with {@link Output}s: deliveries, acknowledgements or a trimmed-past signal (its messages are
+         * already sent).
+         */
+        default void onReady(Ready<Message, StorageChange, Output> ready) {
         }
 
         /** After each tick of the core. */
@@ -101,17 +107,23 @@ public final class RingPaxosNode implements AutoCloseable {
         }
 
         /**
-         * Before the messages of a ready are sent: make durable what they depend on. Throwing stops the node
-         * (nothing of that ready is sent, and the node closes).
+         * Makes a ready's writes durable before its messages are sent: called for every ready with writes or
+         * messages, before any of its messages leaves. {@code sending} says whether messages follow; a host may keep
+         * the writes of a ready without messages buffered until the next ready that has messages, since nothing
+         * that depends on them has left yet. Throwing stops the node (nothing of that ready is sent, and the node
+         * closes).
+         *
+         * @param writes  the ready's writes, in order (empty for learners and proposers)
+         * @param sending whether the ready has messages to send
          */
-        default void beforeSend() {
+        default void persist(List<StorageChange> writes, boolean sending) {
         }
     }
 
-    private final ProtocolNode core;
+    private final RingPaxosCore core;
     private final int id;
     private final RingPaxosConfig config;
-    private final TransportConfig transport;
+    private final RingPaxosTransportConfig transport;
     private final Map<Integer, InetSocketAddress> peers;
     private final Listener listener;
     private final MessageCodec codec;
@@ -155,12 +167,12 @@ public final class RingPaxosNode implements AutoCloseable {
      *                  concurrent map filled in after the peers started
      * @param listener  receives deliveries, acknowledgements and ticks
      */
-    public static RingPaxosNode start(ProtocolNode core, RingPaxosConfig config, TransportConfig transport,
+    public static RingPaxosNode start(RingPaxosCore core, RingPaxosConfig config, RingPaxosTransportConfig transport,
                                       InetSocketAddress bind, Map<Integer, InetSocketAddress> peers, Listener listener) {
         return new RingPaxosNode(core, config, transport, bind, peers, listener);
     }
 
-    private RingPaxosNode(ProtocolNode core, RingPaxosConfig config, TransportConfig transport, InetSocketAddress bind,
+    private RingPaxosNode(RingPaxosCore core, RingPaxosConfig config, RingPaxosTransportConfig transport, InetSocketAddress bind,
                           Map<Integer, InetSocketAddress> peers, Listener listener) {
         this.core = Objects.requireNonNull(core, "core");
         this.id = core.id();
@@ -261,7 +273,7 @@ public final class RingPaxosNode implements AutoCloseable {
      * with {@link RejectedExecutionException} if the node is closed, or closes before {@code f} runs; with what
      * {@code f} throws otherwise. Any thread.
      */
-    public <T> CompletableFuture<T> call(Function<ProtocolNode, T> f) {
+    public <T> CompletableFuture<T> call(Function<RingPaxosCore, T> f) {
         CompletableFuture<T> result = new CompletableFuture<>();
         try {
             execute(() -> {
@@ -319,23 +331,24 @@ public final class RingPaxosNode implements AutoCloseable {
                     core.step(self);
                     continue;
                 }
-                Ready ready = core.ready();
+                Ready<Message, StorageChange, Output> ready = core.ready();
                 if (ready.isEmpty()) {
                     break;
                 }
-                if (!ready.messages().isEmpty() && !beforeSend()) {
+                if ((!ready.writes().isEmpty() || !ready.messages().isEmpty()) && !persist(ready)) {
                     return;
                 }
                 for (Message m : ready.messages()) {
                     send(m);
                 }
-                if (!ready.deliveries().isEmpty() || !ready.acknowledged().isEmpty() || ready.isTrimmedPast()) {
+                if (!ready.outputs().isEmpty()) {
                     try {
                         listener.onReady(ready);
                     } catch (RuntimeException e) {
                         LOG.error("node {}: listener failed", id, e);
                     }
                 }
+                core.advance(ready);
             }
         } finally {
             processing = false;
@@ -351,9 +364,9 @@ public final class RingPaxosNode implements AutoCloseable {
     }
 
     /** Runs the listener's durability step; on failure closes the node and returns false. */
-    private boolean beforeSend() {
+    private boolean persist(Ready<Message, StorageChange, Output> ready) {
         try {
-            listener.beforeSend();
+            listener.persist(ready.writes(), !ready.messages().isEmpty());
             return true;
         } catch (RuntimeException e) {
             LOG.error("node {}: cannot make its state durable; stopping without sending", id, e);

@@ -67,7 +67,7 @@ public final class RingPaxosProposerClient implements OrderingClient {
      * @param maxPendingProposals proposals queued or in flight at once, at least 1
      */
     public static RingPaxosProposerClient start(RingPaxosConfig config, int proposerId, long firstSeq,
-                                                TransportConfig transport, InetSocketAddress bind,
+                                                RingPaxosTransportConfig transport, InetSocketAddress bind,
                                                 Map<Integer, InetSocketAddress> peers, int maxPendingProposals) {
         Objects.requireNonNull(config, "config");
         Objects.requireNonNull(transport, "transport");
@@ -95,7 +95,7 @@ public final class RingPaxosProposerClient implements OrderingClient {
 
     /**
      * Does nothing: the client takes proposals from
-     * {@link #start(RingPaxosConfig, int, long, TransportConfig, InetSocketAddress, Map, int)} on.
+     * {@link #start(RingPaxosConfig, int, long, RingPaxosTransportConfig, InetSocketAddress, Map, int)} on.
      *
      * @throws IllegalStateException if closed
      */

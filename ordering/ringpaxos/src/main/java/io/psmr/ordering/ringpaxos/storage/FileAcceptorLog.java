@@ -1,9 +1,9 @@
 package io.psmr.ordering.ringpaxos.storage;
 
-import io.psmr.ordering.ringpaxos.AcceptorJournal;
 import io.psmr.ordering.ringpaxos.AcceptorStorage;
 import io.psmr.ordering.ringpaxos.Ballot;
 import io.psmr.ordering.ringpaxos.ProposalId;
+import io.psmr.ordering.ringpaxos.StorageChange;
 import io.psmr.ordering.ringpaxos.Value;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -17,25 +17,30 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Objects;
 import java.util.zip.CRC32C;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * An acceptor's {@link AcceptorStorage} kept durable in a directory: an append-only log of the changes the
- * storage reports ({@link AcceptorJournal}), replayed on {@link #open}, and compacted when it grows.
+ * An acceptor's {@link AcceptorStorage} kept durable in a directory: an append-only log of the
+ * {@link StorageChange}s the acceptor's Readys carry, replayed on {@link #open}, and compacted when it grows.
  *
  * <h2>Use</h2>
  * <pre>{@code
  * FileAcceptorLog log = FileAcceptorLog.open(dir, config.logCapacity(), false);
  * AcceptorNode node = new AcceptorNode(config, id, log.storage());
- * // on the node's thread, after step/tick and before sending the messages of the Ready:
- * log.flush();
+ * // on the node's thread, after step/tick:
+ * Ready<Message, StorageChange, Output> ready = node.ready();
+ * log.append(ready.writes());
+ * log.flush();                  // before sending ready.messages()
+ * send(ready.messages());
+ * node.advance(ready);
  * }</pre>
- * Changes are buffered in memory as the storage reports them and written to the file by {@link #flush()}. The
- * host calls {@code flush()} before it sends the messages of each {@link io.psmr.ordering.ringpaxos.Ready}, so no
- * promise or vote leaves the process before it is in the file ({@code RingPaxosAcceptor} does this).
+ * {@link #append} buffers changes in memory; {@link #flush()} writes them to the file. The host flushes before it
+ * sends the messages of a Ready, so no promise or vote leaves the process before it is in the file
+ * ({@code RingPaxosAcceptor} does this).
  *
  * <h2>Failure model and {@code fsync}</h2>
  * {@code flush()} hands the bytes to the operating system ({@code FileChannel.write}). That survives the crash of
@@ -56,7 +61,7 @@ import org.slf4j.LoggerFactory;
  *         | 3 DECIDE  instance:i64 value
  *         | 4 TRIM    upTo:i64
  * </pre>
- * On open the records are replayed in order onto empty storage ({@link AcceptorStorage#restorer()}). A last record
+ * On open the records are replayed in order onto empty storage ({@link AcceptorStorage#restore}). A last record
  * that is incomplete (the file ends inside it), fails its checksum with nothing after it, or a tail of zero bytes,
  * is a write torn by a crash: nothing that depended on it was sent, so it is cut off (with a WARN line) and the
  * log opens. Any other damage (a bad checksum or an unknown record type with records after it, a bad magic) is
@@ -65,7 +70,7 @@ import org.slf4j.LoggerFactory;
  *
  * <h2>Compaction</h2>
  * When a {@code flush()} leaves the file larger than {@code max(compactBytes, 2 × the last compacted size)}, the log
- * writes the storage's current state ({@link AcceptorStorage#writeTo}; bounded by its capacity) to
+ * writes the storage's current state ({@link AcceptorStorage#asChanges}; bounded by its capacity) to
  * {@code acceptor.log.tmp} and atomically renames it over {@code acceptor.log}. A crash in between leaves the old
  * file whole; a leftover {@code .tmp} is deleted on open. So the directory holds at most about
  * {@code compactBytes} plus two snapshots.
@@ -78,7 +83,7 @@ import org.slf4j.LoggerFactory;
  * Not thread-safe: the storage, {@code flush()} and {@code close()} belong to the node's thread (or to whoever
  * holds the node's thread stopped).
  */
-public final class FileAcceptorLog implements AcceptorJournal, AutoCloseable {
+public final class FileAcceptorLog implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(FileAcceptorLog.class);
 
@@ -136,7 +141,6 @@ public final class FileAcceptorLog implements AcceptorJournal, AutoCloseable {
         }
         // Not the restored file's size: a large uncompacted log is compacted at the first flush above compactBytes.
         this.lastCompactedBytes = 0;
-        storage.journalTo(this);
     }
 
     /**
@@ -191,7 +195,10 @@ public final class FileAcceptorLog implements AcceptorJournal, AutoCloseable {
         }
     }
 
-    /** The restored storage; build the {@code AcceptorNode} on it. Its changes are journalled to this log. */
+    /**
+     * The restored storage; build the {@code AcceptorNode} on it. Its later changes reach this log through
+     * {@link #append}, from the node's Readys.
+     */
     public AcceptorStorage storage() {
         return storage;
     }
@@ -206,38 +213,41 @@ public final class FileAcceptorLog implements AcceptorJournal, AutoCloseable {
         return size;
     }
 
-    // ------------------------------------------------------------------------------------ journal (buffering)
+    // ------------------------------------------------------------------------------------ buffering
 
-    @Override
-    public void promised(Ballot ballot) {
-        ByteBuffer b = record(1 + 12);
-        b.put(PROMISE);
-        putBallot(b, ballot);
-        seal(b);
+    /**
+     * Buffers {@code changes}, in order, to be written by the next {@link #flush()}: a Ready's
+     * {@link io.psmr.ordering.protocol.Ready#writes() writes}. They must be changes the log's storage has already
+     * made (the node made them), so that the file and the storage agree.
+     */
+    public void append(List<? extends StorageChange> changes) {
+        for (StorageChange c : changes) {
+            encode(c);
+        }
     }
 
-    @Override
-    public void voted(long instance, Ballot ballot, Value value) {
-        ByteBuffer b = record(1 + 8 + 12 + valueBytes(value));
-        b.put(VOTE).putLong(instance);
-        putBallot(b, ballot);
-        putValue(b, value);
-        seal(b);
-    }
-
-    @Override
-    public void decided(long instance, Value value) {
-        ByteBuffer b = record(1 + 8 + valueBytes(value));
-        b.put(DECIDE).putLong(instance);
-        putValue(b, value);
-        seal(b);
-    }
-
-    @Override
-    public void trimmed(long upTo) {
-        ByteBuffer b = record(1 + 8);
-        b.put(TRIM).putLong(upTo);
-        seal(b);
+    private void encode(StorageChange change) {
+        if (change instanceof StorageChange.Promised p) {
+            ByteBuffer b = record(1 + 12);
+            b.put(PROMISE);
+            putBallot(b, p.ballot());
+            seal(b);
+        } else if (change instanceof StorageChange.Voted v) {
+            ByteBuffer b = record(1 + 8 + 12 + valueBytes(v.value()));
+            b.put(VOTE).putLong(v.instance());
+            putBallot(b, v.ballot());
+            putValue(b, v.value());
+            seal(b);
+        } else if (change instanceof StorageChange.Decided d) {
+            ByteBuffer b = record(1 + 8 + valueBytes(d.value()));
+            b.put(DECIDE).putLong(d.instance());
+            putValue(b, d.value());
+            seal(b);
+        } else if (change instanceof StorageChange.Trimmed t) {
+            ByteBuffer b = record(1 + 8);
+            b.put(TRIM).putLong(t.upTo());
+            seal(b);
+        }
     }
 
     private static int valueBytes(Value v) {
@@ -285,7 +295,7 @@ public final class FileAcceptorLog implements AcceptorJournal, AutoCloseable {
     // ------------------------------------------------------------------------------------ flush and compaction
 
     /**
-     * Writes every change buffered since the last flush to the file (and forces it to the device with
+     * Writes every change appended since the last flush to the file (and forces it to the device with
      * {@code fsync}), then compacts if the file has grown past its bound. Call it before sending the messages
      * that follow the changes.
      *
@@ -376,7 +386,7 @@ public final class FileAcceptorLog implements AcceptorJournal, AutoCloseable {
     }
 
     /**
-     * The storage's current state as a whole log (magic, then records), encoded by this journal's own methods into a
+     * The storage's current state as a whole log (magic, then records), encoded by {@link #append} into a
      * fresh buffer; {@code pending} (empty here) is restored even if encoding fails.
      */
     private ByteBuffer snapshot() {
@@ -385,7 +395,7 @@ public final class FileAcceptorLog implements AcceptorJournal, AutoCloseable {
         pending = ByteBuffer.allocate(4096);
         try {
             pending.put(MAGIC);
-            storage.writeTo(this);
+            append(storage.asChanges());
             return pending.flip();
         } finally {
             pending = saved;
@@ -436,7 +446,6 @@ public final class FileAcceptorLog implements AcceptorJournal, AutoCloseable {
         if (!Arrays.equals(magic.array(), MAGIC)) {
             throw new IOException("acceptor log " + file + " is damaged at offset 0: not an acceptor log (bad magic)");
         }
-        AcceptorJournal restore = storage.restorer();
         long pos = MAGIC.length;
         while (pos < fileSize) {
             long left = fileSize - pos;
@@ -468,7 +477,7 @@ public final class FileAcceptorLog implements AcceptorJournal, AutoCloseable {
                 throw damaged(pos, "record checksum mismatch");
             }
             try {
-                apply(body, restore);
+                storage.restore(decode(body));
             } catch (RuntimeException e) {
                 throw damaged(pos, e.getMessage());
             }
@@ -477,25 +486,26 @@ public final class FileAcceptorLog implements AcceptorJournal, AutoCloseable {
         size = pos;
     }
 
-    private void apply(ByteBuffer b, AcceptorJournal restore) {
+    private static StorageChange decode(ByteBuffer b) {
         byte type = b.get();
-        switch (type) {
-            case PROMISE -> restore.promised(getBallot(b));
+        StorageChange change = switch (type) {
+            case PROMISE -> new StorageChange.Promised(getBallot(b));
             case VOTE -> {
                 long instance = b.getLong();
                 Ballot ballot = getBallot(b);
-                restore.voted(instance, ballot, getValue(b));
+                yield new StorageChange.Voted(instance, ballot, getValue(b));
             }
             case DECIDE -> {
                 long instance = b.getLong();
-                restore.decided(instance, getValue(b));
+                yield new StorageChange.Decided(instance, getValue(b));
             }
-            case TRIM -> restore.trimmed(b.getLong());
+            case TRIM -> new StorageChange.Trimmed(b.getLong());
             default -> throw new IllegalArgumentException("unknown record type " + type);
-        }
+        };
         if (b.hasRemaining()) {
             throw new IllegalArgumentException(b.remaining() + " bytes after the record's fields");
         }
+        return change;
     }
 
     private static Ballot getBallot(ByteBuffer b) {
@@ -569,7 +579,6 @@ public final class FileAcceptorLog implements AcceptorJournal, AutoCloseable {
             flush();
         } finally {
             closed = true;
-            storage.journalTo(AcceptorJournal.NONE);
             try {
                 channel.close();
             } catch (IOException e) {

@@ -12,7 +12,8 @@ import io.psmr.ordering.OrderingClient;
 import io.psmr.ordering.ringpaxos.AcceptorNode;
 import io.psmr.ordering.ringpaxos.AcceptorStorage;
 import io.psmr.ordering.ringpaxos.Ballot;
-import io.psmr.ordering.ringpaxos.ProtocolNode;
+import io.psmr.ordering.ringpaxos.RingPaxosCore;
+import io.psmr.ordering.ringpaxos.StorageChange;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
@@ -87,7 +88,7 @@ class RingPaxosAcceptorRestartTest {
                 AcceptorCluster.TRANSPORT, new InetSocketAddress("127.0.0.1", 0), new ConcurrentHashMap<>(),
                 new RingPaxosNode.Listener() {
                     @Override
-                    public void beforeSend() {
+                    public void persist(List<StorageChange> writes, boolean sending) {
                         attempts.incrementAndGet();
                         throw new UncheckedIOException(new IOException("disk full (test)"));
                     }
@@ -125,7 +126,7 @@ class RingPaxosAcceptorRestartTest {
                     Thread.currentThread().interrupt();
                 }
             });
-            CompletableFuture<Integer> queued = node.call(ProtocolNode::id);
+            CompletableFuture<Integer> queued = node.call(RingPaxosCore::id);
             closer.start(); // marks the node closed at once, then waits for the loop
             AcceptorCluster.await(() -> {
                 try {

@@ -47,7 +47,7 @@ class RingPaxosNetworkTest {
     private static final int LEARNER_B = 11;
     private static final int PROPOSER = 20;
     private static final RingPaxosConfig CONFIG = RingPaxosConfig.of(ACCEPTORS, List.of(LEARNER_A, LEARNER_B), List.of(PROPOSER));
-    private static final TransportConfig TRANSPORT = TransportConfig.defaults().withTickInterval(Duration.ofMillis(5));
+    private static final RingPaxosTransportConfig TRANSPORT = RingPaxosTransportConfig.defaults().withTickInterval(Duration.ofMillis(5));
     private static final long WAIT_S = 20;
 
     private final Map<Integer, InetSocketAddress> peers = new ConcurrentHashMap<>();

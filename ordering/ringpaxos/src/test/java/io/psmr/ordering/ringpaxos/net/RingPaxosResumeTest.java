@@ -36,7 +36,7 @@ class RingPaxosResumeTest {
     private static final int A = 10;
     private static final int B = 11;
     private static final int PROPOSER = 20;
-    private static final TransportConfig TRANSPORT = TransportConfig.defaults().withTickInterval(Duration.ofMillis(5));
+    private static final RingPaxosTransportConfig TRANSPORT = RingPaxosTransportConfig.defaults().withTickInterval(Duration.ofMillis(5));
     private static final long WAIT_S = 20;
 
     private final Map<Integer, InetSocketAddress> peers = new ConcurrentHashMap<>();

@@ -3,6 +3,7 @@ package io.psmr.ordering.ringpaxos.storage;
 import static io.psmr.ordering.ringpaxos.StorageChanges.decide;
 import static io.psmr.ordering.ringpaxos.StorageChanges.promise;
 import static io.psmr.ordering.ringpaxos.StorageChanges.state;
+import static io.psmr.ordering.ringpaxos.StorageChanges.take;
 import static io.psmr.ordering.ringpaxos.StorageChanges.trim;
 import static io.psmr.ordering.ringpaxos.StorageChanges.vote;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -10,13 +11,15 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.psmr.ordering.protocol.Ready;
 import io.psmr.ordering.ringpaxos.AcceptorNode;
 import io.psmr.ordering.ringpaxos.AcceptorStorage;
 import io.psmr.ordering.ringpaxos.Ballot;
 import io.psmr.ordering.ringpaxos.Message;
+import io.psmr.ordering.ringpaxos.Output;
 import io.psmr.ordering.ringpaxos.ProposalId;
-import io.psmr.ordering.ringpaxos.Ready;
 import io.psmr.ordering.ringpaxos.RingPaxosConfig;
+import io.psmr.ordering.ringpaxos.StorageChange;
 import io.psmr.ordering.ringpaxos.Value;
 import java.io.IOException;
 import java.io.RandomAccessFile;
@@ -66,7 +69,7 @@ class FileAcceptorLogTest {
             decide(s, 7, Value.NOOP); // decided without a vote here
             promise(s, new Ballot(9, 2));
             before = state(s);
-            log.flush();
+            flush(log);
         }
         try (FileAcceptorLog log = open()) {
             assertEquals(before, state(log.storage()));
@@ -97,9 +100,10 @@ class FileAcceptorLogTest {
                         default -> trim(s, s.trimmedTo() + random.nextInt(8));
                     }
                     if (random.nextInt(5) == 0) {
-                        log.flush();
+                        flush(log);
                     }
                 }
+                log.append(take(s)); // close() writes what was appended
                 expected = state(s);
             }
         }
@@ -113,8 +117,10 @@ class FileAcceptorLogTest {
             node.step(new Message.Prepare(1, 0, new Ballot(5, 1), 1));
             node.step(new Message.Accept(1, 0, new Ballot(5, 1), 1, value(20, 1, 3), List.of(1, 0), 1));
             assertEquals(new Ballot(5, 1), log.storage().promised());
-            node.ready();
+            Ready<Message, StorageChange, Output> written = node.ready();
+            log.append(written.writes());
             log.flush();
+            node.advance(written);
         }
         try (FileAcceptorLog log = FileAcceptorLog.open(dir, config.logCapacity(), false)) {
             AcceptorNode node = new AcceptorNode(config, 0, log.storage());
@@ -122,15 +128,15 @@ class FileAcceptorLogTest {
             assertFalse(node.isCoordinator(), "a restarted acceptor does not coordinate before a Phase 1");
             // An Accept in a ballot below the restored promise is refused, not voted for.
             node.step(new Message.Accept(2, 0, new Ballot(4, 2), 2, value(20, 2, 3), List.of(2, 0), 1));
-            assertTrue(node.ready().messages().stream().allMatch(m -> m instanceof Message.Reject),
+            assertTrue(drain(node).messages().stream().allMatch(m -> m instanceof Message.Reject),
                     "a vote below the promise must be refused");
             assertFalse(log.storage().isDecided(2));
             assertTrue(state(log.storage()).stream().noneMatch(l -> l.startsWith("vote 2 ")), "no vote at 2");
             // As lowest acceptor it coordinates again, but only under a ballot above its restored promise.
-            Ready ready = Ready.EMPTY;
+            Ready<Message, StorageChange, Output> ready = Ready.empty();
             for (int t = 0; t < 5 && ready.messages().stream().noneMatch(m -> m instanceof Message.Prepare); t++) {
                 node.tick();
-                ready = node.ready();
+                ready = drain(node);
             }
             Message.Prepare prepare = ready.messages().stream().filter(m -> m instanceof Message.Prepare)
                     .map(m -> (Message.Prepare) m).findFirst().orElseThrow();
@@ -148,13 +154,13 @@ class FileAcceptorLogTest {
             promise(log.storage(), new Ballot(1, 0));
             vote(log.storage(), 1, new Ballot(1, 0), value(20, 1, 10));
             before = state(log.storage());
-            log.flush();
+            flush(log);
             goodSize = log.sizeBytes();
         }
         long fullSize;
         try (FileAcceptorLog log = open()) {
             vote(log.storage(), 2, new Ballot(1, 0), value(20, 2, 50));
-            log.flush();
+            flush(log);
             fullSize = log.sizeBytes();
         }
         Path file = dir.resolve(FileAcceptorLog.FILE_NAME);
@@ -181,6 +187,7 @@ class FileAcceptorLogTest {
             assertEquals(before, state(log.storage()));
             // ... and the log goes on from there.
             vote(log.storage(), 3, new Ballot(1, 0), value(20, 3, 1));
+            flush(log);
             before = state(log.storage());
         }
         try (FileAcceptorLog log = open()) {
@@ -201,6 +208,7 @@ class FileAcceptorLogTest {
             promise(log.storage(), new Ballot(1, 0));
             vote(log.storage(), 1, new Ballot(1, 0), value(20, 1, 10));
             vote(log.storage(), 2, new Ballot(1, 0), value(20, 2, 10));
+            flush(log);
         }
         Path file = dir.resolve(FileAcceptorLog.FILE_NAME);
         byte[] good = Files.readAllBytes(file);
@@ -255,7 +263,7 @@ class FileAcceptorLogTest {
                     trim(s, i - 20);
                 }
                 long sizeBefore = log.sizeBytes();
-                log.flush();
+                flush(log);
                 if (log.sizeBytes() < sizeBefore) {
                     compactions++;
                 }
@@ -298,7 +306,7 @@ class FileAcceptorLogTest {
             while (attempts[0] < 2) {
                 writeInstance(s, i++);
                 long sizeBefore = log.sizeBytes();
-                log.flush(); // never throws: the records are durable
+                flush(log); // never throws: the records are durable
                 assertTrue(log.sizeBytes() >= sizeBefore, "a failing compaction replaced the file at instance " + i);
                 assertFalse(Files.exists(dir.resolve(FileAcceptorLog.TMP_NAME)), "the temporary file is deleted");
                 if (attempts[0] == 1 && failedAt == 0) {
@@ -312,11 +320,11 @@ class FileAcceptorLogTest {
             long retryFrom = log.sizeBytes();
             while (attempts[0] < 3) {
                 writeInstance(s, i++);
-                log.flush();
+                flush(log);
             }
             assertTrue(log.sizeBytes() < retryFrom, "the next attempt compacted: " + log.sizeBytes() + " bytes");
             writeInstance(s, i);
-            log.flush();
+            flush(log);
             before = state(s);
         }
         try (FileAcceptorLog log = FileAcceptorLog.open(dir, CAPACITY, false, compactBytes)) {
@@ -334,7 +342,7 @@ class FileAcceptorLogTest {
             AcceptorStorage s = log.storage();
             for (long i = 1; log.sizeBytes() < 3 * 4096; i++) {
                 writeInstance(s, i);
-                log.flush();
+                flush(log);
             }
             before = state(s);
         }
@@ -352,5 +360,18 @@ class FileAcceptorLogTest {
         if (i % 10 == 0) {
             trim(s, i - 20);
         }
+    }
+
+    /** Appends what the storage changed since the last call (as a node's Ready would carry it) and flushes. */
+    private static void flush(FileAcceptorLog log) {
+        log.append(take(log.storage()));
+        log.flush();
+    }
+
+    /** The node's next Ready, advanced at once (for steps whose writes this test does not persist). */
+    private static Ready<Message, StorageChange, Output> drain(AcceptorNode node) {
+        Ready<Message, StorageChange, Output> ready = node.ready();
+        node.advance(ready);
+        return ready;
     }
 }

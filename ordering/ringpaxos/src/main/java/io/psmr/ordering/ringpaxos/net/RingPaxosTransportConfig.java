@@ -5,7 +5,10 @@ import java.time.Duration;
 import java.util.Objects;
 
 /**
- * Settings of one node's transport and runtime.
+ * Settings of one Ring Paxos node's Netty transport ({@link RingPaxosNode}) and runtime: frame and value limits, the
+ * protocol tick, reconnection, and the bounds on memory. A message to a peer that cannot take it now is dropped (the
+ * protocol retries), so there are no queues to size; PBFT's transport, which queues frames per peer and per pillar,
+ * has its own settings ({@code io.psmr.ordering.pbft.net.PbftTransportConfig}).
  *
  * @param maxFrameBytes       largest frame body (without its 4-byte length prefix) sent or accepted; a longer
  *                            incoming frame closes the connection, a longer outgoing message is dropped with a log line
@@ -19,12 +22,12 @@ import java.util.Objects;
  *                            dropped (the protocol retries), so a slow or stuck peer costs bounded memory
  * @param maxInboundConnections most incoming connections held at once; more are closed with a log line
  */
-public record TransportConfig(int maxFrameBytes, int maxValueBytes, int maxListLength, Duration tickInterval,
+public record RingPaxosTransportConfig(int maxFrameBytes, int maxValueBytes, int maxListLength, Duration tickInterval,
                               Duration reconnectMin, Duration reconnectMax, Duration connectTimeout,
                               int writeHighWaterBytes, int maxInboundConnections) {
 
     /** Validates. */
-    public TransportConfig {
+    public RingPaxosTransportConfig {
         Objects.requireNonNull(tickInterval, "tickInterval");
         Objects.requireNonNull(reconnectMin, "reconnectMin");
         Objects.requireNonNull(reconnectMax, "reconnectMax");
@@ -47,8 +50,8 @@ public record TransportConfig(int maxFrameBytes, int maxValueBytes, int maxListL
      * The defaults: frames up to 16 MiB, values up to 1 MiB, lists up to 4,096, a 10 ms tick, reconnects after
      * 50 ms doubling to 2 s, 1 s connect timeout, 4 MiB queued per peer, 256 inbound connections.
      */
-    public static TransportConfig defaults() {
-        return new TransportConfig(16 << 20, 1 << 20, 4096, Duration.ofMillis(10), Duration.ofMillis(50),
+    public static RingPaxosTransportConfig defaults() {
+        return new RingPaxosTransportConfig(16 << 20, 1 << 20, 4096, Duration.ofMillis(10), Duration.ofMillis(50),
                 Duration.ofSeconds(2), Duration.ofSeconds(1), 4 << 20, 256);
     }
 
@@ -58,14 +61,14 @@ public record TransportConfig(int maxFrameBytes, int maxValueBytes, int maxListL
     }
 
     /** A copy with another tick interval. */
-    public TransportConfig withTickInterval(Duration interval) {
-        return new TransportConfig(maxFrameBytes, maxValueBytes, maxListLength, interval, reconnectMin, reconnectMax,
+    public RingPaxosTransportConfig withTickInterval(Duration interval) {
+        return new RingPaxosTransportConfig(maxFrameBytes, maxValueBytes, maxListLength, interval, reconnectMin, reconnectMax,
                 connectTimeout, writeHighWaterBytes, maxInboundConnections);
     }
 
     /** A copy with other frame and value limits. */
-    public TransportConfig withLimits(int newMaxFrameBytes, int newMaxValueBytes) {
-        return new TransportConfig(newMaxFrameBytes, newMaxValueBytes, maxListLength, tickInterval, reconnectMin,
+    public RingPaxosTransportConfig withLimits(int newMaxFrameBytes, int newMaxValueBytes) {
+        return new RingPaxosTransportConfig(newMaxFrameBytes, newMaxValueBytes, maxListLength, tickInterval, reconnectMin,
                 reconnectMax, connectTimeout, writeHighWaterBytes, maxInboundConnections);
     }
 }

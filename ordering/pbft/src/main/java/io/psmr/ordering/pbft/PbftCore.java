@@ -1,40 +1,31 @@
 package io.psmr.ordering.pbft;
 
 import io.psmr.ordering.pbft.PbftMessage.Request;
-import io.psmr.ordering.pbft.PbftReady.StableCheckpoint;
+import io.psmr.ordering.pbft.PillarOutput.StableCheckpoint;
+import io.psmr.ordering.protocol.ProtocolCore;
+import java.util.Map;
+import java.util.Optional;
 
 /**
- * One pillar's PBFT protocol as a {@link PillarAgent} drives it: a pure state machine (no threads, clocks or I/O),
- * the shape of {@link PbftPillar}, which {@link PbftPillarCore} adapts; tests may drive the agents with a simpler
- * core. Its inputs are the calls below; its outputs are collected by {@link #ready()}. Called only by the thread of
- * the agent that owns it.
+ * One pillar's PBFT {@link ProtocolCore}, as a {@link PillarAgent} drives it: it exchanges {@link PbftEnvelope}s with
+ * the same pillar of the other replicas, persists nothing ({@link Void}: a replica recovers by state transfer), and
+ * hands the execution stage {@link PillarOutput}s. To the core contract it adds the inputs of a COP pillar: client
+ * requests and the execution stage's commands. {@link PbftPillar} is the real one; tests may drive the agents with a
+ * simpler core. Called only by the thread of the agent that owns it.
  */
-public interface PillarCore {
+public interface PbftCore extends ProtocolCore<PbftEnvelope, Void, PillarOutput> {
 
     /** This pillar's number, {@code 0..Np-1}; it runs the sequence numbers {@code c} with {@code c mod Np} equal to it. */
     int pillar();
-
-    /** An envelope from another replica's same pillar (the core verifies its MAC and refuses what is bad). */
-    void step(PbftEnvelope envelope);
-
-    /** One tick of the replica's clock (the agent turns elapsed time into ticks; the core has no clock). */
-    void tick();
 
     /**
      * A client request routed to this pillar (the core verifies the client's MAC and forwards it to the other
      * replicas).
      *
-     * @return false if the core refused it (bad MAC, too large, already ordered, pending table full)
+     * @return empty if the core took it, else why it refused it (bad MAC, too large, already ordered, pending table
+     *         full); a refused request is neither remembered nor forwarded
      */
-    boolean propose(Request request);
-
-    /**
-     * Why the last {@link #propose} returned false, or null if this core does not say (the default). Read right
-     * after that call, on the same thread.
-     */
-    default Refusal lastRefusal() {
-        return null;
-    }
+    Optional<Refusal> propose(Request request);
 
     /** The execution stage's state digest after checkpoint {@code seq}, for the pillar in charge of it. */
     void checkpointDigest(long seq, byte[] digest);
@@ -52,11 +43,8 @@ public interface PillarCore {
     /** The execution stage waits on sequence number {@code seq} of this pillar: fill it (EMPTY if nothing is pending). */
     void needEmpty(long seq);
 
-    /** Everything produced since the last call. */
-    PbftReady ready();
-
     /** This pillar's view, h and refusal counters now, for a status page (the default: not known). */
     default PillarSnapshot snapshot(long malformed) {
-        return new PillarSnapshot(pillar(), -1, -1, java.util.Map.of(), malformed);
+        return new PillarSnapshot(pillar(), -1, -1, Map.of(), malformed);
     }
 }
