@@ -1,5 +1,6 @@
 package io.psmr.kvstore.pbft;
 
+import io.psmr.ordering.BroadcastLimits;
 import io.psmr.kvstore.Checkpointing;
 import io.psmr.kvstore.ForgedReplies;
 import io.psmr.kvstore.Replica;
@@ -139,7 +140,8 @@ public final class PbftStoreNode implements AutoCloseable {
                             + " holds no PBFT resume state: " + e.getMessage(), e);
                 }
             }
-            b = PbftBroadcast.create(replica, config, t, auth, RETAINED_INSTANCES, MAX_PENDING_PROPOSALS, 64,
+            b = PbftBroadcast.create(replica, config, t, auth,
+                    new BroadcastLimits(RETAINED_INSTANCES, MAX_PENDING_PROPOSALS, BroadcastLimits.DEFAULTS.maxLearners()),
                     firstRequestNumber, resume == null ? 1 : resume.nextInstance());
             List<PbftCore> cores = new ArrayList<>();
             for (int p = 0; p < config.pillars(); p++) {

@@ -1,5 +1,6 @@
 package io.psmr.ordering.pbft;
 
+import io.psmr.ordering.BroadcastLimits;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -34,11 +35,10 @@ public final class LoopbackPbft implements AutoCloseable {
         int n = config.replicaCount();
         int np = config.pillars();
         Authenticator auth = new HmacAuthenticator(PbftKeys.forTesting(b.keySeed, n, n * np));
-        this.network = new LoopbackNetwork(n, np, b.frameCapacity, b.maxPendingProposals);
+        this.network = new LoopbackNetwork(n, np, b.frameCapacity, b.limits.maxPendingProposals());
         try {
             for (int r = 0; r < n; r++) {
-                PbftBroadcast broadcast = PbftBroadcast.create(r, config, network.intake(r), auth, b.retainedInstances,
-                        b.maxPendingProposals, b.maxLearners, 1);
+                PbftBroadcast broadcast = PbftBroadcast.create(r, config, network.intake(r), auth, b.limits, 1);
                 broadcasts.add(broadcast);
                 List<PbftCore> cores = new ArrayList<>();
                 for (int p = 0; p < np; p++) {
@@ -97,9 +97,7 @@ public final class LoopbackPbft implements AutoCloseable {
         private PbftReplicaNode.Settings settings = PbftReplicaNode.Settings.defaults();
         private PillarFactory pillars = PbftPillar::new;
         private int frameCapacity = 4096;
-        private int retainedInstances = 1024;
-        private int maxPendingProposals = 1024;
-        private int maxLearners = 64;
+        private BroadcastLimits limits = BroadcastLimits.DEFAULTS;
         private long keySeed = 0x5053_4d52L;
 
         private Builder(PbftConfig config) {
@@ -127,28 +125,25 @@ public final class LoopbackPbft implements AutoCloseable {
             return this;
         }
 
+        /** Each broadcast's values retained, proposals in flight and subscriptions (default {@link BroadcastLimits#DEFAULTS}). */
+        public Builder limits(BroadcastLimits limits) {
+            this.limits = Objects.requireNonNull(limits, "limits");
+            return this;
+        }
+
         /** Delivered values each broadcast retains, and its flow-control window (default 1,024); at least 1. */
         public Builder retainedInstances(int n) {
-            if (n < 1) {
-                throw new IllegalArgumentException("retainedInstances must be at least 1, got " + n);
-            }
-            this.retainedInstances = n;
-            return this;
+            return limits(limits.withRetainedInstances(n));
         }
 
         /** Proposals in flight per broadcast (default 1,024); at least 1, at most the replica's dedupWindow. */
         public Builder maxPendingProposals(int n) {
-            if (n < 1) {
-                throw new IllegalArgumentException("maxPendingProposals must be at least 1, got " + n);
-            }
-            this.maxPendingProposals = n;
-            return this;
+            return limits(limits.withMaxPendingProposals(n));
         }
 
-        /** Most subscriptions per broadcast (default 64). */
+        /** Most subscriptions per broadcast (default 64); at least 1. */
         public Builder maxLearners(int n) {
-            this.maxLearners = n;
-            return this;
+            return limits(limits.withMaxLearners(n));
         }
 
         /** Seed of the test keys (default fixed). */
@@ -159,6 +154,7 @@ public final class LoopbackPbft implements AutoCloseable {
 
         /** Starts every replica; the broadcasts accept proposals when this returns. */
         public LoopbackPbft build() {
+            int maxPendingProposals = limits.maxPendingProposals();
             if (maxPendingProposals > settings.dedupWindow()) {
                 throw new IllegalArgumentException("maxPendingProposals (" + maxPendingProposals + ") must not exceed the"
                         + " replicas' dedupWindow (" + settings.dedupWindow() + "): exactly-once delivery assumes a"

@@ -1,5 +1,6 @@
 package io.psmr.ordering.pbft;
 
+import io.psmr.ordering.BroadcastLimits;
 import io.psmr.ordering.AtomicBroadcast;
 import io.psmr.ordering.BroadcastClosedException;
 import io.psmr.ordering.DeliveryListener;
@@ -74,25 +75,19 @@ public final class PbftBroadcast implements AtomicBroadcast {
     private final Object rrLock = new Object();
     private long proposals; // guarded by rrLock
 
-    PbftBroadcast(int replica, PbftConfig config, RequestIntake network, Authenticator auth, int retainedInstances,
-                  int maxPendingProposals, int maxLearners) {
-        this(replica, config, network, auth, retainedInstances, maxPendingProposals, maxLearners, 1, 1);
-    }
-
     private PbftBroadcast(int replica, PbftConfig config, RequestIntake network, Authenticator auth,
-                          int retainedInstances, int maxPendingProposals, int maxLearners, long firstRequestNumber,
-                          long firstInstance) {
+                          BroadcastLimits limits, long firstRequestNumber, long firstInstance) {
         this.replica = replica;
         this.pillars = config.pillars();
         this.replicas = config.replicaCount();
         this.network = network;
         this.auth = auth;
         this.maxValueBytes = config.maxRequestBytes();
-        this.log = new RelayLog(LocalSequencer.builder().retainedInstances(retainedInstances)
-                .maxValueBytes(Math.max(1, maxValueBytes)).maxLearners(maxLearners).threadNamePrefix("psmr-pbft-" + replica + "-")
+        this.log = new RelayLog(limits.relayLogSequencer()
+                .maxValueBytes(Math.max(1, maxValueBytes)).threadNamePrefix("psmr-pbft-" + replica + "-")
                 .firstInstance(firstInstance));
-        this.maxPending = maxPendingProposals;
-        this.permits = new Semaphore(maxPendingProposals);
+        this.maxPending = limits.maxPendingProposals();
+        this.permits = new Semaphore(maxPending);
         this.laneLocks = new Object[pillars];
         for (int p = 0; p < pillars; p++) {
             laneLocks[p] = new Object();
@@ -111,18 +106,15 @@ public final class PbftBroadcast implements AtomicBroadcast {
      * @param intake              the replica's request inboxes
      * @param auth                the replica's keys (it MACs its lanes' requests for every replica: the key file of
      *                            a replica holds its own clients' keys for all)
-     * @param retainedInstances   delivered values retained, at least 1
-     * @param maxPendingProposals proposals in flight at once, at least 1 (at most the node's dedupWindow)
-     * @param maxLearners         most subscriptions
+     * @param limits              values retained, proposals in flight (at most the node's dedupWindow) and
+     *                            subscriptions
      * @param firstRequestNumber  the number of each lane's first request, at least 1: above every number an earlier
      *                            process of this replica used, since the others refuse numbers already ordered (a
      *                            restarted replica passes a larger one, see docs/pbft.md, processes)
      */
     public static PbftBroadcast create(int replica, PbftConfig config, RequestIntake intake, Authenticator auth,
-                                       int retainedInstances, int maxPendingProposals, int maxLearners,
-                                       long firstRequestNumber) {
-        return create(replica, config, intake, auth, retainedInstances, maxPendingProposals, maxLearners,
-                firstRequestNumber, 1);
+                                       BroadcastLimits limits, long firstRequestNumber) {
+        return create(replica, config, intake, auth, limits, firstRequestNumber, 1);
     }
 
     /**
@@ -130,23 +122,21 @@ public final class PbftBroadcast implements AtomicBroadcast {
      * execution stage delivers from {@code firstInstance} on, and so does this broadcast.
      */
     public static PbftBroadcast create(int replica, PbftConfig config, RequestIntake intake, Authenticator auth,
-                                       int retainedInstances, int maxPendingProposals, int maxLearners,
-                                       long firstRequestNumber, long firstInstance) {
+                                       BroadcastLimits limits, long firstRequestNumber, long firstInstance) {
         java.util.Objects.requireNonNull(config, "config");
         java.util.Objects.requireNonNull(intake, "intake");
         java.util.Objects.requireNonNull(auth, "auth");
         if (replica < 0 || replica >= config.replicaCount()) {
             throw new IllegalArgumentException("replica " + replica + " is not one of 0.." + (config.replicaCount() - 1));
         }
-        if (retainedInstances < 1 || maxPendingProposals < 1 || firstRequestNumber < 1) {
-            throw new IllegalArgumentException("retainedInstances, maxPendingProposals and firstRequestNumber must be at"
-                    + " least 1, got " + retainedInstances + ", " + maxPendingProposals + ", " + firstRequestNumber);
+        java.util.Objects.requireNonNull(limits, "limits");
+        if (firstRequestNumber < 1) {
+            throw new IllegalArgumentException("firstRequestNumber must be at least 1, got " + firstRequestNumber);
         }
         if (firstInstance < 1) {
             throw new IllegalArgumentException("firstInstance must be at least 1, got " + firstInstance);
         }
-        PbftBroadcast b = new PbftBroadcast(replica, config, intake, auth, retainedInstances, maxPendingProposals,
-                maxLearners, firstRequestNumber, firstInstance);
+        PbftBroadcast b = new PbftBroadcast(replica, config, intake, auth, limits, firstRequestNumber, firstInstance);
         intake.onRefused(b::refused);
         return b;
     }

@@ -1,5 +1,6 @@
 package io.psmr.ordering.ringpaxos.net;
 
+import io.psmr.ordering.BroadcastLimits;
 import io.psmr.ordering.AtomicBroadcast;
 import io.psmr.ordering.DeliveryListener;
 import io.psmr.ordering.LocalSequencer;
@@ -103,8 +104,8 @@ public final class RingPaxosBroadcast implements AtomicBroadcast {
 
     private RingPaxosBroadcast(Builder b) {
         this.maxValueBytes = b.transport.maxValueBytes();
-        this.log = new RelayLog(LocalSequencer.builder().retainedInstances(b.retainedInstances)
-                .maxValueBytes(Math.max(1, maxValueBytes)).maxLearners(b.maxLearners).firstInstance(b.resumeInstance + 1)
+        this.log = new RelayLog(b.limits.relayLogSequencer()
+                .maxValueBytes(Math.max(1, maxValueBytes)).firstInstance(b.resumeInstance + 1)
                 .threadNamePrefix("psmr-ringpaxos-" + b.learnerId + "-"));
         this.proposerId = b.proposerId;
         this.checkpointEvery = b.checkpointEvery;
@@ -137,7 +138,7 @@ public final class RingPaxosBroadcast implements AtomicBroadcast {
         if (proposerId >= 0) {
             try {
                 this.proposer = new ProposerEndpoint(b.config, proposerId, b.firstSeq, b.transport, b.proposerBind,
-                        b.peers, b.maxPendingProposals, false);
+                        b.peers, b.limits.maxPendingProposals(), false);
             } catch (RuntimeException e) {
                 log.close(learnerNode::close);
                 throw e;
@@ -349,9 +350,7 @@ public final class RingPaxosBroadcast implements AtomicBroadcast {
         private long firstSeq = 1;
         private InetSocketAddress learnerBind = new InetSocketAddress("127.0.0.1", 0);
         private InetSocketAddress proposerBind = new InetSocketAddress("127.0.0.1", 0);
-        private int retainedInstances = 1024;
-        private int maxPendingProposals = 1024;
-        private int maxLearners = 64;
+        private BroadcastLimits limits = BroadcastLimits.DEFAULTS;
         private LearnerCheckpoint resumeState = LearnerCheckpoint.INITIAL;
         private long resumeInstance;
         private int checkpointEvery;
@@ -394,25 +393,25 @@ public final class RingPaxosBroadcast implements AtomicBroadcast {
             return this;
         }
 
-        /** Delivered values retained for subscriptions, and the flow-control window (default 1,024). */
-        public Builder retainedInstances(int n) {
-            this.retainedInstances = n;
+        /** Values retained, proposals in flight and subscriptions (default {@link BroadcastLimits#DEFAULTS}). */
+        public Builder limits(BroadcastLimits limits) {
+            this.limits = Objects.requireNonNull(limits, "limits");
             return this;
+        }
+
+        /** Delivered values retained for subscriptions, and the flow-control window (default 1,024); at least 1. */
+        public Builder retainedInstances(int n) {
+            return limits(limits.withRetainedInstances(n));
         }
 
         /** Proposals queued or in flight at once (default 1,024); at least 1. */
         public Builder maxPendingProposals(int n) {
-            if (n < 1) {
-                throw new IllegalArgumentException("maxPendingProposals must be at least 1, got " + n);
-            }
-            this.maxPendingProposals = n;
-            return this;
+            return limits(limits.withMaxPendingProposals(n));
         }
 
-        /** Most subscriptions at once (default 64). */
+        /** Most subscriptions at once (default 64); at least 1. */
         public Builder maxLearners(int n) {
-            this.maxLearners = n;
-            return this;
+            return limits(limits.withMaxLearners(n));
         }
 
         /**
