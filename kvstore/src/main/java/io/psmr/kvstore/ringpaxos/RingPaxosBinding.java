@@ -108,7 +108,7 @@ public final class RingPaxosBinding implements OrderingBinding {
         return switch (node.role()) {
             case ACCEPTOR -> new AcceptorRuntime(node.name(), cluster.ringPaxosConfig(), node.paxosId(),
                     cluster.transportConfig(), node.address(node.port()), cluster.peers(), dir.dataDir(node.name()));
-            case REPLICA -> new RingPaxosReplicaRuntime(dir, cluster, node);
+            case REPLICA -> RingPaxosReplicaRuntime.start(dir, cluster, node);
         };
     }
 
