@@ -95,9 +95,10 @@ public abstract class CheckpointedReplicaRuntime<I> implements NodeRuntime {
             if (node.checkpointPort() > 0) {
                 checkpointServer = CheckpointServer.start(checkpoints, node.address(node.checkpointPort()), 2);
             }
-            I first = startFrom(newestIntactCheckpoint());
+            Checkpoint local = newestIntactCheckpoint();
             synchronized (lock) {
-                current = first;
+                // Under the lock: a catch-up the new incarnation asks for at once must find it current.
+                current = startFrom(local);
                 lock.notifyAll();
             }
         } catch (IOException | RuntimeException e) {
@@ -137,7 +138,8 @@ public abstract class CheckpointedReplicaRuntime<I> implements NodeRuntime {
 
     /**
      * Starts an incarnation from {@code checkpoint} (this replica's own), or empty from the first instance if null.
-     * Called once, by {@link #open}, on the constructing thread.
+     * Called once, by {@link #open}, on the constructing thread, holding the lock that {@link #retire} and
+     * {@link #awaitIncarnation} take: it may ask for a catch-up ({@link #runCatchUp}), but must not wait for one.
      */
     protected abstract I startFrom(Checkpoint checkpoint) throws IOException;
 

@@ -79,14 +79,23 @@ public interface OrderingBinding {
 
     // ---------------------------------------------------------------- layout
 
-    /** The replicas a new cluster has when none are asked for. */
-    int defaultReplicas();
+    /** The most replicas a cluster of a crash-fault protocol has. */
+    int MAX_REPLICAS = 16;
+
+    /** The replicas a new cluster has when none are asked for: 2 unless the protocol says otherwise. */
+    default int defaultReplicas() {
+        return 2;
+    }
 
     /**
      * Why a cluster of this protocol cannot have {@code replicas} replicas, as the end of a sentence that starts with
-     * the option's name (such as {@code "must be from 1 to 16, got 20"}), or empty if it can.
+     * the option's name (such as {@code "must be from 1 to 16, got 20"}), or empty if it can: from 1 to
+     * {@value #MAX_REPLICAS} unless the protocol says otherwise.
      */
-    Optional<String> replicaCountProblem(int replicas);
+    default Optional<String> replicaCountProblem(int replicas) {
+        return replicas >= 1 && replicas <= MAX_REPLICAS ? Optional.empty()
+                : Optional.of("must be from 1 to " + MAX_REPLICAS + ", got " + replicas);
+    }
 
     /**
      * Refuses a spec this protocol cannot lay out, before any file is written.

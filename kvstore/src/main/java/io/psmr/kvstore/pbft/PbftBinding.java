@@ -39,8 +39,8 @@ import java.util.function.IntSupplier;
  */
 public final class PbftBinding implements OrderingBinding {
 
-    /** The most replicas a cluster has. */
-    static final int MAX_REPLICAS = 64;
+    /** The most replicas a PBFT cluster has. */
+    static final int MAX_PBFT_REPLICAS = 64;
 
     @Override
     public OrderingProtocol protocol() {
@@ -60,8 +60,8 @@ public final class PbftBinding implements OrderingBinding {
 
     @Override
     public Optional<String> replicaCountProblem(int replicas) {
-        return replicas >= 4 && (replicas - 1) % 3 == 0 && replicas <= MAX_REPLICAS ? Optional.empty()
-                : Optional.of("of a pbft cluster must be 3f+1 (4, 7, 10, ... " + MAX_REPLICAS + "), got " + replicas);
+        return replicas >= 4 && (replicas - 1) % 3 == 0 && replicas <= MAX_PBFT_REPLICAS ? Optional.empty()
+                : Optional.of("of a pbft cluster must be 3f+1 (4, 7, 10, ... " + MAX_PBFT_REPLICAS + "), got " + replicas);
     }
 
     /**

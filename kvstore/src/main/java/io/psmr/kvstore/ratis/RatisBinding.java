@@ -22,7 +22,6 @@ import io.psmr.ordering.ratis.RatisOrderingClient;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
-import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.function.IntSupplier;
@@ -40,9 +39,6 @@ public final class RatisBinding implements OrderingBinding {
 
     private static final Logger LOG = LoggerFactory.getLogger(RatisBinding.class);
 
-    /** The most peers a cluster has. */
-    static final int MAX_REPLICAS = 16;
-
     @Override
     public OrderingProtocol protocol() {
         return OrderingProtocol.RATIS;
@@ -51,17 +47,6 @@ public final class RatisBinding implements OrderingBinding {
     @Override
     public Set<Setting> settings() {
         return EnumSet.noneOf(Setting.class);
-    }
-
-    @Override
-    public int defaultReplicas() {
-        return 2;
-    }
-
-    @Override
-    public Optional<String> replicaCountProblem(int replicas) {
-        return replicas >= 1 && replicas <= MAX_REPLICAS ? Optional.empty()
-                : Optional.of("must be from 1 to " + MAX_REPLICAS + ", got " + replicas);
     }
 
     @Override

@@ -37,9 +37,6 @@ import java.util.function.IntSupplier;
  */
 public final class RingPaxosBinding implements OrderingBinding {
 
-    /** The most replicas a cluster has. */
-    static final int MAX_REPLICAS = 16;
-
     @Override
     public OrderingProtocol protocol() {
         return OrderingProtocol.RING_PAXOS;
@@ -48,17 +45,6 @@ public final class RingPaxosBinding implements OrderingBinding {
     @Override
     public Set<Setting> settings() {
         return EnumSet.of(Setting.ACCEPTORS, Setting.TICK, Setting.CLIENT_HOSTS);
-    }
-
-    @Override
-    public int defaultReplicas() {
-        return 2;
-    }
-
-    @Override
-    public Optional<String> replicaCountProblem(int replicas) {
-        return replicas >= 1 && replicas <= MAX_REPLICAS ? Optional.empty()
-                : Optional.of("must be from 1 to " + MAX_REPLICAS + ", got " + replicas);
     }
 
     @Override
