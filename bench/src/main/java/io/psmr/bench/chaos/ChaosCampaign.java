@@ -1,5 +1,6 @@
 package io.psmr.bench.chaos;
 
+import io.psmr.ordering.OrderingProtocol;
 import io.psmr.kvstore.cluster.ClusterLauncher;
 import io.psmr.kvstore.KvResult;
 import io.psmr.kvstore.KvStatus;
@@ -59,7 +60,7 @@ public final class ChaosCampaign {
 
     /** The failure detector's timeout of {@code cluster}: Ring Paxos suspect ticks × tick, or Ratis' election timeout. */
     static long detectorMillis(ClusterDescriptor cluster) {
-        return cluster.isRatis() ? RATIS_ELECTION_MILLIS
+        return cluster.ordering() == OrderingProtocol.RATIS ? RATIS_ELECTION_MILLIS
                 : (long) cluster.ringPaxosConfig().suspectTicks() * cluster.settings().tickMillis();
     }
 

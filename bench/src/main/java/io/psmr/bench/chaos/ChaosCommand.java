@@ -140,7 +140,8 @@ public final class ChaosCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--cluster: " + e.getMessage());
         }
-        require(!c.orderedByPbft(), "--cluster: " + cluster + " holds a pbft cluster, and chaos runs against ringpaxos and"
+        // Chaos bounds crash faults only: a cluster whose clients must outvote liars (PBFT) is refused.
+        require(c.binding().byzantineReplicasTolerated(c) == 0, "--cluster: " + cluster + " holds a " + c.ordering().cliName() + " cluster, and chaos runs against ringpaxos and"
                 + " ratis clusters only: its fault bounds keep a majority of crash-tolerant nodes up, and its failure detector"
                 + " timeout is Ring Paxos' or Ratis'; fault a PBFT cluster with ./psmr cluster kill and restart, or start it"
                 + " with --byzantine");

@@ -1,5 +1,6 @@
 package io.psmr.bench.chaos;
 
+import io.psmr.ordering.OrderingProtocol;
 import io.psmr.kvstore.cluster.ClusterDescriptor;
 import io.psmr.kvstore.cluster.ClusterNode;
 import java.util.ArrayList;
@@ -32,7 +33,7 @@ public record FaultTargets(List<FaultGroup> groups) {
      */
     public static FaultTargets of(ClusterDescriptor cluster, Function<String, Optional<String>> restartRefusal) {
         List<FaultGroup> groups = new ArrayList<>();
-        if (cluster.isRatis()) {
+        if (cluster.ordering() == OrderingProtocol.RATIS) {
             groups.add(group("peer", cluster.replicas(), (cluster.replicas().size() - 1) / 2, restartRefusal));
         } else {
             groups.add(group("acceptor", cluster.acceptors(), (cluster.acceptors().size() - 1) / 2, restartRefusal));

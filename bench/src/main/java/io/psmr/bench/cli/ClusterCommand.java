@@ -1,11 +1,15 @@
 package io.psmr.bench.cli;
 
+import io.psmr.kvstore.pbft.PbftBinding;
+import io.psmr.kvstore.ratis.RatisBinding;
 import io.psmr.ordering.OrderingProtocol;
 import io.psmr.kvstore.cluster.ClusterLauncher;
 import io.psmr.kvstore.cluster.ClusterDescriptor;
 import io.psmr.kvstore.cluster.ClusterLayout;
 import io.psmr.kvstore.cluster.ClusterNode;
 import io.psmr.kvstore.cluster.ClusterSettings;
+import io.psmr.kvstore.cluster.ClusterSpec;
+import io.psmr.kvstore.cluster.OrderingBinding;
 import io.psmr.kvstore.cluster.NodeRole;
 import io.psmr.kvstore.metrics.MetricsScrape;
 import io.psmr.ordering.node.NodeStatus;
@@ -84,7 +88,7 @@ public final class ClusterCommand implements Callable<Integer> {
                         + ("--metrics".equals(flag) ? " (give each node --metrics-port PORT: ./psmr node --help)" : ""));
             }
             require(cl, cl.getParseResult().hasMatchedOption("--hosts"), "init needs --hosts HOST,... (the machines of the nodes)");
-            require(cl, clientHosts == null || ordering == OrderingProtocol.RING_PAXOS,
+            require(cl, clientHosts == null || takes(ordering, "--client-hosts"),
                     "--client-hosts is a Ring Paxos setting (where proposer slots are); a " + ordering.cliName() + " cluster has none");
             return super.call();
         }
@@ -98,17 +102,13 @@ public final class ClusterCommand implements Callable<Integer> {
             } catch (IllegalArgumentException e) {
                 throw new CommandLine.ParameterException(cl, e.getMessage());
             }
-            int count = ClusterLayout.portCount(ordering, acceptors, n, pillars, ClusterLauncher.PROPOSER_SLOTS);
+            ClusterSpec shape = spec(n, liars, settings, where).withClientHosts(clients);
+            int count = shape.portCount();
             require(cl, basePort >= 1024 && basePort + count - 1 <= 65535, "--base-port must be from 1024 to " + (65536 - count)
                     + " (this cluster takes " + count + " ports from it), got " + basePort);
             int[] next = {basePort};
             java.util.function.IntSupplier ports = () -> next[0]++;
-            ClusterDescriptor cluster = switch (ordering) {
-                case RATIS -> ClusterLayout.ratis(n, settings, where, ports);
-                case PBFT -> ClusterLayout.pbft(n, pillars, rotation, settings,
-                        io.psmr.kvstore.pbft.PbftClusterSettings.DEFAULT_CHECKPOINT_INTERVAL, liars, where, ports);
-                default -> ClusterLayout.ringPaxos(acceptors, n, ClusterLauncher.PROPOSER_SLOTS, settings, where, clients, ports);
-            };
+            ClusterDescriptor cluster = shape.layout(ports);
             ClusterLauncher launcher = new ClusterLauncher(dir.dir);
             List<String> replaced = launcher.init(cluster, force);
             PrintWriter out = cl.getOut();
@@ -116,7 +116,7 @@ public final class ClusterCommand implements Callable<Integer> {
                 out.println("--force: replaced " + String.join(", ", replaced) + " in " + launcher.directory().path());
             }
             Path file = launcher.directory().path().resolve(ClusterDescriptor.FILE);
-            out.println("wrote " + file + (cluster.orderedByPbft() ? " and " + launcher.directory().keysDir() : "")
+            out.println("wrote " + file + (cluster.binding().hasKeys() ? " and " + launcher.directory().keysDir() : "")
                     + ": a " + ordering.cliName() + " cluster, ports " + basePort + " to " + (basePort + count - 1));
             java.util.Map<String, List<String>> byHost = new java.util.LinkedHashMap<>();
             for (ClusterNode node : cluster.nodes()) {
@@ -158,15 +158,9 @@ public final class ClusterCommand implements Callable<Integer> {
 
         @Option(names = "--replicas", paramLabel = "N", defaultValue = "2",
                 description = "Replicas, 1 to 16 (with ratis: Raft peers, 2f+1 tolerate f crashes; with pbft: 3f+1 PBFT replicas, 4 to 64, "
-                        + "tolerate f Byzantine ones) (default: 2 Ring Paxos replicas, " + RATIS_DEFAULT_PEERS + " Ratis peers, "
-                        + PBFT_DEFAULT_REPLICAS + " PBFT replicas: the fewest that tolerate one failure).")
+                        + "tolerate f Byzantine ones) (default: 2 Ring Paxos replicas, " + RatisBinding.DEFAULT_PEERS + " Ratis peers, "
+                        + PbftBinding.DEFAULT_REPLICAS + " PBFT replicas: the fewest that tolerate one failure).")
         int replicas;
-
-        /** Ratis peers when {@code --replicas} is not given: 2f+1 with f = 1, the fewest that survive a crash. */
-        static final int RATIS_DEFAULT_PEERS = 3;
-
-        /** PBFT replicas when {@code --replicas} is not given: 3f+1 with f = 1. */
-        static final int PBFT_DEFAULT_REPLICAS = 4;
 
         @Option(names = "--mode", paramLabel = "MODE", defaultValue = "bitmap-indexed", converter = SchedulerModeConverter.class,
                 description = "Scheduler of the replicas (and conflict detection of every proxy): sequential, cbase, keys-pairwise, "
@@ -249,27 +243,23 @@ public final class ClusterCommand implements Callable<Integer> {
             if (resume) {
                 return resume(cl);
             }
-            boolean ratis = ordering == OrderingProtocol.RATIS;
-            boolean pbft = ordering == OrderingProtocol.PBFT;
-            require(cl, ratis || pbft || ordering == OrderingProtocol.RING_PAXOS, "--ordering must be ringpaxos, ratis or pbft, got '"
+            require(cl, OrderingBinding.find(ordering).isPresent(), "--ordering must be ringpaxos, ratis or pbft, got '"
                     + ordering.cliName() + "' (a cluster of processes needs a replicated ordering)");
+            OrderingBinding binding = OrderingBinding.of(ordering);
             for (String flag : new String[] {"--acceptors", "--tick"}) {
-                require(cl, !(ratis || pbft) || !cl.getParseResult().hasMatchedOption(flag), flag + " is a Ring Paxos setting; a "
+                require(cl, takes(ordering, flag) || !cl.getParseResult().hasMatchedOption(flag), flag + " is a Ring Paxos setting; a "
                         + ordering.cliName() + " cluster has none");
             }
             for (String flag : new String[] {"--pillars", "--leader-rotation", "--byzantine"}) {
-                require(cl, pbft || !cl.getParseResult().hasMatchedOption(flag), flag + " is a PBFT setting; a "
+                require(cl, takes(ordering, flag) || !cl.getParseResult().hasMatchedOption(flag), flag + " is a PBFT setting; a "
                         + ordering.cliName() + " cluster has none");
             }
-            if (ratis && !cl.getParseResult().hasMatchedOption("--replicas")) {
-                replicas = RATIS_DEFAULT_PEERS;
-            }
-            int n = pbft && !cl.getParseResult().hasMatchedOption("--replicas") ? PBFT_DEFAULT_REPLICAS : replicas;
-            require(cl, !pbft || (n >= 4 && (n - 1) % 3 == 0 && n <= 64), "--replicas of a pbft cluster must be 3f+1 (4, 7, 10, ... 64), got " + n);
+            int n = cl.getParseResult().hasMatchedOption("--replicas") ? replicas : binding.defaultReplicas();
+            Optional<String> replicasProblem = binding.replicaCountProblem(n);
+            require(cl, replicasProblem.isEmpty(), "--replicas " + replicasProblem.orElse(""));
             OptionRanges.pillars(cl, pillars);
             java.util.Map<String, io.psmr.ordering.pbft.byzantine.ByzantineMode> liars = byzantineModes(cl, n);
             require(cl, acceptors >= 1 && acceptors <= 15, "--acceptors must be from 1 to 15, got " + acceptors);
-            require(cl, pbft || (replicas >= 1 && replicas <= 16), "--replicas must be from 1 to 16, got " + replicas);
             OptionRanges.workers(cl, workers);
             require(cl, maxKeys >= 1 && maxKeys <= 1_000_000_000L, "--max-keys must be from 1 to 1000000000, got " + maxKeys);
             require(cl, valueSize >= 1 && valueSize <= 16384, "--value-size must be from 1 to 16384, got " + valueSize);
@@ -291,8 +281,6 @@ public final class ClusterCommand implements Callable<Integer> {
         /** Starts the checked cluster ({@code init} writes it instead). */
         int run(CommandLine cl, int n, java.util.Map<String, io.psmr.ordering.pbft.byzantine.ByzantineMode> liars,
                 ClusterSettings settings, List<String> where) throws Exception {
-            boolean ratis = ordering == OrderingProtocol.RATIS;
-            boolean pbft = ordering == OrderingProtocol.PBFT;
             for (String h : where) {
                 require(cl, ClusterLayout.isLocal(h), "--hosts: " + h + " is not an address of this machine; cluster start runs "
                         + "every node here (use cluster init for nodes on other machines)");
@@ -307,20 +295,20 @@ public final class ClusterCommand implements Callable<Integer> {
                     out.flush();
                 }
             }
-            if (pbft) {
-                launcher.startPbft(n, pillars, rotation, settings, io.psmr.kvstore.pbft.PbftClusterSettings.DEFAULT_CHECKPOINT_INTERVAL,
-                        liars, where, timeout);
-            } else if (ratis) {
-                launcher.startRatis(replicas, settings, where, timeout);
-            } else {
-                launcher.start(acceptors, replicas, settings, where, timeout);
-            }
+            launcher.start(spec(n, liars, settings, where), timeout);
             out.println("cluster serving in " + launcher.directory().path() + " (" + launcher.directory().path()
                     .resolve(ClusterDescriptor.FILE) + "); store capacity " + settings.maxKeys() + " entries, "
                     + settings.maxBytes() + " key and value bytes (writes beyond it are refused FULL)");
             printStatus(out, launcher);
             out.flush();
             return 0;
+        }
+
+        /** The cluster the flags describe: its binding takes the settings of its protocol and ignores the others. */
+        ClusterSpec spec(int n, java.util.Map<String, io.psmr.ordering.pbft.byzantine.ByzantineMode> liars,
+                         ClusterSettings settings, List<String> where) {
+            return ClusterSpec.of(ordering, n, settings).withAcceptors(acceptors).withHosts(where).withPillars(pillars)
+                    .withRotation(rotation).withByzantine(liars);
         }
 
         /** {@code --byzantine replica-N=MODE...} of a cluster of {@code n} PBFT replicas, checked: node, mode, at most f. */
@@ -584,6 +572,17 @@ public final class ClusterCommand implements Callable<Integer> {
         return launcher;
     }
 
+    /** The settings that only some orderings take, by flag. */
+    private static final java.util.Map<String, OrderingBinding.Setting> PROTOCOL_SETTINGS = java.util.Map.of(
+            "--acceptors", OrderingBinding.Setting.ACCEPTORS, "--tick", OrderingBinding.Setting.TICK,
+            "--client-hosts", OrderingBinding.Setting.CLIENT_HOSTS, "--pillars", OrderingBinding.Setting.PILLARS,
+            "--leader-rotation", OrderingBinding.Setting.LEADER_ROTATION, "--byzantine", OrderingBinding.Setting.BYZANTINE);
+
+    /** Whether a cluster of {@code ordering} takes the setting of {@code flag} (none does if it has no binding). */
+    private static boolean takes(OrderingProtocol ordering, String flag) {
+        return OrderingBinding.find(ordering).map(b -> b.takes(PROTOCOL_SETTINGS.get(flag))).orElse(false);
+    }
+
     private static void requireTimeout(CommandLine cl, Duration timeout) {
         require(cl, timeout.compareTo(Duration.ofSeconds(1)) >= 0 && timeout.compareTo(Duration.ofMinutes(10)) <= 0,
                 "--timeout must be from 1s to 10m, got " + DurationConverter.format(timeout));
@@ -598,8 +597,7 @@ public final class ClusterCommand implements Callable<Integer> {
     /** Prints the status table of the cluster; returns the nodes of this machine that do not serve, as "NAME (STATE)". */
     static List<String> printStatus(PrintWriter out, ClusterLauncher launcher) {
         ClusterDescriptor described = launcher.directory().read();
-        boolean ratis = described.isRatis();
-        boolean pbft = described.orderedByPbft();
+        OrderingBinding binding = described.binding();
         List<ClusterLauncher.NodeView> views = launcher.status();
         List<String> down = new java.util.ArrayList<>();
         out.printf(Locale.ROOT, "%-12s %-9s %-8s %-6s %-6s %-9s %-12s %s%n", "node", "role", "pid", "port", "reply", "state",
@@ -607,7 +605,7 @@ public final class ClusterCommand implements Callable<Integer> {
         for (ClusterLauncher.NodeView v : views) {
             ClusterNode n = v.node();
             NodeStatus s = v.status();
-            String state = state(v, ratis, pbft);
+            String state = state(v, binding);
             if (!serving(state)) {
                 down.add(n.name() + " (" + state + ")");
             }
@@ -615,10 +613,7 @@ public final class ClusterCommand implements Callable<Integer> {
                     n.pid() == null ? "-" : n.pid(), n.port(), n.replyPort() > 0 ? Integer.toString(n.replyPort()) : "-",
                     state, n.role() == NodeRole.REPLICA && s != null ? Long.toString(s.instance()) : "-",
                     s != null && s.digest() != null ? String.format(Locale.ROOT, "%016x", s.digest()) : "-");
-            if (pbft) {
-                described.pbft().byzantineMode(n.name()).ifPresent(m -> out.println("  " + n.name()
-                        + " is BYZANTINE on purpose: " + m.cliName() + " (" + m.description() + "; testing tool)"));
-            }
+            binding.statusNote(described, n).ifPresent(note -> out.println("  " + note));
             if (s != null && s.failure() != null) {
                 out.println("  " + n.name() + " failed: " + s.failure());
             }
@@ -637,25 +632,24 @@ public final class ClusterCommand implements Callable<Integer> {
                     .map(e -> e.getKey() + " " + String.join(" ", e.getValue())).toList()));
         }
         printMetrics(out, described, views);
-        Optional<String> c = launcher.coordinator();
-        boolean candidates = views.stream().anyMatch(v -> v.alive() && (ratis || pbft || v.node().role() == NodeRole.ACCEPTOR));
-        out.println((ratis ? "leader: " : pbft ? "primary of pillar 0: " : "coordinator: ")
-                + c.orElse(candidates ? "none (an election or view change may be under way)"
-                        : "none (no " + (ratis ? "peer" : pbft ? "replica" : "acceptor") + " runs)"));
+        Optional<String> c = launcher.leader();
+        boolean candidates = views.stream().anyMatch(v -> v.alive() && v.node().role() == binding.leaderRole());
+        out.println(binding.leaderTitle() + ": " + c.orElse(candidates ? "none (an election or view change may be under way)"
+                : "none (no " + binding.leaderCandidate() + " runs)"));
         return down;
     }
 
     /**
      * A node's state as status shows it: stopped, elsewhere (on another machine), dead, starting (no
      * status yet), failed, catch-up (alive but not serving: between incarnations or catching up),
-     * serving, or coord, leader or primary for the node that orders.
+     * serving, or the binding's word for the node that orders (coord, leader or primary).
      */
-    static String state(ClusterLauncher.NodeView v, boolean ratis, boolean pbft) {
+    static String state(ClusterLauncher.NodeView v, OrderingBinding binding) {
         ClusterNode n = v.node();
         NodeStatus s = v.status();
         return !v.alive() ? (n.pid() == null ? (ClusterLayout.isLocal(n.host()) ? "stopped" : "elsewhere") : "dead")
                 : s == null ? "starting" : s.failure() != null ? "failed" : !s.serving() ? "catch-up"
-                : s.coordinator() ? (ratis ? "leader" : pbft ? "primary" : "coord") : "serving";
+                : s.coordinator() ? binding.leaderState() : "serving";
     }
 
     /** Whether a node in {@code state} counts as healthy; a node elsewhere is not judged from this machine. */

@@ -1,5 +1,6 @@
 package io.psmr.bench.cli;
 
+import io.psmr.kvstore.cluster.OrderingBinding;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -37,8 +38,7 @@ final class ClusterStatusJson {
     /** Reads the cluster's descriptor and every node's status now; called on the command's thread. */
     static ClusterStatusJson of(ClusterLauncher launcher) {
         ClusterDescriptor described = launcher.directory().read();
-        boolean ratis = described.isRatis();
-        boolean pbft = described.orderedByPbft();
+        OrderingBinding binding = described.binding();
         List<String> down = new ArrayList<>();
         ObjectNode root = JSON.createObjectNode();
         root.put("dir", launcher.directory().path().toString());
@@ -47,7 +47,7 @@ final class ClusterStatusJson {
         for (ClusterLauncher.NodeView v : launcher.status()) {
             ClusterNode n = v.node();
             NodeStatus s = v.status();
-            String state = ClusterCommand.state(v, ratis, pbft);
+            String state = ClusterCommand.state(v, binding);
             boolean serving = ClusterCommand.serving(state);
             if (!serving) {
                 down.add(n.name() + " (" + state + ")");
@@ -65,10 +65,10 @@ final class ClusterStatusJson {
             putOrNull(node, "instance", n.role() == NodeRole.REPLICA && s != null ? s.instance() : null);
             node.put("digest", s != null && s.digest() != null ? String.format(Locale.ROOT, "%016x", s.digest()) : null);
             node.put("failure", s != null ? s.failure() : null);
-            node.put("byzantine", pbft ? described.pbft().byzantineMode(n.name()).map(m -> m.cliName()).orElse(null) : null);
+            node.put("byzantine", described.pbft() != null ? described.pbft().byzantineMode(n.name()).map(m -> m.cliName()).orElse(null) : null);
         }
         root.put("healthy", down.isEmpty());
-        root.put("coordinator", launcher.coordinator().orElse(null));
+        root.put("coordinator", launcher.leader().orElse(null));
         root.set("nodes", nodes);
         return new ClusterStatusJson(root, down);
     }

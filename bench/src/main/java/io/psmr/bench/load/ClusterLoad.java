@@ -3,17 +3,13 @@ package io.psmr.bench.load;
 import io.psmr.kvstore.cluster.ClusterDescriptor;
 import io.psmr.kvstore.cluster.ClusterDirectory;
 import io.psmr.kvstore.cluster.ClusterNode;
+import io.psmr.kvstore.cluster.OrderingBinding;
+import io.psmr.ordering.OrderingClient;
 import io.psmr.kvstore.cluster.StatusFile;
 import io.psmr.ordering.node.NodeStatus;
 import io.psmr.proxy.cluster.ClusterSession;
-import io.psmr.kvstore.KvCodec;
-import io.psmr.kvstore.KvDecodeException;
 import io.psmr.kvstore.LocalReplyRouter;
-import io.psmr.kvstore.ratis.RatisPeer;
 import io.psmr.kvstore.ReplicaConfig;
-import io.psmr.ordering.ratis.RatisOrderingClient;
-import io.psmr.ordering.ringpaxos.net.RingPaxosProposerClient;
-import io.psmr.ordering.pbft.net.PbftProposerClient;
 import io.psmr.proxy.BatchDecorator;
 import io.psmr.proxy.ClientProxy;
 import io.psmr.proxy.ProxyConfig;
@@ -21,14 +17,11 @@ import io.psmr.proxy.ProxyStats;
 import io.psmr.ordering.OrderingProtocol;
 import io.psmr.proxy.net.ReplyConnector;
 import io.psmr.proxy.net.ReplyConnectorConfig;
-import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * {@code ./psmr load --cluster DIR}: the load generator and one client proxy in this process,
@@ -40,7 +33,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class ClusterLoad {
 
-    private static final Logger LOG = LoggerFactory.getLogger(ClusterLoad.class);
 
     /** Proposals the proposer keeps queued or in flight; the proxy's window is far below. */
     static final int MAX_PENDING_PROPOSALS = 1024;
@@ -94,8 +86,7 @@ public final class ClusterLoad {
         LoadOptions reported = new LoadOptions(cluster.replicas().size(), cluster.settings().mode(),
                 cluster.settings().workers(), options.batch(), options.window(), options.linger(), options.conflictPercent(),
                 options.retryTimeout(), options.workload());
-        LoadTarget ordering = cluster.orderedByPbft() ? new LoadTarget(cluster.ordering(), false, cluster.pbft().config())
-                : LoadTarget.cluster(cluster.ordering());
+        LoadTarget ordering = LoadTarget.cluster(cluster);
         Run run = overCluster(dir, cluster, LoadRun.proxyConfig(options, rc), pc -> LoadRun.hotKeys(options, pc),
                 (proxy, session, probe) -> drive(proxy, options, history, after,
                         controls.withSession(session.session()).withProbe(probe)));
@@ -152,11 +143,22 @@ public final class ClusterLoad {
                                      Function<ProxyConfig, BatchDecorator> decorator,
                                      SessionUser<T> user) throws Exception {
         try (ClusterSession session = ClusterSession.open(dir, cluster)) {
-            ProxyConfig pc = base.toBuilder().proxyId(session.proxyId()).build();
+            OrderingBinding binding = cluster.binding();
+            ProxyConfig.Builder b = base.toBuilder().proxyId(session.proxyId());
+            int liars = binding.byzantineReplicasTolerated(cluster);
+            if (liars > 0) { // a result is trusted once f+1 replicas answered it alike
+                b.replyTrust(io.psmr.proxy.ReplyTrust.matching(liars,
+                        cluster.replicas().stream().map(ClusterNode::replicaId).toList()));
+            }
+            ProxyConfig pc = b.build();
             ProxyUser<T> u = (proxy, probe) -> user.use(proxy, session, probe);
-            return cluster.isRatis() ? runOverRatis(dir, cluster, pc, decorator, u)
-                    : cluster.orderedByPbft() ? runOverPbft(dir, cluster, pc, decorator, u)
-                    : runOverRingPaxos(dir, cluster, session, pc, decorator, u);
+            LocalReplyRouter router = new LocalReplyRouter();
+            try (OrderingClient client = binding.openClient(cluster, session.slot(), session.firstProposalSeq(),
+                    pc.proxyId(), pc.limits(), MAX_PENDING_PROPOSALS, router)) {
+                client.start();
+                return binding.hasReplyPorts() ? overReplyPorts(dir, cluster, client, pc, decorator, u)
+                        : overRouter(dir, client, router, pc, decorator, u);
+            }
         }
     }
 
@@ -193,74 +195,28 @@ public final class ClusterLoad {
     private record Run(LoadResult result, ProxyStats stats, LoadStalledException stalled) {
     }
 
-    /** A proposer on a claimed slot, replies from every replica over TCP. */
-    private static <T> T runOverRingPaxos(ClusterDirectory dir, ClusterDescriptor cluster, ClusterSession session, ProxyConfig pc,
-                                          Function<ProxyConfig, BatchDecorator> decorator,
-                                          ProxyUser<T> user) throws Exception {
-        InetSocketAddress bind = new InetSocketAddress(session.slot().host(), session.slot().port());
-        try (RingPaxosProposerClient proposer = RingPaxosProposerClient.start(cluster.ringPaxosConfig(),
-                session.slot().paxosId(), session.firstProposalSeq(), cluster.transportConfig(), bind, cluster.peers(),
-                MAX_PENDING_PROPOSALS)) {
-            proposer.start();
-            try (ClientProxy proxy = ClientProxy.start(pc, proposer, decorator.apply(pc));
-                 ReplyConnector replies = ReplyConnector.start(pc.proxyId(), cluster.replyAddresses(), proxy,
-                         ReplyConnectorConfig.defaults())) {
-                int live = liveReplicas(dir, cluster).size();
-                if (!replies.awaitConnected(Math.max(1, live), CONNECT_SECONDS, TimeUnit.SECONDS)) {
-                    throw new IllegalStateException("could not reach the reply servers of " + live
-                            + " live replicas within " + CONNECT_SECONDS + " s (connected to " + replies.connectedCount() + ")");
-                }
-                return user.use(proxy, () -> silentNodes(dir, replies));
+    /** A proxy over {@code client} whose replies come from every replica's reply port over TCP. */
+    private static <T> T overReplyPorts(ClusterDirectory dir, ClusterDescriptor cluster, OrderingClient client, ProxyConfig pc,
+                                        Function<ProxyConfig, BatchDecorator> decorator,
+                                        ProxyUser<T> user) throws Exception {
+        try (ClientProxy proxy = ClientProxy.start(pc, client, decorator.apply(pc));
+             ReplyConnector replies = ReplyConnector.start(pc.proxyId(), cluster.replyAddresses(), proxy,
+                     ReplyConnectorConfig.defaults())) {
+            int live = liveReplicas(dir, cluster).size();
+            if (!replies.awaitConnected(Math.max(1, live), CONNECT_SECONDS, TimeUnit.SECONDS)) {
+                throw new IllegalStateException("could not reach the reply servers of " + live
+                        + " live replicas within " + CONNECT_SECONDS + " s (connected to " + replies.connectedCount() + ")");
             }
+            return user.use(proxy, () -> silentNodes(dir, replies));
         }
     }
 
-    /**
-     * A {@link PbftProposerClient} to the replicas' proposal ports (entry replica by proxy id, moving on when it fails
-     * or stays silent), replies from every replica over TCP, a result trusted once f+1 replicas answered it alike.
-     */
-    private static <T> T runOverPbft(ClusterDirectory dir, ClusterDescriptor cluster, ProxyConfig base,
-                                     Function<ProxyConfig, BatchDecorator> decorator,
-                                     ProxyUser<T> user) throws Exception {
-        List<Integer> ids = cluster.replicas().stream().map(ClusterNode::replicaId).toList();
-        ProxyConfig pc = base.toBuilder().replyTrust(io.psmr.proxy.ReplyTrust.matching(cluster.pbft().f(), ids)).build();
-        List<InetSocketAddress> entries = cluster.proposalAddresses();
-        try (PbftProposerClient proposer = PbftProposerClient.start(entries, (int) Math.floorMod(pc.proxyId(), (long) entries.size()),
-                PbftProposerClient.Config.defaults(cluster.pbft().config().maxRequestBytes()))) {
-            proposer.start();
-            try (ClientProxy proxy = ClientProxy.start(pc, proposer, decorator.apply(pc));
-                 ReplyConnector replies = ReplyConnector.start(pc.proxyId(), cluster.replyAddresses(), proxy,
-                         ReplyConnectorConfig.defaults())) {
-                int live = liveReplicas(dir, cluster).size();
-                if (!replies.awaitConnected(Math.max(1, live), CONNECT_SECONDS, TimeUnit.SECONDS)) {
-                    throw new IllegalStateException("could not reach the reply servers of " + live
-                            + " live replicas within " + CONNECT_SECONDS + " s (connected to " + replies.connectedCount() + ")");
-                }
-                return user.use(proxy, () -> silentNodes(dir, replies));
-            }
-        }
-    }
-
-    /** A Raft client to the group; the leader's replies come back as Raft replies. */
-    private static <T> T runOverRatis(ClusterDirectory dir, ClusterDescriptor cluster, ProxyConfig pc,
-                                      Function<ProxyConfig, BatchDecorator> decorator,
-                                      ProxyUser<T> user) throws Exception {
-        LocalReplyRouter router = new LocalReplyRouter();
-        try (RatisOrderingClient client = new RatisOrderingClient(
-                RatisPeer.newClient(cluster.raftGroup(), pc.limits(), MAX_PENDING_PROPOSALS),
-                bytes -> routeRatisReplies(bytes, router), MAX_PENDING_PROPOSALS)) {
-            client.start();
-            try (ClientProxy proxy = ClientProxy.start(pc, client, router, decorator.apply(pc))) {
-                return user.use(proxy, () -> silentNodes(dir, null));
-            }
-        }
-    }
-
-    private static void routeRatisReplies(byte[] bytes, LocalReplyRouter router) {
-        try {
-            KvCodec.decodeReplies(bytes).forEach(router::route);
-        } catch (KvDecodeException e) {
-            LOG.error("a Ratis reply is not a list of key-value replies: {}", e.getMessage());
+    /** A proxy over {@code client} whose replies come back through the ordering, to {@code router}. */
+    private static <T> T overRouter(ClusterDirectory dir, OrderingClient client, LocalReplyRouter router, ProxyConfig pc,
+                                    Function<ProxyConfig, BatchDecorator> decorator,
+                                    ProxyUser<T> user) throws Exception {
+        try (ClientProxy proxy = ClientProxy.start(pc, client, router, decorator.apply(pc))) {
+            return user.use(proxy, () -> silentNodes(dir, null));
         }
     }
 

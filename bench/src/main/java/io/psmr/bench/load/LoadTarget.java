@@ -57,6 +57,11 @@ public record LoadTarget(OrderingProtocol ordering, boolean embedded, PbftConfig
         return new LoadTarget(OrderingProtocol.PBFT, true, Objects.requireNonNull(config, "config"));
     }
 
+    /** The cluster of processes {@code cluster} describes, with its PBFT configuration if it has one. */
+    public static LoadTarget cluster(io.psmr.kvstore.cluster.ClusterDescriptor cluster) {
+        return new LoadTarget(cluster.ordering(), false, cluster.pbft() == null ? null : cluster.pbft().config());
+    }
+
     /** A cluster of processes under {@code ordering}. */
     public static LoadTarget cluster(OrderingProtocol ordering) {
         return new LoadTarget(ordering, false);

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.psmr.bench.cli.CliRun;
 import io.psmr.bench.cluster.ProcessCluster;
+import io.psmr.kvstore.cluster.ClusterSpec;
 import io.psmr.kvstore.cluster.ClusterLauncher;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -42,7 +43,7 @@ class ChaosProcessTest {
         long began = System.nanoTime();
         Path cluster = dir.resolve("cluster");
         ClusterLauncher launcher = processes.in(cluster);
-        launcher.start(3, 2, ProcessCluster.settings(1), Duration.ofSeconds(90));
+        launcher.start(ClusterSpec.ringPaxos(3, 2, ProcessCluster.settings(1)), Duration.ofSeconds(90));
 
         ChaosOptions planned = new ChaosOptions(Duration.ofSeconds(15), java.util.List.of(FaultKind.KILL, FaultKind.PAUSE), true,
                 0, SEED, 8, 32, null);

@@ -14,6 +14,7 @@ import io.psmr.bench.load.WorkloadSpec;
 import io.psmr.kvstore.KvOp;
 import io.psmr.kvstore.KvResult;
 import io.psmr.kvstore.KvStatus;
+import io.psmr.kvstore.cluster.ClusterSpec;
 import io.psmr.kvstore.cluster.ClusterLauncher;
 import io.psmr.ordering.node.NodeStatus;
 import io.psmr.ordering.pbft.LeaderRotation;
@@ -70,8 +71,8 @@ class ClusterByzantineProcessTest {
         System.out.println("ClusterByzantineProcessTest " + context);
         ClusterLauncher launcher = processes.in(dir);
         long t0 = System.nanoTime();
-        launcher.startPbft(4, 2, LeaderRotation.FIXED, ProcessCluster.settings(2),
-                Map.of("replica-1", ByzantineMode.EQUIVOCATING_LEADER), Duration.ofSeconds(120));
+        launcher.start(ClusterSpec.pbft(4, 2, LeaderRotation.FIXED, ProcessCluster.settings(2))
+                .withByzantine(Map.of("replica-1", ByzantineMode.EQUIVOCATING_LEADER)), Duration.ofSeconds(120));
         assertEquals(Map.of("replica-1", ByzantineMode.EQUIVOCATING_LEADER), launcher.directory().read().pbft().byzantine());
 
         List<OpRecord> history = Collections.synchronizedList(new ArrayList<>());
@@ -99,8 +100,8 @@ class ClusterByzantineProcessTest {
         long checked = System.nanoTime();
         launcher.stop(Duration.ofSeconds(10));
         launcher.wipe();
-        launcher.startPbft(4, 2, LeaderRotation.FIXED, ProcessCluster.settings(2),
-                Map.of("replica-3", ByzantineMode.WRONG_REPLIES), Duration.ofSeconds(120));
+        launcher.start(ClusterSpec.pbft(4, 2, LeaderRotation.FIXED, ProcessCluster.settings(2))
+                .withByzantine(Map.of("replica-3", ByzantineMode.WRONG_REPLIES)), Duration.ofSeconds(120));
         List<OpRecord> second = Collections.synchronizedList(new ArrayList<>());
         Map<String, String> secondState = new HashMap<>();
         long secondStarted = System.nanoTime();

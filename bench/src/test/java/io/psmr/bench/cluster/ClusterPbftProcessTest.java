@@ -15,6 +15,7 @@ import io.psmr.bench.load.WorkloadSpec;
 import io.psmr.kvstore.KvOp;
 import io.psmr.kvstore.KvResult;
 import io.psmr.kvstore.KvStatus;
+import io.psmr.kvstore.cluster.ClusterSpec;
 import io.psmr.kvstore.cluster.ClusterLauncher;
 import io.psmr.ordering.pbft.LeaderRotation;
 import io.psmr.ordering.pbft.keys.PbftKeyFiles;
@@ -68,8 +69,8 @@ class ClusterPbftProcessTest {
         long seed = ProcessCluster.seed("ClusterPbftProcessTest", dir); // re-run a failure with -Dpsmr.seed=SEED
         String context = "seed " + seed + ", cluster in " + dir;
         ClusterLauncher launcher = processes.in(dir);
-        launcher.startPbft(4, 2, LeaderRotation.FIXED, ProcessCluster.settings(2), Duration.ofSeconds(120));
-        assertEquals("replica-1", launcher.awaitCoordinator(Duration.ofSeconds(30)), "primary of view 0, " + context);
+        launcher.start(ClusterSpec.pbft(4, 2, LeaderRotation.FIXED, ProcessCluster.settings(2)), Duration.ofSeconds(120));
+        assertEquals("replica-1", launcher.awaitLeader(Duration.ofSeconds(30)), "primary of view 0, " + context);
 
         WorkloadSpec spec = new WorkloadSpec(CLIENTS, KEYS, 0.3, 0.15, 3, 16, Duration.ofSeconds(120), OPS, seed);
         LoadOptions options = new LoadOptions(4, SchedulerMode.BITMAP_INDEXED, 2, 16, 4, Duration.ZERO, 20,

@@ -1,5 +1,6 @@
 package io.psmr.bench.cluster;
 
+import io.psmr.kvstore.cluster.ClusterSpec;
 import io.psmr.kvstore.cluster.ClusterLauncher;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -36,7 +37,7 @@ class ClusterProcessTest {
         long seed = ProcessCluster.seed("ClusterProcessTest", dir); // re-run a failure with -Dpsmr.seed=SEED
         String context = "seed " + seed + ", cluster in " + dir;
         ClusterLauncher launcher = processes.in(dir);
-        launcher.start(3, 2, ProcessCluster.settings(2), Duration.ofSeconds(90));
+        launcher.start(ClusterSpec.ringPaxos(3, 2, ProcessCluster.settings(2)), Duration.ofSeconds(90));
         KillUnderLoad.run("ClusterProcessTest", launcher, "acceptor-", seed, context,
                 restarted -> assertRestoredFromItsLog(launcher.directory().logFile(restarted), context));
     }

@@ -1,6 +1,7 @@
 package io.psmr.bench.cluster;
 
 import io.psmr.bench.load.ClusterLoad;
+import io.psmr.kvstore.cluster.ClusterSpec;
 import io.psmr.kvstore.cluster.ClusterLauncher;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -35,7 +36,7 @@ class ClusterRatisProcessTest {
         long seed = ProcessCluster.seed("ClusterRatisProcessTest", dir); // re-run a failure with -Dpsmr.seed=SEED
         String context = "seed " + seed + ", cluster in " + dir;
         ClusterLauncher launcher = processes.in(dir);
-        launcher.startRatis(3, ProcessCluster.settings(2), Duration.ofSeconds(120));
+        launcher.start(ClusterSpec.ratis(3, ProcessCluster.settings(2)), Duration.ofSeconds(120));
         // The restarted peer's recovery is checked by the digests: it is one of the two compared.
         KillUnderLoad.run("ClusterRatisProcessTest", launcher, "replica-", seed, context, restarted -> { });
     }

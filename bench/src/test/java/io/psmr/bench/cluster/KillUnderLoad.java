@@ -68,7 +68,7 @@ final class KillUnderLoad {
      */
     static void run(String name, ClusterLauncher launcher, String prefix, long seed, String context, RestartCheck afterRestart)
             throws Exception {
-        assertTrue(launcher.awaitCoordinator(Duration.ofSeconds(30)).startsWith(prefix), context);
+        assertTrue(launcher.awaitLeader(Duration.ofSeconds(30)).startsWith(prefix), context);
         WorkloadSpec spec = new WorkloadSpec(CLIENTS, KEYS, 0.3, 0.15, 3, 16, Duration.ofSeconds(120), OPS, seed);
         LoadOptions options = new LoadOptions(2, SchedulerMode.BITMAP_INDEXED, 2, 16, 4, Duration.ZERO, 20, Duration.ofSeconds(2), spec);
         List<OpRecord> history = Collections.synchronizedList(new ArrayList<>());
@@ -98,14 +98,14 @@ final class KillUnderLoad {
             assertEquals(null, killFailure.get(), context);
             String first = killed.get();
             assertTrue(first.startsWith(prefix), context);
-            String next = launcher.awaitCoordinator(Duration.ofSeconds(30));
+            String next = launcher.awaitLeader(Duration.ofSeconds(30));
             assertNotEquals(first, next, "another node took over, " + context);
 
             // The first victim back from its durable state; then without `next`, only it and the third form a quorum.
             launcher.restart(first, Duration.ofSeconds(60));
             afterRestart.check(first);
             assertEquals(next, launcher.kill(next), context);
-            assertNotEquals(next, launcher.awaitCoordinator(Duration.ofSeconds(30)), context);
+            assertNotEquals(next, launcher.awaitLeader(Duration.ofSeconds(30)), context);
             KvClient reader = proxy.newClient();
             for (int k = 0; k < KEYS; k++) {
                 KvResult r = reader.read(LoadGenerator.key(k)).get(60, TimeUnit.SECONDS);

@@ -16,6 +16,7 @@ import io.psmr.bench.load.OpRecord;
 import io.psmr.bench.load.WorkloadSpec;
 import io.psmr.kvstore.KvResult;
 import io.psmr.kvstore.KvStatus;
+import io.psmr.kvstore.cluster.ClusterSpec;
 import io.psmr.kvstore.cluster.ClusterLauncher;
 import io.psmr.ordering.pbft.LeaderRotation;
 import io.psmr.proxy.KvClient;
@@ -75,7 +76,8 @@ class PbftStateTransferProcessTest {
         String context = "seed " + seed + ", cluster in " + dir;
         long t0 = System.nanoTime();
         ClusterLauncher launcher = processes.in(dir);
-        launcher.startPbft(4, 2, LeaderRotation.FIXED, ProcessCluster.settings(2), INTERVAL, Duration.ofSeconds(120));
+        launcher.start(ClusterSpec.pbft(4, 2, LeaderRotation.FIXED, ProcessCluster.settings(2)).withCheckpointInterval(INTERVAL),
+                Duration.ofSeconds(120));
 
         WorkloadSpec spec = new WorkloadSpec(CLIENTS, KEYS, 0.3, 0.15, 3, 16, Duration.ofSeconds(120), OPS, seed);
         LoadOptions options = new LoadOptions(4, SchedulerMode.BITMAP_INDEXED, 2, 16, 4, Duration.ZERO, 20,

@@ -3,6 +3,7 @@ package io.psmr.bench.cluster;
 import static io.psmr.bench.cluster.NodeFiles.lastLine;
 import static io.psmr.bench.cluster.NodeFiles.latestCheckpoint;
 import static io.psmr.bench.cluster.NodeFiles.logContains;
+import io.psmr.kvstore.cluster.ClusterSpec;
 import io.psmr.kvstore.cluster.ClusterLauncher;
 import io.psmr.kvstore.ringpaxos.RingPaxosReplicaRuntime;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -67,7 +68,7 @@ class ReplicaStateTransferProcessTest {
         String context = "seed " + seed + ", cluster in " + dir;
         long t0 = System.nanoTime();
         ClusterLauncher launcher = processes.in(dir);
-        launcher.start(3, 2, ProcessCluster.settings(2), Duration.ofSeconds(90));
+        launcher.start(ClusterSpec.ringPaxos(3, 2, ProcessCluster.settings(2)), Duration.ofSeconds(90));
 
         WorkloadSpec spec = new WorkloadSpec(CLIENTS, KEYS, 0.3, 0.15, 3, 16, Duration.ofSeconds(150), OPS, seed);
         LoadOptions options = new LoadOptions(2, SchedulerMode.BITMAP_INDEXED, 2, 16, 4, Duration.ZERO, 20, Duration.ofSeconds(2), spec);

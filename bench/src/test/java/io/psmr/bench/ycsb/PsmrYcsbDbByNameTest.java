@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.psmr.bench.cluster.ProcessCluster;
+import io.psmr.kvstore.cluster.ClusterSpec;
 import io.psmr.kvstore.cluster.ClusterLauncher;
 import io.psmr.kvstore.cluster.ClusterSettings;
 import io.psmr.scheduler.SchedulerMode;
@@ -62,7 +63,7 @@ class PsmrYcsbDbByNameTest {
     @Test
     void ycsbsOwnFactoryMakesBindingsThatShareOneProxyToTheCluster() throws Exception {
         ClusterLauncher launcher = processes.in(dir);
-        launcher.startRatis(1, new ClusterSettings(SchedulerMode.BITMAP_INDEXED, 2, 1000, 256, 10), Duration.ofSeconds(90));
+        launcher.start(ClusterSpec.ratis(1, new ClusterSettings(SchedulerMode.BITMAP_INDEXED, 2, 1000, 256, 10)), Duration.ofSeconds(90));
         Properties p = props(PsmrYcsbDb.CLUSTER_PROPERTY, dir.toString(), PsmrYcsbDb.BATCH_PROPERTY, "50");
         DB writer = byName(p);
         DB reader = byName(p);

@@ -97,10 +97,11 @@ public record ClusterDescriptor(int version, OrderingProtocol ordering,
         if (host != null && host.isBlank()) {
             throw new IllegalArgumentException("cluster.json: host is empty");
         }
-        if (ordering != OrderingProtocol.RING_PAXOS && ordering != OrderingProtocol.RATIS && ordering != OrderingProtocol.PBFT) {
+        if (ordering == null || OrderingBinding.find(ordering).isEmpty()) {
             throw new IllegalArgumentException("cluster.json: ordering must be ringpaxos, ratis or pbft, got "
                     + (ordering == null ? "nothing" : "'" + ordering.cliName() + "'"));
         }
+        OrderingBinding binding = OrderingBinding.of(ordering);
         Objects.requireNonNull(settings, "settings");
         nodes = withHosts(Objects.requireNonNull(nodes, "nodes"), host);
         proposers = slotsWithHosts(Objects.requireNonNull(proposers, "proposers"), host);
@@ -113,7 +114,7 @@ public record ClusterDescriptor(int version, OrderingProtocol ordering,
             require(names.add(n.name()), "node name " + n.name() + " appears twice");
             require(ids.add(n.paxosId()), "Ring Paxos id " + n.paxosId() + " appears twice");
             require(ports.add(n.port()), "port " + n.port() + " appears twice");
-            if (n.role() == NodeRole.REPLICA && ordering != OrderingProtocol.RATIS) {
+            if (n.role() == NodeRole.REPLICA && binding.hasReplyPorts()) {
                 require(n.replyPort() > 0, "replica " + n.name() + " has no replyPort");
                 require(ports.add(n.replyPort()), "port " + n.replyPort() + " appears twice");
                 require(n.checkpointPort() == 0 || ports.add(n.checkpointPort()),
@@ -125,37 +126,7 @@ public record ClusterDescriptor(int version, OrderingProtocol ordering,
             require(ports.add(p.port()), "port " + p.port() + " appears twice");
         }
         require(nodes.stream().anyMatch(n -> n.role() == NodeRole.REPLICA), "no replica");
-        require((ordering == OrderingProtocol.PBFT) == (pbft != null), ordering == OrderingProtocol.PBFT
-                ? "no pbft settings in a pbft cluster" : "pbft settings in a " + ordering.cliName() + " cluster");
-        if (ordering == OrderingProtocol.PBFT) {
-            require(nodes.stream().noneMatch(n -> n.role() == NodeRole.ACCEPTOR), "a pbft cluster has no acceptors");
-            require(proposers.isEmpty(), "a pbft cluster has no proposer slots");
-            require(ratisGroup == null, "ratisGroup is set in a pbft cluster");
-            require(nodes.size() == pbft.replicas(), "a pbft cluster of f = " + pbft.f() + " has " + pbft.replicas()
-                    + " replicas, not " + nodes.size());
-            for (int i = 0; i < nodes.size(); i++) {
-                require(nodes.get(i).replicaId() == i + 1, "pbft replica " + nodes.get(i).name() + " has replicaId "
-                        + nodes.get(i).replicaId() + ", expected " + (i + 1) + " (replicas in id order from 1)");
-            }
-            for (List<Integer> replicaPorts : pbft.pillarPorts()) { // every pillar port differs from all other ports
-                for (int port : replicaPorts) {
-                    require(ports.add(port), "port " + port + " appears twice");
-                }
-            }
-        } else if (ordering == OrderingProtocol.RING_PAXOS) {
-            require(nodes.stream().anyMatch(n -> n.role() == NodeRole.ACCEPTOR), "no acceptor");
-            require(!proposers.isEmpty(), "no proposer slot");
-            require(ratisGroup == null, "ratisGroup is set in a ringpaxos cluster");
-        } else {
-            require(nodes.stream().noneMatch(n -> n.role() == NodeRole.ACCEPTOR), "a ratis cluster has no acceptors");
-            require(proposers.isEmpty(), "a ratis cluster has no proposer slots");
-            require(ratisGroup != null, "no ratisGroup in a ratis cluster");
-            try {
-                UUID.fromString(ratisGroup);
-            } catch (IllegalArgumentException e) {
-                throw new IllegalArgumentException("cluster.json: ratisGroup must be a UUID, got '" + ratisGroup + "'");
-            }
-        }
+        binding.checkDescriptor(nodes, proposers, ratisGroup, pbft, ports);
     }
 
     private static List<ClusterNode> withHosts(List<ClusterNode> nodes, String defaultHost) {
@@ -177,6 +148,15 @@ public record ClusterDescriptor(int version, OrderingProtocol ordering,
     }
 
     private static void require(boolean ok, String problem) {
+        check(ok, problem);
+    }
+
+    /**
+     * Refuses a {@code cluster.json} that breaks a rule: what {@link OrderingBinding#checkDescriptor} calls.
+     *
+     * @throws IllegalArgumentException with {@code problem}, prefixed {@code cluster.json: }, unless {@code ok}
+     */
+    public static void check(boolean ok, String problem) {
         if (!ok) {
             throw new IllegalArgumentException("cluster.json: " + problem);
         }
@@ -213,10 +193,10 @@ public record ClusterDescriptor(int version, OrderingProtocol ordering,
                 proposers.stream().map(ProposerSlot::paxosId).toList());
     }
 
-    /** Whether the nodes are PBFT replicas. */
+    /** The binding of this cluster's ordering protocol: its layout, runtimes and leadership. */
     @JsonIgnore
-    public boolean orderedByPbft() {
-        return ordering == OrderingProtocol.PBFT;
+    public OrderingBinding binding() {
+        return OrderingBinding.of(ordering);
     }
 
     /** Where PBFT replica {@code r}'s pillar {@code p} listens (any thread). */
@@ -229,15 +209,9 @@ public record ClusterDescriptor(int version, OrderingProtocol ordering,
         return replicas().stream().map(n -> n.address(n.port())).toList();
     }
 
-    /** Whether the nodes are Ratis peers. */
-    @JsonIgnore
-    public boolean isRatis() {
-        return ordering == OrderingProtocol.RATIS;
-    }
-
     /** The Raft group of a Ratis cluster: peer {@code p<replicaId>} of each replica, on its port. */
     public RaftGroup raftGroup() {
-        if (!isRatis()) {
+        if (ratisGroup == null) { // set in, and only in, a Ratis cluster
             throw new IllegalStateException("a " + ordering.cliName() + " cluster has no Raft group");
         }
         List<RaftPeer> peers = replicas().stream().map(n -> RaftPeer.newBuilder().setId(raftPeerId(n))

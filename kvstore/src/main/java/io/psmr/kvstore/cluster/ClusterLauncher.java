@@ -1,7 +1,5 @@
 package io.psmr.kvstore.cluster;
 
-import io.psmr.kvstore.pbft.PbftClusterSettings;
-import io.psmr.kvstore.pbft.PbftReplicaRuntime;
 import io.psmr.kvstore.ChronicleJvmFlags;
 import io.psmr.ordering.node.NodeStatus;
 import java.io.File;
@@ -45,7 +43,7 @@ public final class ClusterLauncher {
     }
 
     /**
-     * Whether the nodes of the cluster the next {@code start*} creates serve Prometheus endpoints on ephemeral
+     * Whether the nodes of the cluster the next {@link #start} creates serve Prometheus endpoints on ephemeral
      * ports, each published in its status ({@link NodeStatus#metricsPort()}). Remembered in the directory
      * ({@link ClusterDirectory#metricsMarker()}), so that restarted and resumed nodes serve one too.
      */
@@ -59,140 +57,41 @@ public final class ClusterLauncher {
         return dir;
     }
 
-    /**
-     * Creates a cluster in the directory and starts every node; returns once every node serves and
-     * an acceptor coordinates.
-     *
-     * @throws IllegalStateException if the directory holds a cluster (running or stopped: see
-     *                               {@link #wipe} and {@link #resume}) or other files, or the cluster
-     *                               does not come up in time (its nodes are then killed)
-     */
-    public ClusterDescriptor start(int acceptors, int replicas, ClusterSettings settings, Duration timeout)
-            throws InterruptedException {
-        return start(acceptors, replicas, settings, LOCAL, timeout);
-    }
-
-    /**
-     * As {@link #start(int, int, ClusterSettings, Duration)}, the nodes spread round-robin over {@code hosts}
-     * ({@link ClusterLayout}), every one an address of this machine (such as 127.0.0.2, 127.0.0.3); the proposer
-     * slots on the first host, where this machine's load processes bind them.
-     */
-    public ClusterDescriptor start(int acceptors, int replicas, ClusterSettings settings, List<String> hosts, Duration timeout)
-            throws InterruptedException {
-        ClusterLayout.checkHosts("hosts", hosts);
-        prepareDirectory();
-        var ports = freePorts(acceptors + 3 * replicas + PROPOSER_SLOTS).iterator();
-        return launchAll(ClusterLayout.ringPaxos(acceptors, replicas, PROPOSER_SLOTS, settings, hosts, hosts.subList(0, 1),
-                ports::next), timeout);
-    }
-
     /** The one host of a cluster on this machine by default. */
     public static final List<String> LOCAL = List.of("127.0.0.1");
 
     /**
-     * Creates an Apache Ratis cluster in the directory, {@code replicas} peers each a Raft server
-     * with psmr executing its log, and starts them; returns once every peer serves and one leads.
+     * Creates the cluster {@code spec} describes in the directory, on free ports of this machine, and starts every
+     * node; returns once every node serves and one leads ({@link #awaitLeader}). Its hosts ({@link ClusterSpec#hosts()},
+     * laid out by {@link ClusterLayout}) must be addresses of this machine (such as 127.0.0.2, 127.0.0.3); Ring Paxos'
+     * proposer slots go on the first unless the spec names client hosts, where this machine's load processes bind them. For a protocol whose nodes sign
+     * ({@link OrderingBinding#hasKeys()}: PBFT) it first writes a new key generation into {@code DIR/keys}
+     * (owner-only).
      *
-     * @throws IllegalStateException as {@link #start}
+     * @throws IllegalArgumentException if the hosts are not valid ({@link ClusterLayout#checkHosts}), or the protocol
+     *                                  cannot lay the spec out ({@link OrderingBinding#checkSpec}: a PBFT cluster of
+     *                                  other than 3f+1 replicas, more Byzantine replicas than f)
+     * @throws IllegalStateException    if the directory holds a cluster (running or stopped: see {@link #wipe} and
+     *                                  {@link #resume}), keys or other files, or the cluster does not come up in time
+     *                                  (its nodes are then killed)
      */
-    public ClusterDescriptor startRatis(int replicas, ClusterSettings settings, Duration timeout) throws InterruptedException {
-        return startRatis(replicas, settings, LOCAL, timeout);
-    }
-
-    /** As {@link #startRatis(int, ClusterSettings, Duration)}, the peers round-robin over {@code hosts} of this machine. */
-    public ClusterDescriptor startRatis(int replicas, ClusterSettings settings, List<String> hosts, Duration timeout)
-            throws InterruptedException {
-        ClusterLayout.checkHosts("hosts", hosts);
+    public ClusterDescriptor start(ClusterSpec spec, Duration timeout) throws InterruptedException {
+        ClusterLayout.checkHosts("hosts", spec.hosts());
+        OrderingBinding binding = spec.binding();
+        binding.checkSpec(spec); // before any file is written
         prepareDirectory();
-        var ports = freePorts(replicas).iterator();
-        return launchAll(ClusterLayout.ratis(replicas, settings, hosts, ports::next), timeout);
-    }
-
-    /**
-     * Creates a PBFT cluster in the directory: {@code 3f + 1} replicas of {@code pillars} pillars, each its own JVM
-     * (a {@link PbftReplicaRuntime}); first generates a new key generation into {@code DIR/keys}
-     * ({@code PbftKeyFiles.generate}, owner-only). Returns once every replica serves and one is primary of pillar 0.
-     *
-     * @throws IllegalArgumentException if {@code replicas} is not {@code 3f + 1} with {@code f ≥ 1}
-     * @throws IllegalStateException    as {@link #start}, and if DIR holds a keys directory (refused by name: pass
-     *                                  {@code --force})
-     */
-    public ClusterDescriptor startPbft(int replicas, int pillars, io.psmr.ordering.pbft.LeaderRotation rotation,
-                                       ClusterSettings settings, Duration timeout) throws InterruptedException {
-        return startPbft(replicas, pillars, rotation, settings, PbftClusterSettings.DEFAULT_CHECKPOINT_INTERVAL,
-                java.util.Map.of(), timeout);
-    }
-
-    /**
-     * As {@link #startPbft(int, int, io.psmr.ordering.pbft.LeaderRotation, ClusterSettings, Duration)}, with the
-     * store's (and so PBFT's) checkpoint every {@code checkpointInterval} delivered instances; each replica serves its
-     * checkpoints on its own checkpoint port (state transfer).
-     */
-    public ClusterDescriptor startPbft(int replicas, int pillars, io.psmr.ordering.pbft.LeaderRotation rotation,
-                                       ClusterSettings settings, int checkpointInterval, Duration timeout)
-            throws InterruptedException {
-        return startPbft(replicas, pillars, rotation, settings, checkpointInterval, java.util.Map.of(), timeout);
-    }
-
-    /**
-     * As {@link #startPbft(int, int, io.psmr.ordering.pbft.LeaderRotation, ClusterSettings, Duration)}, with the
-     * replicas of {@code byzantine} (node name to mode, at most f) Byzantine on purpose: <b>a testing and demonstration
-     * tool</b>. The modes are recorded in {@code cluster.json} ({@code pbft.byzantine}), so a restart keeps them.
-     *
-     * @throws IllegalArgumentException also if {@code byzantine} names an unknown replica or more than f
-     */
-    public ClusterDescriptor startPbft(int replicas, int pillars, io.psmr.ordering.pbft.LeaderRotation rotation,
-                                       ClusterSettings settings,
-                                       java.util.Map<String, io.psmr.ordering.pbft.byzantine.ByzantineMode> byzantine,
-                                       Duration timeout) throws InterruptedException {
-        return startPbft(replicas, pillars, rotation, settings, PbftClusterSettings.DEFAULT_CHECKPOINT_INTERVAL,
-                byzantine, timeout);
-    }
-
-    /**
-     * The general form: checkpoints every {@code checkpointInterval} delivered instances, and the replicas of
-     * {@code byzantine} Byzantine on purpose (testing only; empty for a correct cluster).
-     */
-    public ClusterDescriptor startPbft(int replicas, int pillars, io.psmr.ordering.pbft.LeaderRotation rotation,
-                                       ClusterSettings settings, int checkpointInterval,
-                                       java.util.Map<String, io.psmr.ordering.pbft.byzantine.ByzantineMode> byzantine,
-                                       Duration timeout) throws InterruptedException {
-        return startPbft(replicas, pillars, rotation, settings, checkpointInterval, byzantine, LOCAL, timeout);
-    }
-
-    /** The general form, the replicas round-robin over {@code hosts}, addresses of this machine. */
-    public ClusterDescriptor startPbft(int replicas, int pillars, io.psmr.ordering.pbft.LeaderRotation rotation,
-                                       ClusterSettings settings, int checkpointInterval,
-                                       java.util.Map<String, io.psmr.ordering.pbft.byzantine.ByzantineMode> byzantine,
-                                       List<String> hosts, Duration timeout) throws InterruptedException {
-        ClusterLayout.checkHosts("hosts", hosts);
-        if (replicas < 4 || (replicas - 1) % 3 != 0) {
-            throw new IllegalArgumentException("a PBFT cluster has 3f+1 replicas (4, 7, 10, ...), got " + replicas);
+        var ports = freePorts(binding.portCount(spec)).iterator();
+        ClusterDescriptor cluster = binding.layout(spec, ports::next);
+        if (binding.hasKeys()) {
+            binding.writeKeys(dir, cluster, false);
         }
-        int f = (replicas - 1) / 3;
-        List<List<Integer>> placeholder = java.util.Collections.nCopies(replicas, java.util.Collections.nCopies(pillars, 1));
-        // Refuses bad Byzantine modes or a bad checkpoint interval before any file is written.
-        new PbftClusterSettings(f, pillars, rotation, placeholder, checkpointInterval, byzantine);
-        prepareDirectory();
-        var ports = freePorts(replicas * (3 + pillars)).iterator();
-        ClusterDescriptor cluster = ClusterLayout.pbft(replicas, pillars, rotation, settings, checkpointInterval, byzantine,
-                hosts, ports::next);
-        generateKeys(cluster);
         return launchAll(cluster, timeout);
-    }
-
-    private void generateKeys(ClusterDescriptor cluster) {
-        try {
-            io.psmr.ordering.pbft.keys.PbftKeyFiles.generate(dir.keysDir(), cluster.replicas().size(), cluster.pbft().pillars(),
-                    new java.security.SecureRandom(), false);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot write the PBFT keys into " + dir.keysDir() + ": " + e.getMessage(), e);
-        }
     }
 
     /**
      * {@code cluster init}: writes {@code cluster} (laid out by {@link ClusterLayout} for other machines) as this
-     * directory's cluster.json, and for PBFT a new key generation into {@code keys/} as {@link #startPbft} does,
+     * directory's cluster.json, and where the nodes sign (PBFT) a new key generation into {@code keys/} as {@link #start}
+     * does,
      * starting nothing. The directory is then copied to every machine, where {@code ./psmr node --cluster
      * DIR/cluster.json --name NAME} runs each node.
      *
@@ -249,8 +148,8 @@ public final class ClusterLauncher {
             replaced.addAll(held);
         }
         dir.create(cluster);
-        if (cluster.orderedByPbft()) {
-            generateKeys(cluster);
+        if (cluster.binding().hasKeys()) {
+            cluster.binding().writeKeys(dir, cluster, false);
         }
         return replaced;
     }
@@ -268,7 +167,7 @@ public final class ClusterLauncher {
             for (ClusterNode n : cluster.nodes()) {
                 awaitServing(n.name(), deadline);
             }
-            awaitCoordinator(deadline);
+            awaitLeader(deadline);
         } catch (IOException e) {
             killAll();
             throw new UncheckedIOException("cannot write " + dir.metricsMarker(), e);
@@ -281,7 +180,7 @@ public final class ClusterLauncher {
 
     /**
      * Kills node {@code name} (SIGKILL: no clean-up, as a crash), or, if {@code name} is
-     * {@code coordinator}, the acceptor that coordinates (Ring Paxos) or the peer that leads (Ratis).
+     * {@code coordinator}, the node that leads ({@link #leader()}).
      *
      * @return the name of the node killed
      * @throws IllegalArgumentException if there is no such node
@@ -289,7 +188,7 @@ public final class ClusterLauncher {
      *                                  election may take a moment; its status files lag by up to a second)
      */
     public String kill(String name) throws InterruptedException {
-        String target = "coordinator".equals(name) ? awaitCoordinator(Duration.ofSeconds(10)) : name;
+        String target = "coordinator".equals(name) ? awaitLeader(Duration.ofSeconds(10)) : name;
         ClusterNode node = node(dir.read(), target);
         ProcessHandle ph = live(node).orElseThrow(() -> new IllegalStateException("node " + target + " is not running"));
         ph.destroyForcibly();
@@ -301,7 +200,7 @@ public final class ClusterLauncher {
     /**
      * Restarts node {@code name} from its durable state on its port (killing it first if it runs);
      * returns once it serves. Ring Paxos acceptors restart from their log, Ratis peers from their Raft
-     * log and snapshots. A Ring Paxos replica cannot: see {@link #requireRestartable}.
+     * log and snapshots, replicas from their newest checkpoint; see {@link #requireRestartable} for those that cannot.
      *
      * @throws IllegalArgumentException for an unknown node
      * @throws IllegalStateException    for a node that cannot be restarted, or one that does not serve in time
@@ -331,11 +230,7 @@ public final class ClusterLauncher {
     }
 
     private static Optional<String> restartRefusal(ClusterDescriptor cluster, ClusterNode node) {
-        if (node.role() == NodeRole.REPLICA && !cluster.isRatis() && !cluster.orderedByPbft() && node.checkpointPort() == 0) {
-            return Optional.of("cannot restart replica " + node.name() + ": this cluster.json predates checkpoints, so "
-                    + "the replica has no checkpoint port to serve or fetch state from; start a new cluster");
-        }
-        return Optional.empty();
+        return cluster.binding().restartRefusal(cluster, node);
     }
 
     /**
@@ -384,7 +279,7 @@ public final class ClusterLauncher {
             for (String name : started) {
                 awaitServing(name, deadline);
             }
-            awaitCoordinator(deadline);
+            awaitLeader(deadline);
         } catch (RuntimeException | InterruptedException e) {
             killAll();
             throw e;
@@ -422,16 +317,17 @@ public final class ClusterLauncher {
     }
 
     /**
-     * Replaces a stopped PBFT cluster's keys with a new key generation ({@code DIR/keys}, owner-only), keeping its
+     * Replaces a stopped cluster's keys with a new key generation ({@code DIR/keys}, owner-only), keeping its
      * data: pair keys are shared, so every replica changes generation at once, and none may run meanwhile.
      *
      * @return the new generation's id
-     * @throws IllegalArgumentException if the cluster is not PBFT, or names the nodes still running
+     * @throws IllegalArgumentException if the cluster's nodes do not sign ({@link OrderingBinding#hasKeys()}: only
+     *                                  PBFT's do), or names the nodes still running
      * @throws UncheckedIOException     if the key files cannot be written
      */
     public String rotateKeys() {
         ClusterDescriptor cluster = dir.read();
-        if (!cluster.orderedByPbft()) {
+        if (!cluster.binding().hasKeys()) {
             throw new IllegalArgumentException("only a pbft cluster has keys; this one is ordered by "
                     + cluster.ordering().cliName());
         }
@@ -443,13 +339,7 @@ public final class ClusterLauncher {
             throw new IllegalArgumentException("stop the cluster first (./psmr cluster stop --dir " + dir.path()
                     + "): all replicas change keys together, and these still run: " + String.join(", ", running));
         }
-        PbftClusterSettings s = cluster.pbft();
-        try {
-            return io.psmr.ordering.pbft.keys.PbftKeyFiles.generate(dir.keysDir(), s.replicas(), s.pillars(),
-                    new java.security.SecureRandom(), true);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot write the PBFT keys into " + dir.keysDir() + ": " + e.getMessage(), e);
-        }
+        return cluster.binding().writeKeys(dir, cluster, true);
     }
 
     /**
@@ -463,11 +353,14 @@ public final class ClusterLauncher {
     public record Uncheckpointed(String node, long instance, long checkpoint) {
     }
 
-    /** PBFT only (empty for the other orderings): each live replica with instances after its newest checkpoint. */
+    /**
+     * Each live replica with instances after its newest checkpoint, where a stop loses those
+     * ({@link OrderingBinding#losesUncheckpointedOnStop()}: PBFT); empty for the other orderings.
+     */
     public List<Uncheckpointed> uncheckpointed() throws IOException {
         ClusterDescriptor cluster = dir.read();
         List<Uncheckpointed> out = new ArrayList<>();
-        if (!cluster.orderedByPbft()) {
+        if (!cluster.binding().losesUncheckpointedOnStop()) {
             return out;
         }
         for (NodeView v : status()) {
@@ -496,14 +389,15 @@ public final class ClusterLauncher {
         return views;
     }
 
-    /** The live acceptor that coordinates (the lowest id if, briefly, two believe it), or the Ratis leader, if any. */
-    public Optional<String> coordinator() {
-        return coordinator(dir.read());
-    }
-
-    private Optional<String> coordinator(ClusterDescriptor cluster) {
-        for (ClusterNode n : cluster.isRatis() || cluster.orderedByPbft() ? cluster.replicas() : cluster.acceptors()) {
-            if (live(n).isPresent()) {
+    /**
+     * The live node that leads, if any: the Ring Paxos acceptor that coordinates (the lowest id if, briefly, two
+     * believe it), the Ratis leader, or the PBFT primary of pillar 0 ({@link OrderingBinding#leaderRole()}).
+     */
+    public Optional<String> leader() {
+        ClusterDescriptor cluster = dir.read();
+        NodeRole role = cluster.binding().leaderRole();
+        for (ClusterNode n : cluster.nodes()) {
+            if (n.role() == role && live(n).isPresent()) {
                 Optional<NodeStatus> s = StatusFile.read(dir.statusFile(n.name()));
                 if (s.isPresent() && s.get().pid() == n.pid() && s.get().coordinator()) {
                     return Optional.of(n.name());
@@ -513,14 +407,14 @@ public final class ClusterLauncher {
         return Optional.empty();
     }
 
-    /** Waits until a live acceptor coordinates; returns its name. */
-    public String awaitCoordinator(Duration timeout) throws InterruptedException {
-        return awaitCoordinator(System.nanoTime() + timeout.toNanos());
+    /** Waits until a live node leads ({@link #leader()}); returns its name. */
+    public String awaitLeader(Duration timeout) throws InterruptedException {
+        return awaitLeader(System.nanoTime() + timeout.toNanos());
     }
 
-    private String awaitCoordinator(long deadline) throws InterruptedException {
+    private String awaitLeader(long deadline) throws InterruptedException {
         while (true) {
-            Optional<String> c = coordinator();
+            Optional<String> c = leader();
             if (c.isPresent()) {
                 return c.get();
             }

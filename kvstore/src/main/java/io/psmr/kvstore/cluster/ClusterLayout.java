@@ -1,17 +1,10 @@
 package io.psmr.kvstore.cluster;
 
-import io.psmr.kvstore.pbft.PbftClusterSettings;
-import io.psmr.ordering.OrderingProtocol;
-import io.psmr.ordering.pbft.LeaderRotation;
-import io.psmr.ordering.pbft.byzantine.ByzantineMode;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
-import java.util.function.IntSupplier;
 
 /**
  * Where the nodes of a new cluster live: which host each node and proposer slot is on, and its ports. The one
@@ -25,68 +18,13 @@ import java.util.function.IntSupplier;
  * <p><b>Ports</b>, taken from {@code ports} in this order, each distinct: acceptors; each replica's port, reply
  * port and checkpoint port (a PBFT replica's then its pillar ports; a Ratis peer only its port); proposer slots.
  *
+ * <p>Each protocol's {@link OrderingBinding#layout} lays its nodes out by these rules.
+ *
  * <p>Stateless; any thread.
  */
 public final class ClusterLayout {
 
     private ClusterLayout() {
-    }
-
-    /** How many ports a cluster of this shape takes from the port supplier. */
-    public static int portCount(OrderingProtocol ordering, int acceptors, int replicas, int pillars, int proposerSlots) {
-        return switch (ordering) {
-            case RATIS -> replicas;
-            case PBFT -> replicas * (3 + pillars);
-            default -> acceptors + 3 * replicas + proposerSlots;
-        };
-    }
-
-    /** A Ring Paxos cluster: acceptors and replicas round-robin on {@code hosts}, proposer slots on {@code clientHosts}. */
-    public static ClusterDescriptor ringPaxos(int acceptors, int replicas, int proposerSlots, ClusterSettings settings,
-                                              List<String> hosts, List<String> clientHosts, IntSupplier ports) {
-        List<ClusterNode> nodes = new ArrayList<>();
-        for (int i = 0; i < acceptors; i++) {
-            nodes.add(new ClusterNode("acceptor-" + i, NodeRole.ACCEPTOR, on(hosts, i), i, 0, ports.getAsInt(), 0, 0, null, null));
-        }
-        for (int r = 1; r <= replicas; r++) {
-            nodes.add(new ClusterNode("replica-" + r, NodeRole.REPLICA, on(hosts, r - 1), ClusterDescriptor.LEARNER_BASE + r - 1,
-                    r, ports.getAsInt(), ports.getAsInt(), ports.getAsInt(), null, null));
-        }
-        List<ProposerSlot> slots = new ArrayList<>();
-        for (int i = 0; i < proposerSlots; i++) {
-            slots.add(new ProposerSlot(ClusterDescriptor.PROPOSER_BASE + i, ports.getAsInt(), on(clientHosts, i)));
-        }
-        return new ClusterDescriptor(ClusterDescriptor.VERSION, OrderingProtocol.RING_PAXOS, null, settings, nodes, slots, null);
-    }
-
-    /** An Apache Ratis cluster of {@code replicas} peers, round-robin on {@code hosts}, in a new Raft group. */
-    public static ClusterDescriptor ratis(int replicas, ClusterSettings settings, List<String> hosts, IntSupplier ports) {
-        List<ClusterNode> nodes = new ArrayList<>();
-        for (int r = 1; r <= replicas; r++) {
-            nodes.add(new ClusterNode("replica-" + r, NodeRole.REPLICA, on(hosts, r - 1), r, r, ports.getAsInt(), 0, 0, null, null));
-        }
-        return new ClusterDescriptor(ClusterDescriptor.VERSION, OrderingProtocol.RATIS, null, settings, nodes, List.of(),
-                UUID.randomUUID().toString());
-    }
-
-    /** A PBFT cluster of {@code replicas} (3f+1) replicas round-robin on {@code hosts}, each with its pillar ports. */
-    public static ClusterDescriptor pbft(int replicas, int pillars, LeaderRotation rotation, ClusterSettings settings,
-                                         int checkpointInterval, Map<String, ByzantineMode> byzantine, List<String> hosts,
-                                         IntSupplier ports) {
-        int f = (replicas - 1) / 3;
-        List<ClusterNode> nodes = new ArrayList<>();
-        List<List<Integer>> pillarPorts = new ArrayList<>();
-        for (int r = 1; r <= replicas; r++) {
-            nodes.add(new ClusterNode("replica-" + r, NodeRole.REPLICA, on(hosts, r - 1), r, r, ports.getAsInt(), ports.getAsInt(),
-                    ports.getAsInt(), null, null));
-            List<Integer> own = new ArrayList<>();
-            for (int i = 0; i < pillars; i++) {
-                own.add(ports.getAsInt());
-            }
-            pillarPorts.add(own);
-        }
-        return new ClusterDescriptor(ClusterDescriptor.VERSION, OrderingProtocol.PBFT, null, settings, nodes, List.of(), null,
-                new PbftClusterSettings(f, pillars, rotation, pillarPorts, checkpointInterval, byzantine));
     }
 
     /**
@@ -102,7 +40,8 @@ public final class ClusterLayout {
         }
     }
 
-    private static String on(List<String> hosts, int i) {
+    /** The host of the {@code i}-th node of a kind (from 0), round-robin on {@code hosts}. */
+    public static String host(List<String> hosts, int i) {
         return hosts.get(i % hosts.size());
     }
 

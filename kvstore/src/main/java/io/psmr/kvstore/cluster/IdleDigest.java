@@ -1,7 +1,6 @@
 package io.psmr.kvstore.cluster;
 
 import io.psmr.kvstore.ratis.RatisPeerRuntime;
-import io.psmr.kvstore.ringpaxos.RingPaxosReplicaRuntime;
 import java.util.function.LongSupplier;
 
 /**
@@ -9,7 +8,7 @@ import java.util.function.LongSupplier;
  * {@code load --cluster}'s comparison. Two replicas' digests are comparable only at the same
  * instance with nothing executing, so a digest is taken when the replica's progress counter has not
  * moved since the previous poll and it is quiet now, and kept only if it was still quiet afterwards;
- * otherwise the status says busy. Used by {@link RingPaxosReplicaRuntime} and {@link RatisPeerRuntime}.
+ * otherwise the status says busy. Used by {@link CheckpointedReplicaRuntime} and {@link RatisPeerRuntime}.
  *
  * <p>Not thread-safe: polled from {@link NodeHost}'s one thread.
  */

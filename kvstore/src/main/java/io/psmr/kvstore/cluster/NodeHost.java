@@ -1,14 +1,10 @@
 package io.psmr.kvstore.cluster;
 
-import io.psmr.kvstore.pbft.PbftReplicaRuntime;
-import io.psmr.kvstore.ratis.RatisPeerRuntime;
-import io.psmr.kvstore.ringpaxos.RingPaxosReplicaRuntime;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.psmr.ordering.metrics.PrometheusEndpoint;
 import io.psmr.ordering.node.NodeRuntime;
 import io.psmr.ordering.node.NodeStatus;
-import io.psmr.ordering.ringpaxos.net.AcceptorRuntime;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Objects;
@@ -19,7 +15,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The process of one node of the cluster described by {@code DIR/cluster.json}: starts the node's
- * runtime (a Ring Paxos acceptor, a replica, or a Ratis peer), then, until the process is
+ * runtime (the one its protocol's {@link OrderingBinding#startRuntime} starts: a Ring Paxos acceptor or replica, a
+ * Ratis peer, a PBFT replica), then, until the process is
  * terminated, rewrites {@code DIR/status/NAME.json} when the node's status changes and at least every
  * {@link NodeStatus#HEARTBEAT_MILLIS} ms. {@link ClusterLauncher} starts each node as
  * {@code java ... NodeHost --dir DIR --name NAME}; {@code ./psmr node} runs the same in the foreground.
@@ -107,13 +104,7 @@ public final class NodeHost {
                 "--name: no node '" + name + "' in " + cd.path().resolve(ClusterDescriptor.FILE) + "; nodes: "
                         + cluster.nodes().stream().map(ClusterNode::name).toList()));
         requireLocal(node);
-        NodeRuntime runtime = switch (node.role()) {
-            case ACCEPTOR -> new AcceptorRuntime(node.name(), cluster.ringPaxosConfig(), node.paxosId(),
-                    cluster.transportConfig(), node.address(node.port()), cluster.peers(),
-                    cd.dataDir(node.name()));
-            case REPLICA -> cluster.isRatis() ? new RatisPeerRuntime(cd, cluster, node)
-                    : cluster.orderedByPbft() ? PbftReplicaRuntime.start(cd, cluster, node) : new RingPaxosReplicaRuntime(cd, cluster, node);
-        };
+        NodeRuntime runtime = cluster.binding().startRuntime(cd, cluster, node);
         PrometheusEndpoint endpoint = null;
         if (metricsPort != NO_METRICS) {
             PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
@@ -171,10 +162,7 @@ public final class NodeHost {
 
     /** The {@code role} tag: what the node runs, finer than its cluster role (replicas differ by ordering). */
     static String metricsRole(ClusterNode node, ClusterDescriptor cluster) {
-        return switch (node.role()) {
-            case ACCEPTOR -> "acceptor";
-            case REPLICA -> cluster.isRatis() ? "ratis-peer" : cluster.orderedByPbft() ? "pbft-replica" : "replica";
-        };
+        return cluster.binding().metricsRole(node);
     }
 
     /**

@@ -1,29 +1,22 @@
 package io.psmr.kvstore.pbft;
 
-import io.psmr.kvstore.cluster.ClusterDescriptor;
-import io.psmr.kvstore.cluster.ClusterDirectory;
-import io.psmr.kvstore.cluster.ClusterNode;
-import io.psmr.kvstore.cluster.IdleDigest;
 import io.psmr.kvstore.Checkpointing;
+import io.psmr.kvstore.ReplicaConfig;
 import io.psmr.kvstore.checkpoint.Checkpoint;
 import io.psmr.kvstore.checkpoint.CheckpointFetcher;
 import io.psmr.kvstore.checkpoint.CheckpointInstaller;
-import io.psmr.kvstore.checkpoint.CheckpointServer;
 import io.psmr.kvstore.checkpoint.CheckpointStore;
 import io.psmr.kvstore.checkpoint.InstalledCheckpoint;
-import io.psmr.kvstore.StoreConfig;
 import io.psmr.ordering.pbft.PillarOutput.StableCheckpoint;
 import io.psmr.kvstore.Replica;
-import io.psmr.kvstore.ReplicaConfig;
-import io.psmr.kvstore.ReplicaStats;
-import io.micrometer.core.instrument.MeterRegistry;
-import io.psmr.kvstore.metrics.StoreMeters;
-import io.psmr.ordering.metrics.OrderingMeters;
-import io.psmr.ordering.metrics.SchedulerMeters;
-import io.psmr.ordering.node.NodeRuntime;
+import io.psmr.kvstore.cluster.CheckpointedReplicaRuntime;
+import io.psmr.kvstore.cluster.ClusterDescriptor;
+import io.psmr.kvstore.cluster.ClusterDirectory;
+import io.psmr.kvstore.cluster.ClusterNode;
 import io.psmr.ordering.node.NodeStatus;
 import io.psmr.ordering.pbft.PbftConfig;
 import io.psmr.ordering.pbft.PbftKeys;
+import io.psmr.ordering.pbft.PillarOutput.StableCheckpoint;
 import io.psmr.ordering.pbft.PillarSnapshot;
 import io.psmr.ordering.pbft.keys.PbftKeyFiles;
 import io.psmr.ordering.pbft.net.PbftTransportStats;
@@ -37,10 +30,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.time.Duration;
 import java.util.concurrent.ConcurrentSkipListMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
@@ -54,7 +44,7 @@ import org.slf4j.LoggerFactory;
  * <h2>Checkpoints and state transfer</h2>
  * The store checkpoints every {@code pbft.checkpointInterval} delivered instances into {@code data/NAME/checkpoints}
  * (never skipping one), and each checkpoint is the PBFT checkpoint at the sequence number that delivered its
- * instance ({@link PbftCheckpoints}); the replica serves them on its checkpoint port ({@link CheckpointServer}). When a
+ * instance ({@link PbftCheckpoints}); the replica serves them on its checkpoint port ({@link io.psmr.kvstore.checkpoint.CheckpointServer}). When a
  * stable checkpoint leaves it behind (its log below is gone at the others), the execution stage freezes and this
  * runtime fetches a checkpoint from the other replicas ({@link PbftStateTransfer}: installed only if its recomputed
  * digest is the one 2f+1 replicas certified; a mismatching peer is named and the next tried), closes the stale
@@ -70,61 +60,39 @@ import org.slf4j.LoggerFactory;
  * {@code data/NAME/incarnation}, and numbers its own PBFT clients' requests from {@code incarnation · 2^40 + 1},
  * above any number an earlier one used (the others refuse numbers already ordered).
  *
- * <p><b>Digest.</b> Reported only when idle ({@link IdleDigest}), as for the other replicas.
+ * <p>Checkpoints, incarnations, status and meters are {@link CheckpointedReplicaRuntime}'s.
  *
  * <p><b>Threads.</b> {@link #status} and {@link #close} from the node host's thread; state transfer runs on this
  * runtime's recovery thread; {@link #transferNeeded} on the execution agent's thread (it only hands over).
  */
-public final class PbftReplicaRuntime implements NodeRuntime {
+public final class PbftReplicaRuntime extends CheckpointedReplicaRuntime<PbftStoreNode> {
 
     private static final Logger LOG = LoggerFactory.getLogger(PbftReplicaRuntime.class);
     /** Request numbers each incarnation may use before the next one's range. */
     static final int INCARNATION_SHIFT = 40;
-    private static final Duration FETCH_CONNECT_TIMEOUT = Duration.ofSeconds(2);
-    private static final Duration FETCH_READ_TIMEOUT = Duration.ofSeconds(10);
-    private static final long MAX_CHECKPOINT_BYTES = 16L << 30;
     private static final long RETRY_MILLIS = 200;
     /** Stable checkpoints remembered for state transfer (the newest). */
     private static final int MAX_CERTIFIED = 16;
 
-    private final ClusterDescriptor cluster;
-    private final ClusterNode node;
     private final PbftClusterSettings settings;
     private final PbftConfig config;
     private final PbftKeys keys;
     private final int replica;
-    private final Path data;
     private final Path storeFile;
     private final ReplicaConfig storeConfig;
-    private final CheckpointStore checkpoints;
-    private final CheckpointServer checkpointServer; // null in a cluster.json without checkpoint ports
-    private final ExecutorService recovery;
     private final ConcurrentSkipListMap<Long, StableCheckpoint> certified = new ConcurrentSkipListMap<>();
     private final AtomicBoolean catchingUp = new AtomicBoolean();
-    private final IdleDigest idle = new IdleDigest();
-    private final Object lock = new Object();
-    private PbftStoreNode current; // guarded by lock
-    private boolean closed;        // guarded by lock
 
     private PbftReplicaRuntime(ClusterDescriptor cluster, ClusterNode node, PbftKeys keys, Path data,
-                               CheckpointStore checkpoints, CheckpointServer server) {
-        this.cluster = cluster;
-        this.node = node;
+                               CheckpointStore checkpoints) {
+        super(cluster, node, data, checkpoints, "psmr-pbft-catch-up");
         this.settings = cluster.pbft();
         this.config = settings.config();
         this.keys = keys;
         this.replica = node.replicaId() - 1;
-        this.data = data;
         this.storeFile = data.resolve("store.cm");
         ReplicaConfig rc = cluster.settings().replicaConfig(node.replicaId());
         this.storeConfig = rc.toBuilder().store(rc.store().persistedTo(storeFile)).build();
-        this.checkpoints = checkpoints;
-        this.checkpointServer = server;
-        this.recovery = Executors.newSingleThreadExecutor(r -> {
-            Thread t = new Thread(r, "psmr-pbft-catch-up");
-            t.setDaemon(true);
-            return t;
-        });
     }
 
     /**
@@ -142,47 +110,26 @@ public final class PbftReplicaRuntime implements NodeRuntime {
             throw new IllegalArgumentException(node.name() + " refuses to start: " + e.getMessage(), e);
         }
         Path data = dir.dataDir(node.name());
-        CheckpointServer server = null;
         try {
             Files.createDirectories(data);
             CheckpointStore checkpoints = CheckpointStore.open(data, CheckpointStore.DEFAULT_RETAIN); // data/NAME/checkpoints
-            if (node.checkpointPort() > 0) {
-                server = CheckpointServer.start(checkpoints, node.address(node.checkpointPort()), 2);
-            }
-            PbftReplicaRuntime rt = new PbftReplicaRuntime(cluster, node, keys, data, checkpoints, server);
-            Checkpoint local = rt.newestIntactCheckpoint();
-            PbftStoreNode first = rt.startIncarnation(local, null);
-            synchronized (rt.lock) {
-                rt.current = first;
-                rt.lock.notifyAll();
-            }
+            PbftReplicaRuntime rt = new PbftReplicaRuntime(cluster, node, keys, data, checkpoints);
+            rt.open();
             return rt;
         } catch (IOException e) {
-            if (server != null) {
-                server.close();
-            }
             throw new UncheckedIOException(node.name() + " cannot start: " + e.getMessage(), e);
-        } catch (RuntimeException e) {
-            if (server != null) {
-                server.close();
-            }
-            throw e;
         }
     }
 
-    /** The newest local checkpoint that opens intact and holds a PBFT state, or null (a damaged one is skipped). */
-    private Checkpoint newestIntactCheckpoint() throws IOException {
-        List<Long> all = checkpoints.list();
-        for (int i = all.size() - 1; i >= 0; i--) {
-            try {
-                Checkpoint c = checkpoints.open(all.get(i));
-                PbftCheckpoints.certification(c);
-                return c;
-            } catch (IOException | RuntimeException e) {
-                LOG.warn("{} skips its local checkpoint {}: {}", node.name(), all.get(i), e.getMessage());
-            }
-        }
-        return null;
+    /** Only a checkpoint that holds a PBFT state. */
+    @Override
+    protected void checkUsable(Checkpoint checkpoint) throws IOException {
+        PbftCheckpoints.certification(checkpoint);
+    }
+
+    @Override
+    protected PbftStoreNode startFrom(Checkpoint checkpoint) throws IOException {
+        return startIncarnation(checkpoint, null);
     }
 
     /**
@@ -232,7 +179,7 @@ public final class PbftReplicaRuntime implements NodeRuntime {
             LOG.warn("{} fell behind: checkpoint {} became stable above what it executed, and the others discarded"
                     + " their log below it; fetching a certified checkpoint from {}", node.name(), stable.seq(),
                     cluster.checkpointPeers(node));
-            recovery.execute(this::catchUp);
+            runCatchUp(this::catchUp);
         }
     }
 
@@ -241,55 +188,40 @@ public final class PbftReplicaRuntime implements NodeRuntime {
         long started = System.nanoTime();
         PbftStoreNode stale;
         try {
-            synchronized (lock) {
-                // A replica can fall behind while its incarnation is still starting (the others' first frames
-                // already carry a stable checkpoint): wait until the start has handed it over.
-                while (current == null && !closed) {
-                    lock.wait(100);
-                }
-                if (closed) {
-                    return;
-                }
-                stale = current;
-            }
+            // A replica can fall behind while its incarnation is still starting (the others' first frames already
+            // carry a stable checkpoint): wait until the start has handed it over.
+            stale = awaitIncarnation();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return;
         }
+        if (stale == null) {
+            return;
+        }
         long have = stale.store().stats().lastInstance();
         List<InetSocketAddress> peers = cluster.checkpointPeers(node);
-        try (CheckpointFetcher fetcher = new CheckpointFetcher(checkpoints, FETCH_CONNECT_TIMEOUT, FETCH_READ_TIMEOUT,
-                MAX_CHECKPOINT_BYTES)) {
+        boolean retired = false;
+        try (CheckpointFetcher fetcher = newFetcher()) {
             PbftStateTransfer transfer = new PbftStateTransfer(fetcher, checkpoints);
             long attempts = 0;
-            while (true) {
-                synchronized (lock) {
-                    if (closed) {
-                        return;
-                    }
-                }
+            while (!isClosed()) {
                 try {
                     // The stale incarnation keeps running meanwhile: its pillars collect newer stable checkpoints.
                     PbftStateTransfer.Verified v = transfer.fetch(peers, have + 1, certified::get);
-                    synchronized (lock) {
-                        if (closed) {
+                    if (!retired) { // not serving until the new incarnation runs
+                        if (!retire(stale)) {
                             return;
                         }
-                        current = null; // not serving until the new incarnation runs
+                        stale.close();
+                        retired = true;
                     }
-                    stale.close();
-                    PbftStoreNode next = startIncarnation(v.checkpoint(), v.certificate());
-                    synchronized (lock) {
-                        if (closed) {
-                            next.close();
-                            return;
-                        }
-                        current = next;
+                    if (!install(startIncarnation(v.checkpoint(), v.certificate()))) {
+                        return;
                     }
                     certified.headMap(v.certificate().seq(), true).clear();
                     catchingUp.set(false);
                     if (!certified.isEmpty() && catchingUp.compareAndSet(false, true)) {
-                        recovery.execute(this::catchUp); // the new incarnation is behind a newer one already
+                        runCatchUp(this::catchUp); // the new incarnation is behind a newer one already
                     }
                     LOG.info("{} caught up by state transfer: installed checkpoint {} in {} ms (from {}, sequence number {},"
                                     + " digest certified by {} replicas, {} bytes of store)", node.name(),
@@ -330,69 +262,32 @@ public final class PbftReplicaRuntime implements NodeRuntime {
         }
     }
 
-    /** The current incarnation's scheduler, store and delivered instances (NaN or last value while catching up). */
     @Override
-    public void bindMeters(MeterRegistry registry) {
-        SchedulerMeters.bind(registry, () -> {
-            io.psmr.kvstore.Replica r = replicaNow();
-            return r == null ? null : r.schedulerMetrics();
-        });
-        OrderingMeters.bindDelivered(registry, () -> {
-            io.psmr.kvstore.Replica r = replicaNow();
-            return r == null ? 0 : r.stats().lastInstance();
-        });
-        StoreMeters.bind(registry, () -> {
-            io.psmr.kvstore.Replica r = replicaNow();
-            return r == null ? Double.NaN : r.store().size();
-        }, () -> {
-            io.psmr.kvstore.Replica r = replicaNow();
-            return r == null ? Double.NaN : r.storedBytes();
-        }, storeConfig.capacity());
-    }
-
-    private io.psmr.kvstore.Replica replicaNow() {
-        synchronized (lock) {
-            return current == null ? null : current.store();
-        }
+    protected io.psmr.kvstore.Replica replicaOf(PbftStoreNode incarnation) {
+        return incarnation.store();
     }
 
     @Override
-    public NodeStatus status() throws InterruptedException {
-        PbftStoreNode pbft;
-        synchronized (lock) {
-            pbft = current;
-        }
-        if (pbft == null || catchingUp.get()) {
-            return new NodeStatus(node.name(), ProcessHandle.current().pid(), false, false, 0, null, null,
-                    System.currentTimeMillis(), "catching up by state transfer");
-        }
-        try {
-            return status(pbft);
-        } catch (RuntimeException e) {
-            synchronized (lock) {
-                if (current == pbft) {
-                    throw e;
-                }
-            }
-            // A catch-up closed this incarnation while it was being asked: not serving, not failed.
-            return new NodeStatus(node.name(), ProcessHandle.current().pid(), false, false, 0, null, null,
-                    System.currentTimeMillis(), "catching up by state transfer");
-        }
+    protected void closeIncarnation(PbftStoreNode incarnation) {
+        incarnation.close();
     }
 
-    private NodeStatus status(PbftStoreNode pbft) throws InterruptedException {
-        Replica replica = pbft.store();
-        ReplicaStats before = replica.stats();
-        long batches = before.batchesDelivered();
-        long instance = before.lastInstance();
-        Long digest = idle.poll(batches, instance, () -> replica.awaitApplied(instance, 1, TimeUnit.SECONDS),
-                replica::digest, () -> {
-                    ReplicaStats after = replica.stats();
-                    return after.batchesDelivered() == batches && after.lastInstance() == instance;
-                });
+    @Override
+    protected boolean catchingUp() {
+        return catchingUp.get();
+    }
+
+    @Override
+    protected String catchingUpDetail() {
+        return "catching up by state transfer";
+    }
+
+    @Override
+    protected NodeStatus statusOf(PbftStoreNode pbft) throws InterruptedException {
+        DigestPoll poll = pollDigest(pbft.store());
         String failure = pbft.failure().map(Throwable::getMessage).orElse(null);
-        return new NodeStatus(node.name(), ProcessHandle.current().pid(), replica.isServing() && failure == null,
-                pbft.isPrimaryOfPillar0(), idle.instance(instance), digest, failure, System.currentTimeMillis(),
+        return new NodeStatus(node.name(), ProcessHandle.current().pid(), pbft.store().isServing() && failure == null,
+                pbft.isPrimaryOfPillar0(), poll.instance(), poll.digest(), failure, System.currentTimeMillis(),
                 byzantine(pbft.byzantineSummary(), detail(pbft.status())));
     }
 
@@ -424,36 +319,5 @@ public final class PbftReplicaRuntime implements NodeRuntime {
             }
         });
         return m;
-    }
-
-    @Override
-    public void close() {
-        PbftStoreNode n;
-        synchronized (lock) {
-            closed = true;
-            n = current;
-            current = null;
-        }
-        recovery.shutdownNow();
-        try {
-            // A catch-up may be installing a checkpoint (file copies ignore interrupts): let it see `closed`.
-            if (!recovery.awaitTermination(30, TimeUnit.SECONDS)) {
-                LOG.warn("{}: the catch-up thread did not stop within 30 s", node.name());
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        synchronized (lock) {
-            if (n == null) {
-                n = current; // a catch-up that finished meanwhile
-                current = null;
-            }
-        }
-        if (n != null) {
-            n.close();
-        }
-        if (checkpointServer != null) {
-            checkpointServer.close();
-        }
     }
 }

@@ -1,41 +1,31 @@
 package io.psmr.kvstore.ringpaxos;
 
-import io.psmr.kvstore.cluster.IdleDigest;
-import io.micrometer.core.instrument.MeterRegistry;
-import io.psmr.kvstore.metrics.StoreMeters;
-import io.psmr.ordering.metrics.OrderingMeters;
-import io.psmr.ordering.metrics.SchedulerMeters;
-import io.psmr.ordering.node.NodeRuntime;
 import io.psmr.kvstore.Checkpointing;
 import io.psmr.kvstore.Replica;
 import io.psmr.kvstore.ReplicaCheckpointState;
 import io.psmr.kvstore.ReplicaConfig;
-import io.psmr.kvstore.ReplicaStats;
 import io.psmr.kvstore.StoreConfig;
 import io.psmr.kvstore.checkpoint.Checkpoint;
 import io.psmr.kvstore.checkpoint.CheckpointFetchException;
 import io.psmr.kvstore.checkpoint.CheckpointFetcher;
 import io.psmr.kvstore.checkpoint.CheckpointInstaller;
-import io.psmr.kvstore.checkpoint.CheckpointServer;
 import io.psmr.kvstore.checkpoint.CheckpointStore;
 import io.psmr.kvstore.checkpoint.InstalledCheckpoint;
-import io.psmr.kvstore.net.ReplyServer;
-import io.psmr.kvstore.net.ReplyServerConfig;
-import io.psmr.ordering.ringpaxos.LearnerCheckpoint;
-import io.psmr.ordering.ringpaxos.net.RingPaxosBroadcast;
+import io.psmr.kvstore.cluster.CheckpointedReplicaRuntime;
 import io.psmr.kvstore.cluster.ClusterDescriptor;
 import io.psmr.kvstore.cluster.ClusterDirectory;
 import io.psmr.kvstore.cluster.ClusterNode;
+import io.psmr.kvstore.net.ReplyServer;
+import io.psmr.kvstore.net.ReplyServerConfig;
 import io.psmr.ordering.node.NodeStatus;
+import io.psmr.ordering.ringpaxos.LearnerCheckpoint;
+import io.psmr.ordering.ringpaxos.net.RingPaxosBroadcast;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -43,7 +33,7 @@ import org.slf4j.LoggerFactory;
 /**
  * A Ring Paxos replica process: a Ring Paxos learner on its fixed port, the {@link Replica}
  * (scheduler and Chronicle Map) subscribed to it, a {@link ReplyServer} on its reply port, and a
- * {@link CheckpointServer} on its checkpoint port.
+ * {@link io.psmr.kvstore.checkpoint.CheckpointServer} on its checkpoint port.
  *
  * <h2>Checkpoints and state transfer</h2>
  * Every {@link #CHECKPOINT_INTERVAL} delivered instances the replica writes a checkpoint under
@@ -56,13 +46,12 @@ import org.slf4j.LoggerFactory;
  * another replica's checkpoint server (verified against its digest), installs it and resumes from
  * there, retrying with a pause while no peer has one. Meanwhile it reports itself not serving.
  *
- * <p><b>Digest.</b> Reported only when idle ({@link IdleDigest}): no batch delivered since the
- * previous poll, everything delivered executed, and nothing delivered while it was computed.
+ * <p>Checkpoints, incarnations, status and meters are {@link CheckpointedReplicaRuntime}'s.
  *
  * <p><b>Threads.</b> {@link #status} and {@link #close} from the node command's thread; catching up
  * runs on this runtime's own recovery thread.
  */
-public final class RingPaxosReplicaRuntime implements NodeRuntime {
+public final class RingPaxosReplicaRuntime extends CheckpointedReplicaRuntime<RingPaxosReplicaRuntime.Incarnation> {
 
     /**
      * Delivered instances between checkpoints. At most half the acceptors' log capacity (1,024 by
@@ -71,60 +60,45 @@ public final class RingPaxosReplicaRuntime implements NodeRuntime {
     public static final int CHECKPOINT_INTERVAL = 512;
 
     private static final Logger LOG = LoggerFactory.getLogger(RingPaxosReplicaRuntime.class);
-    private static final Duration FETCH_CONNECT_TIMEOUT = Duration.ofSeconds(2);
-    private static final Duration FETCH_READ_TIMEOUT = Duration.ofSeconds(10);
-    private static final long MAX_CHECKPOINT_BYTES = 16L << 30;
     private static final long RETRY_MILLIS = 1_000;
 
-    private final ClusterDescriptor cluster;
-    private final ClusterNode node;
     private final ReplicaConfig config;
     private final Path storeFile;
-    private final CheckpointStore checkpoints;
     private final ReplyServer replies;
-    private final CheckpointServer checkpointServer;
-    private final ExecutorService recovery;
-    private final IdleDigest idle = new IdleDigest();
-    private final Object lock = new Object();
-    private Incarnation current; // guarded by lock; null while catching up
-    private boolean closed;      // guarded by lock
 
     /** One run of the learner and the replica, from one checkpoint (or from the start). */
-    private record Incarnation(RingPaxosBroadcast broadcast, Replica replica) {
+    record Incarnation(RingPaxosBroadcast broadcast, Replica replica) {
         void close() {
             replica.close();
             broadcast.close();
         }
     }
 
-    public RingPaxosReplicaRuntime(ClusterDirectory dir, ClusterDescriptor cluster, ClusterNode node) {
-        this.cluster = cluster;
-        this.node = node;
+    private RingPaxosReplicaRuntime(ClusterDescriptor cluster, ClusterNode node, Path data, CheckpointStore checkpoints,
+                                    ReplyServer replies) {
+        super(cluster, node, data, checkpoints, "psmr-replica-catch-up");
         this.config = cluster.settings().replicaConfig(node.replicaId());
-        Path data = dir.dataDir(node.name());
         this.storeFile = data.resolve("store.cm");
+        this.replies = replies;
+    }
+
+    /**
+     * Starts replica {@code node}: its reply server, its checkpoint server, and the learner and the replica from its
+     * newest intact local checkpoint, or from the first instance.
+     *
+     * @throws UncheckedIOException if a port cannot be bound or the checkpoint not installed
+     */
+    public static RingPaxosReplicaRuntime start(ClusterDirectory dir, ClusterDescriptor cluster, ClusterNode node) {
+        Path data = dir.dataDir(node.name());
         ReplyServer rs = null;
-        CheckpointServer cs = null;
         try {
             Files.createDirectories(data);
-            this.checkpoints = CheckpointStore.open(data, CheckpointStore.DEFAULT_RETAIN); // in data/NAME/checkpoints/
+            CheckpointStore checkpoints = CheckpointStore.open(data, CheckpointStore.DEFAULT_RETAIN); // in data/NAME/checkpoints/
             rs = ReplyServer.start(node.address(node.replyPort()), ReplyServerConfig.defaults());
-            cs = CheckpointServer.start(checkpoints, node.address(node.checkpointPort()), 2);
-            Checkpoint local = newestIntactCheckpoint();
-            this.replies = rs;
-            this.checkpointServer = cs;
-            this.recovery = Executors.newSingleThreadExecutor(r -> {
-                Thread t = new Thread(r, "psmr-replica-catch-up");
-                t.setDaemon(true);
-                return t;
-            });
-            synchronized (lock) {
-                current = start(local);
-            }
+            RingPaxosReplicaRuntime rt = new RingPaxosReplicaRuntime(cluster, node, data, checkpoints, rs);
+            rt.open();
+            return rt;
         } catch (IOException | RuntimeException e) {
-            if (cs != null) {
-                cs.close();
-            }
             if (rs != null) {
                 rs.close();
             }
@@ -133,20 +107,9 @@ public final class RingPaxosReplicaRuntime implements NodeRuntime {
         }
     }
 
-    /**
-     * The newest local checkpoint that opens intact, or null. A damaged one (its files do not match
-     * their manifest) is skipped with a warning naming it: an older one, or a peer's, will do.
-     */
-    private Checkpoint newestIntactCheckpoint() throws IOException {
-        List<Long> all = checkpoints.list();
-        for (int i = all.size() - 1; i >= 0; i--) {
-            try {
-                return checkpoints.open(all.get(i));
-            } catch (IOException e) {
-                LOG.warn("{} skips its local checkpoint {}: {}", node.name(), all.get(i), e.getMessage());
-            }
-        }
-        return null;
+    @Override
+    protected Incarnation startFrom(Checkpoint checkpoint) throws IOException {
+        return start(checkpoint);
     }
 
     /** Starts the learner and the replica from {@code checkpoint}, or from the first instance if null. */
@@ -194,7 +157,7 @@ public final class RingPaxosReplicaRuntime implements NodeRuntime {
             throw e;
         }
         Incarnation inc = new Incarnation(broadcast, replica);
-        broadcast.trimmedPast().thenAccept(trim -> recovery.execute(() -> catchUp(inc, trim)));
+        broadcast.trimmedPast().thenAccept(trim -> runCatchUp(() -> catchUp(inc, trim)));
         return inc;
     }
 
@@ -204,37 +167,22 @@ public final class RingPaxosReplicaRuntime implements NodeRuntime {
      */
     private void catchUp(Incarnation stale, long trim) {
         long have = stale.replica().stats().lastInstance();
-        synchronized (lock) {
-            if (closed || current != stale) {
-                return;
-            }
-            current = null; // reported as not serving (not failed) until a checkpoint is installed
+        if (!retire(stale)) {
+            return;
         }
         LOG.warn("{} fell behind: the acceptors trimmed their log to Paxos instance {}, past what it needs after instance "
                 + "{}; fetching a newer checkpoint from {}", node.name(), trim, have, cluster.checkpointPeers(node));
         stale.close();
         long started = System.nanoTime();
         List<InetSocketAddress> peers = cluster.checkpointPeers(node);
-        try (CheckpointFetcher fetcher = new CheckpointFetcher(checkpoints, FETCH_CONNECT_TIMEOUT, FETCH_READ_TIMEOUT,
-                MAX_CHECKPOINT_BYTES)) {
-            while (true) {
-                synchronized (lock) {
-                    if (closed) {
-                        return;
-                    }
-                }
+        try (CheckpointFetcher fetcher = newFetcher()) {
+            while (!isClosed()) {
                 try {
                     Checkpoint fetched = fetcher.fetch(peers, have + 1);
-                    Incarnation next = start(fetched);
-                    synchronized (lock) {
-                        if (closed) {
-                            next.close();
-                            return;
-                        }
-                        current = next;
+                    if (install(start(fetched))) {
+                        LOG.info("{} caught up by state transfer: installed checkpoint {} in {} ms", node.name(),
+                                fetched.instance(), TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
                     }
-                    LOG.info("{} caught up by state transfer: installed checkpoint {} in {} ms", node.name(),
-                            fetched.instance(), TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
                     return;
                 } catch (CheckpointFetchException e) {
                     LOG.warn("{} cannot fetch a checkpoint newer than instance {} yet: {}; retrying in {} ms", node.name(),
@@ -250,93 +198,27 @@ public final class RingPaxosReplicaRuntime implements NodeRuntime {
         }
     }
 
-    /**
-     * The current incarnation's scheduler, store and delivered instances; while catching up (no incarnation)
-     * gauges read NaN and counters their last value.
-     */
     @Override
-    public void bindMeters(MeterRegistry registry) {
-        SchedulerMeters.bind(registry, () -> {
-            Replica r = replicaNow();
-            return r == null ? null : r.schedulerMetrics();
-        });
-        OrderingMeters.bindDelivered(registry, () -> {
-            Replica r = replicaNow();
-            return r == null ? 0 : r.stats().lastInstance();
-        });
-        StoreMeters.bind(registry, () -> {
-            Replica r = replicaNow();
-            return r == null ? Double.NaN : r.store().size();
-        }, () -> {
-            Replica r = replicaNow();
-            return r == null ? Double.NaN : r.storedBytes();
-        }, config.capacity());
-    }
-
-    private Replica replicaNow() {
-        synchronized (lock) {
-            return current == null ? null : current.replica();
-        }
+    protected Replica replicaOf(Incarnation incarnation) {
+        return incarnation.replica();
     }
 
     @Override
-    public NodeStatus status() throws InterruptedException {
-        Incarnation inc;
-        synchronized (lock) {
-            inc = current;
-        }
-        if (inc == null) {
-            return new NodeStatus(node.name(), ProcessHandle.current().pid(), false, false, 0, null, null,
-                    System.currentTimeMillis());
-        }
-        try {
-            return status(inc.replica());
-        } catch (RuntimeException e) {
-            // A catch-up closed this incarnation while it was being asked: not serving, not failed.
-            synchronized (lock) {
-                if (current == inc) {
-                    throw e;
-                }
-            }
-            return new NodeStatus(node.name(), ProcessHandle.current().pid(), false, false, 0, null, null,
-                    System.currentTimeMillis());
-        }
-    }
-
-    private NodeStatus status(Replica replica) throws InterruptedException {
-        ReplicaStats before = replica.stats();
-        long batches = before.batchesDelivered();
-        long instance = before.lastInstance();
-        Long digest = idle.poll(batches, instance, () -> replica.awaitApplied(instance, 1, TimeUnit.SECONDS), replica::digest,
-                () -> {
-                    ReplicaStats after = replica.stats();
-                    return after.batchesDelivered() == batches && after.lastInstance() == instance;
-                });
-        return new NodeStatus(node.name(), ProcessHandle.current().pid(), replica.isServing(), false, idle.instance(instance),
-                digest, replica.failure().map(Throwable::toString).orElse(null), System.currentTimeMillis());
+    protected void closeIncarnation(Incarnation incarnation) {
+        incarnation.close();
     }
 
     @Override
-    public void close() {
-        Incarnation inc;
-        synchronized (lock) {
-            closed = true;
-            inc = current;
-            current = null;
-        }
-        recovery.shutdownNow();
-        try {
-            // A catch-up may be installing a checkpoint (file copies ignore interrupts): let it see `closed`.
-            if (!recovery.awaitTermination(30, TimeUnit.SECONDS)) {
-                LOG.warn("{}: the catch-up thread did not stop within 30 s", node.name());
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        if (inc != null) {
-            inc.close();
-        }
-        checkpointServer.close();
+    protected NodeStatus statusOf(Incarnation incarnation) throws InterruptedException {
+        Replica replica = incarnation.replica();
+        DigestPoll poll = pollDigest(replica);
+        return new NodeStatus(node.name(), ProcessHandle.current().pid(), replica.isServing(), false, poll.instance(),
+                poll.digest(), replica.failure().map(Throwable::toString).orElse(null), System.currentTimeMillis());
+    }
+
+    /** The reply server, after the checkpoint server. */
+    @Override
+    protected void closeOwn() {
         replies.close();
     }
 

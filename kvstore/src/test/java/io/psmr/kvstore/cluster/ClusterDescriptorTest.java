@@ -193,7 +193,7 @@ class ClusterDescriptorTest {
                 List.of(), group);
         cd.create(c);
         assertEquals(c, cd.read());
-        assertTrue(c.isRatis());
+        assertEquals(OrderingProtocol.RATIS, c.ordering());
         assertEquals(2, c.raftGroup().getPeers().size());
         assertEquals(group, c.raftGroup().getGroupId().getUuid().toString());
         assertEquals("p2", ClusterDescriptor.raftPeerId(c.replicas().get(1)).toString());
