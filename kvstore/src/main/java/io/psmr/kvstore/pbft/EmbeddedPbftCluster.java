@@ -1,5 +1,6 @@
 package io.psmr.kvstore.pbft;
 
+import io.psmr.ordering.BroadcastLimits;
 import io.psmr.kvstore.KvLimits;
 import io.psmr.kvstore.LocalReplyRouter;
 import io.psmr.kvstore.Replica;
@@ -32,7 +33,7 @@ import java.util.stream.IntStream;
  */
 public final class EmbeddedPbftCluster implements AutoCloseable {
 
-    /** Proposals in flight per PBFT replica's broadcast: {@link LoopbackPbft.Builder#maxPendingProposals}'s default. */
+    /** Proposals in flight per PBFT replica's broadcast, as in {@link BroadcastLimits#DEFAULTS}. */
     public static final int MAX_PROPOSALS_PER_REPLICA = 1024;
 
     private final LoopbackPbft pbft;
@@ -78,7 +79,8 @@ public final class EmbeddedPbftCluster implements AutoCloseable {
 
     /** As {@link #start(LoopbackPbft.Builder, PbftConfig, ReplicaConfig)} with the builder's other defaults. */
     public static EmbeddedPbftCluster start(PbftConfig config, ReplicaConfig base) {
-        return start(LoopbackPbft.builder(config).maxPendingProposals(MAX_PROPOSALS_PER_REPLICA), config, base);
+        return start(LoopbackPbft.builder(config)
+                .limits(BroadcastLimits.DEFAULTS.withMaxPendingProposals(MAX_PROPOSALS_PER_REPLICA)), config, base);
     }
 
     /**

@@ -131,20 +131,8 @@ public final class LoopbackPbft implements AutoCloseable {
             return this;
         }
 
-        /** Delivered values each broadcast retains, and its flow-control window (default 1,024); at least 1. */
-        public Builder retainedInstances(int n) {
-            return limits(limits.withRetainedInstances(n));
-        }
 
-        /** Proposals in flight per broadcast (default 1,024); at least 1, at most the replica's dedupWindow. */
-        public Builder maxPendingProposals(int n) {
-            return limits(limits.withMaxPendingProposals(n));
-        }
 
-        /** Most subscriptions per broadcast (default 64); at least 1. */
-        public Builder maxLearners(int n) {
-            return limits(limits.withMaxLearners(n));
-        }
 
         /** Seed of the test keys (default fixed). */
         public Builder keySeed(long seed) {

@@ -33,7 +33,7 @@ import java.util.concurrent.Semaphore;
  * numbers to be ordered in increasing order, which holds when one lane feeds one pillar in order. A request is
  * signed with the client's HMAC for every replica and handed to this replica's pillar, which forwards it to the
  * others (as a PBFT client's request reaches the leader through any replica). At most
- * {@link LoopbackPbft.Builder#maxPendingProposals(int) maxPendingProposals} proposals are in flight per broadcast;
+ * {@link BroadcastLimits#maxPendingProposals() maxPendingProposals} proposals are in flight per broadcast;
  * beyond that {@code propose} fails at once with {@link OverloadedException} and the value is not ordered. A
  * proposal's future completes with its instance when this replica delivers it (on its execution agent's thread:
  * dependent stages must not block). If this replica's pillar refuses the request when it is handed over, the future
@@ -46,7 +46,7 @@ import java.util.concurrent.Semaphore;
  *
  * <h2>Delivery and retention</h2>
  * Delivered values enter a {@link RelayLog} (an internal {@link LocalSequencer}, shared with Ring Paxos), which retains the last
- * {@link LoopbackPbft.Builder#retainedInstances(int) retainedInstances} values and serves subscriptions, each on its
+ * {@link BroadcastLimits#retainedInstances() retainedInstances} values and serves subscriptions, each on its
  * own delivery thread. When the slowest subscription is a whole window behind, the replica's execution stage stops
  * releasing (its sink refuses), its pillars stop taking protocol input, and frames to them are dropped (PBFT
  * retransmits): a slow learner slows only its own replica, within the fault budget f.

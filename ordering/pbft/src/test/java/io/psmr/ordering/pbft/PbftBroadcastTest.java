@@ -1,5 +1,6 @@
 package io.psmr.ordering.pbft;
 
+import io.psmr.ordering.BroadcastLimits;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -53,7 +54,7 @@ class PbftBroadcastTest {
     @Test
     void concurrentProposersEveryReplicaDeliversTheSameGapFreeSequenceEachProposalOnce() throws Exception {
         int perProposer = 120;
-        try (LoopbackPbft cluster = LoopbackPbft.builder(CONFIG).settings(SETTINGS).maxPendingProposals(256).build()) {
+        try (LoopbackPbft cluster = LoopbackPbft.builder(CONFIG).settings(SETTINGS).limits(BroadcastLimits.DEFAULTS.withMaxPendingProposals(256)).build()) {
             int n = CONFIG.replicaCount();
             List<Recorder> recorders = new ArrayList<>();
             List<Subscription> subs = new ArrayList<>();
@@ -112,7 +113,7 @@ class PbftBroadcastTest {
     @Test
     void aBlockedSubscriberHoldsBackOnlyItsReplicaWithinTheRetentionBoundThenCatchesUp() throws Exception {
         int total = 60;
-        try (LoopbackPbft cluster = LoopbackPbft.builder(CONFIG).settings(SETTINGS).retainedInstances(8).build()) {
+        try (LoopbackPbft cluster = LoopbackPbft.builder(CONFIG).settings(SETTINGS).limits(BroadcastLimits.DEFAULTS.withRetainedInstances(8)).build()) {
             java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
             Recorder slow = new Recorder() {
                 @Override
@@ -196,7 +197,7 @@ class PbftBroadcastTest {
 
     @Test
     void proposalsBeyondTheBoundFailAsOverloadedAndCloseFailsTheRest() throws Exception {
-        LoopbackPbft cluster = LoopbackPbft.builder(CONFIG).settings(SETTINGS).maxPendingProposals(3)
+        LoopbackPbft cluster = LoopbackPbft.builder(CONFIG).settings(SETTINGS).limits(BroadcastLimits.DEFAULTS.withMaxPendingProposals(3))
                 .pillars((config, replica, pillar, auth) -> new BlackHole(pillar)).build();
         PbftBroadcast b = cluster.broadcast(1);
         List<CompletableFuture<Long>> open = new ArrayList<>();
@@ -238,7 +239,7 @@ class PbftBroadcastTest {
 
     @Test
     void aRequestThePillarRefusesFailsAtOnceNamingWhyAndGivesItsPermitBack() throws Exception {
-        LoopbackPbft cluster = LoopbackPbft.builder(CONFIG).settings(SETTINGS).maxPendingProposals(2)
+        LoopbackPbft cluster = LoopbackPbft.builder(CONFIG).settings(SETTINGS).limits(BroadcastLimits.DEFAULTS.withMaxPendingProposals(2))
                 .pillars((config, replica, pillar, auth) -> new Refusing(pillar, pillar == 0 ? Refusal.OVERLOADED : Refusal.DUPLICATE_REQUEST))
                 .build();
         try {
@@ -284,10 +285,10 @@ class PbftBroadcastTest {
         assertEquals("maxPendingProposals (5000) must not exceed the replicas' dedupWindow (4096): exactly-once"
                         + " delivery assumes a client has at most dedupWindow requests outstanding",
                 assertThrows(IllegalArgumentException.class,
-                        () -> LoopbackPbft.builder(CONFIG).settings(SETTINGS).maxPendingProposals(5000).build()).getMessage());
+                        () -> LoopbackPbft.builder(CONFIG).settings(SETTINGS).limits(BroadcastLimits.DEFAULTS.withMaxPendingProposals(5000)).build()).getMessage());
         assertEquals("maxPendingProposals (3000) times 4 replicas exceeds the pillars' maxPendingRequests (10000): a"
                         + " pillar could refuse forwarded requests as overloaded",
                 assertThrows(IllegalArgumentException.class,
-                        () -> LoopbackPbft.builder(CONFIG).settings(SETTINGS).maxPendingProposals(3000).build()).getMessage());
+                        () -> LoopbackPbft.builder(CONFIG).settings(SETTINGS).limits(BroadcastLimits.DEFAULTS.withMaxPendingProposals(3000)).build()).getMessage());
     }
 }

@@ -40,7 +40,7 @@ import org.slf4j.LoggerFactory;
  *
  * <h2>Delivery and retention</h2>
  * Delivered values enter a {@link RelayLog} (an internal {@link LocalSequencer}, the reference implementation of the SPI), which
- * holds the last {@link Builder#retainedInstances(int) retainedInstances} values and serves subscriptions:
+ * holds the last {@link BroadcastLimits#retainedInstances() retainedInstances} values and serves subscriptions:
  * each has its own delivery thread, exactly as in {@code LocalSequencer}. When the slowest subscription is a
  * whole window behind, the adapter stops reading from the network (Netty auto-read off on the learner's
  * inbound connections) and keeps at most the values of the messages already read (at most the learner
@@ -48,7 +48,7 @@ import org.slf4j.LoggerFactory;
  * from {@link Builder#build()}: values ordered before anyone subscribes are retained only within the window.
  *
  * <h2>Proposals</h2>
- * {@link #propose} queues the value (at most {@link Builder#maxPendingProposals(int) maxPendingProposals}
+ * {@link #propose} queues the value (at most {@link BroadcastLimits#maxPendingProposals() maxPendingProposals}
  * queued or in flight; beyond that the future fails at once with {@link OverloadedException} and the value
  * is not ordered). The proposer core takes values from the queue as its window allows and resends each until
  * it is decided. The future completes with the value's (renumbered) instance when this adapter's own
@@ -399,20 +399,8 @@ public final class RingPaxosBroadcast implements AtomicBroadcast {
             return this;
         }
 
-        /** Delivered values retained for subscriptions, and the flow-control window (default 1,024); at least 1. */
-        public Builder retainedInstances(int n) {
-            return limits(limits.withRetainedInstances(n));
-        }
 
-        /** Proposals queued or in flight at once (default 1,024); at least 1. */
-        public Builder maxPendingProposals(int n) {
-            return limits(limits.withMaxPendingProposals(n));
-        }
 
-        /** Most subscriptions at once (default 64); at least 1. */
-        public Builder maxLearners(int n) {
-            return limits(limits.withMaxLearners(n));
-        }
 
         /**
          * Resume a replica: the learner starts after {@code state}'s Paxos instance with its duplicate filter, and
