@@ -1,13 +1,12 @@
 package io.psmr.ordering.pbft;
 
 import io.psmr.ordering.BroadcastLimits;
+import io.psmr.ordering.RelayedBroadcast;
 import io.psmr.ordering.AtomicBroadcast;
 import io.psmr.ordering.BroadcastClosedException;
-import io.psmr.ordering.DeliveryListener;
 import io.psmr.ordering.LocalSequencer;
 import io.psmr.ordering.OverloadedException;
 import io.psmr.ordering.RelayLog;
-import io.psmr.ordering.Subscription;
 import io.psmr.ordering.pbft.PbftMessage.Request;
 import java.util.ArrayList;
 import java.util.List;
@@ -58,7 +57,7 @@ import java.util.concurrent.Semaphore;
  *
  * <p>All public methods may be called from any thread.
  */
-public final class PbftBroadcast implements AtomicBroadcast {
+public final class PbftBroadcast extends RelayedBroadcast {
 
     private final int replica;
     private final int pillars;
@@ -66,7 +65,6 @@ public final class PbftBroadcast implements AtomicBroadcast {
     private final RequestIntake network;
     private final Authenticator auth;
     private final int maxValueBytes;
-    private final RelayLog log;
     private final Semaphore permits;
     private final int maxPending;
     private final Map<RequestId, CompletableFuture<Long>> inFlight = new ConcurrentHashMap<>();
@@ -77,15 +75,15 @@ public final class PbftBroadcast implements AtomicBroadcast {
 
     private PbftBroadcast(int replica, PbftConfig config, RequestIntake network, Authenticator auth,
                           BroadcastLimits limits, long firstRequestNumber, long firstInstance) {
+        super(new RelayLog(limits.relayLogSequencer()
+                .maxValueBytes(Math.max(1, config.maxRequestBytes())).threadNamePrefix("psmr-pbft-" + replica + "-")
+                .firstInstance(firstInstance)));
         this.replica = replica;
         this.pillars = config.pillars();
         this.replicas = config.replicaCount();
         this.network = network;
         this.auth = auth;
         this.maxValueBytes = config.maxRequestBytes();
-        this.log = new RelayLog(limits.relayLogSequencer()
-                .maxValueBytes(Math.max(1, maxValueBytes)).threadNamePrefix("psmr-pbft-" + replica + "-")
-                .firstInstance(firstInstance));
         this.maxPending = limits.maxPendingProposals();
         this.permits = new Semaphore(maxPending);
         this.laneLocks = new Object[pillars];
@@ -242,21 +240,6 @@ public final class PbftBroadcast implements AtomicBroadcast {
                 ? new OverloadedException(what + ": its pending-request table is full (maxPendingRequests)")
                 : reason == Refusal.REQUEST_TOO_LARGE ? new IllegalArgumentException(what + ": larger than maxRequestBytes")
                 : new IllegalStateException(what));
-    }
-
-    @Override
-    public Subscription subscribe(long fromInstance, DeliveryListener listener) {
-        return log.subscribe(fromInstance, listener);
-    }
-
-    @Override
-    public long lastInstance() {
-        return log.lastInstance();
-    }
-
-    @Override
-    public long firstRetainedInstance() {
-        return log.firstRetainedInstance();
     }
 
     /** Proposals of this broadcast handed to the cluster and not yet delivered here. */

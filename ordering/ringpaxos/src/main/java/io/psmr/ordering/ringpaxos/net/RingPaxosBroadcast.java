@@ -1,13 +1,12 @@
 package io.psmr.ordering.ringpaxos.net;
 
 import io.psmr.ordering.BroadcastLimits;
+import io.psmr.ordering.RelayedBroadcast;
 import io.psmr.ordering.AtomicBroadcast;
-import io.psmr.ordering.DeliveryListener;
 import io.psmr.ordering.LocalSequencer;
 import io.psmr.ordering.BroadcastClosedException;
 import io.psmr.ordering.OverloadedException;
 import io.psmr.ordering.RelayLog;
-import io.psmr.ordering.Subscription;
 import io.psmr.ordering.protocol.Ready;
 import io.psmr.ordering.ringpaxos.CheckpointTracker;
 import io.psmr.ordering.ringpaxos.Learner;
@@ -78,14 +77,13 @@ import org.slf4j.LoggerFactory;
  * their nodes' event-loop threads; futures complete on the learner's event-loop thread (dependent stages
  * must not block).
  */
-public final class RingPaxosBroadcast implements AtomicBroadcast {
+public final class RingPaxosBroadcast extends RelayedBroadcast {
 
     private static final Logger LOG = LoggerFactory.getLogger(RingPaxosBroadcast.class);
 
     /** How many learner checkpoints {@link #learnerCheckpointAt(long)} keeps (the latest ones). */
     public static final int KEPT_CHECKPOINTS = 4;
 
-    private final RelayLog log;
     private final RingPaxosNode learnerNode;
     private final ProposerEndpoint proposer;
     private final int proposerId;
@@ -103,10 +101,10 @@ public final class RingPaxosBroadcast implements AtomicBroadcast {
     private final CompletableFuture<Long> trimmedPast = new CompletableFuture<>();
 
     private RingPaxosBroadcast(Builder b) {
+        super(new RelayLog(b.limits.relayLogSequencer()
+                .maxValueBytes(Math.max(1, b.transport.maxValueBytes())).firstInstance(b.resumeInstance + 1)
+                .threadNamePrefix("psmr-ringpaxos-" + b.learnerId + "-")));
         this.maxValueBytes = b.transport.maxValueBytes();
-        this.log = new RelayLog(b.limits.relayLogSequencer()
-                .maxValueBytes(Math.max(1, maxValueBytes)).firstInstance(b.resumeInstance + 1)
-                .threadNamePrefix("psmr-ringpaxos-" + b.learnerId + "-"));
         this.proposerId = b.proposerId;
         this.checkpointEvery = b.checkpointEvery;
         this.tracker = checkpointEvery > 0 ? new CheckpointTracker(b.config, b.resumeState) : null;
@@ -303,21 +301,6 @@ public final class RingPaxosBroadcast implements AtomicBroadcast {
      */
     public CompletableFuture<Long> trimmedPast() {
         return trimmedPast;
-    }
-
-    @Override
-    public Subscription subscribe(long fromInstance, DeliveryListener listener) {
-        return log.subscribe(fromInstance, listener);
-    }
-
-    @Override
-    public long lastInstance() {
-        return log.lastInstance();
-    }
-
-    @Override
-    public long firstRetainedInstance() {
-        return log.firstRetainedInstance();
     }
 
     @Override
