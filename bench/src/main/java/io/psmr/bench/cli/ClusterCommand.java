@@ -403,7 +403,7 @@ public final class ClusterCommand implements Callable<Integer> {
         DirOption dir;
 
         @Option(names = "--format", paramLabel = "FORMAT", defaultValue = "text", converter = OutputFormat.Converter.class,
-                description = "What goes to stdout: text (a table) or json (one object: dir, ordering, healthy, coordinator, "
+                description = "What goes to stdout: text (a table) or json (one object: dir, ordering, healthy, leader (the node that orders), "
                         + "and nodes, each with name, role, host, pid, port, reply_port, metrics_port, state, serving, "
                         + "instance, digest, failure, byzantine) (default: ${DEFAULT-VALUE}).")
         OutputFormat format;

@@ -16,7 +16,7 @@ import java.util.Locale;
 
 /**
  * {@code cluster status --format json}: one object with the cluster directory ({@code dir}), its
- * {@code ordering}, {@code healthy} (every node of this machine serves), the {@code coordinator}
+ * {@code ordering}, {@code healthy} (every node of this machine serves), the {@code leader}
  * (the coordinating acceptor, Ratis leader or PBFT primary of pillar 0; null when none) and
  * {@code nodes}, each with {@code name}, {@code role}, {@code host}, {@code pid}, {@code port},
  * {@code reply_port}, {@code metrics_port}, {@code state} (as the table says it), {@code serving},
@@ -68,7 +68,7 @@ final class ClusterStatusJson {
             node.put("byzantine", described.pbft() != null ? described.pbft().byzantineMode(n.name()).map(m -> m.cliName()).orElse(null) : null);
         }
         root.put("healthy", down.isEmpty());
-        root.put("coordinator", launcher.leader().orElse(null));
+        root.put("leader", launcher.leader().orElse(null));
         root.set("nodes", nodes);
         return new ClusterStatusJson(root, down);
     }

@@ -123,7 +123,7 @@ class ClusterCommandTest {
         assertEquals(0, healthy.exitCode(), healthy.err());
         JsonNode health = new ObjectMapper().readTree(healthy.out());
         assertTrue(health.get("healthy").booleanValue(), healthy.out());
-        assertEquals("acceptor-0", health.get("coordinator").textValue(), healthy.out());
+        assertEquals("acceptor-0", health.get("leader").textValue(), healthy.out());
         assertEquals("coord", health.get("nodes").get(0).get("state").textValue(), healthy.out());
         assertTrue(health.get("nodes").get(1).get("instance").isNumber(), healthy.out());
 

@@ -43,11 +43,11 @@ class ClusterStatusCommandTest {
         assertEquals(1, json.exitCode(), json.err());
         assertEquals("psmr cluster status: not serving: acceptor-0 (stopped), replica-1 (stopped)", json.err().strip());
         JsonNode status = JSON.readTree(json.out());
-        assertEquals(List.of("dir", "ordering", "healthy", "coordinator", "nodes"), fields(status));
+        assertEquals(List.of("dir", "ordering", "healthy", "leader", "nodes"), fields(status));
         assertEquals(dir.toAbsolutePath().normalize().toString(), status.get("dir").textValue());
         assertEquals("ringpaxos", status.get("ordering").textValue());
         assertEquals(false, status.get("healthy").booleanValue());
-        assertTrue(status.get("coordinator").isNull(), json.out());
+        assertTrue(status.get("leader").isNull(), json.out());
         assertEquals(2, status.get("nodes").size(), json.out());
         List<String> nodeFields = List.of("name", "role", "host", "pid", "port", "reply_port", "metrics_port", "state", "serving",
                 "instance", "digest", "failure", "byzantine");
