@@ -19,7 +19,7 @@ final class LocalLoadRun implements EmbeddedOrdering {
     static final LocalLoadRun RUNNER = new LocalLoadRun();
 
     /** The embedded local-sequencer target. */
-    static final LoadTarget TARGET = LoadTarget.embedded(OrderingProtocol.LOCAL);
+    static final LoadTarget TARGET = LoadTarget.embedded(RUNNER.protocol());
 
     private LocalLoadRun() {
     }

@@ -30,7 +30,7 @@ final class PbftLoadRun implements EmbeddedOrdering {
 
     /** Replicas inside the load process, each on its own replica of an in-process PBFT cluster of {@code config}. */
     static LoadTarget target(PbftConfig config) {
-        return new LoadTarget(OrderingProtocol.PBFT, true, Objects.requireNonNull(config, "config"));
+        return new LoadTarget(RUNNER.protocol(), true, Objects.requireNonNull(config, "config"));
     }
 
     @Override

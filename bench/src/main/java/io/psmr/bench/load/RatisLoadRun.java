@@ -37,7 +37,7 @@ final class RatisLoadRun implements EmbeddedOrdering {
 
     /** Replicas inside the load process on embedded Ratis peers that store their log with {@code durability}. */
     static LoadTarget target(RatisDurability durability) {
-        return new LoadTarget(OrderingProtocol.RATIS, true, null, durability);
+        return new LoadTarget(RUNNER.protocol(), true, null, durability);
     }
 
     @Override
