@@ -1,6 +1,5 @@
 package io.psmr.bench.load;
 
-import io.psmr.ordering.OrderingProtocol;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
