@@ -20,6 +20,7 @@ import io.psmr.kvstore.cluster.ClusterDirectory;
 import io.psmr.scheduler.SchedulerMode;
 import io.psmr.ordering.OrderingProtocol;
 import io.psmr.ordering.pbft.LeaderRotation;
+import io.psmr.ordering.pbft.PbftConfig;
 import io.psmr.kvstore.pbft.EmbeddedPbftCluster;
 import io.psmr.kvstore.ratis.RatisDurability;
 import io.psmr.kvstore.StoreSizing;
@@ -314,8 +315,8 @@ public final class LoadCommand implements Callable<Integer> {
         }
         require(replicas >= 1 && replicas <= MAX_REPLICAS, "--replicas must be from 1 to " + MAX_REPLICAS + ", got " + replicas);
         target = target();
-        require(ordering != OrderingProtocol.RING_PAXOS || cluster != null,
-                "--ordering ringpaxos runs as separate processes: start them with ./psmr cluster start, then use --cluster DIR");
+        String notInProcess = EmbeddedOrdering.of(ordering).notInProcess();
+        require(notInProcess == null || cluster != null, notInProcess);
         output.format(OutputFormat.TEXT, OutputFormat.JSON);
         if (metricsPort != null) {
             try {
@@ -347,24 +348,34 @@ public final class LoadCommand implements Callable<Integer> {
         return new LoadOptions(replicas, m, w, b, window, l, conflict, rt, spec, capacity(b, spec));
     }
 
-    /** The embedded target: --ordering, and for pbft --replicas (3f+1), --pillars and --leader-rotation; refuses PBFT flags elsewhere. */
+    /** The embedded target: --ordering with the settings it takes; refuses another ordering's settings' flags. */
     private LoadTarget target() {
-        if (ordering != OrderingProtocol.PBFT) {
-            for (String flag : new String[] {"--pillars", "--leader-rotation"}) {
-                require(!spec.commandLine().getParseResult().hasMatchedOption(flag), flag + " is a PBFT setting; "
-                        + (cluster != null ? "a --cluster load has none" : "--ordering " + ordering.cliName() + " has none")
-                        + " (use --ordering pbft)");
+        EmbeddedOrdering runner = EmbeddedOrdering.of(ordering);
+        for (EmbeddedOrdering other : EmbeddedOrdering.all()) {
+            if (other == runner) {
+                continue;
             }
-            if (ordering == OrderingProtocol.RATIS) {
-                return LoadTarget.embeddedRatis(ratisDurability());
+            for (String flag : other.settingFlags()) {
+                require(!spec.commandLine().getParseResult().hasMatchedOption(flag), flag + " is a " + other.settingsName()
+                        + " setting; " + (cluster != null ? "a --cluster load has none" : "--ordering " + ordering.cliName() + " has none")
+                        + " (use --ordering " + other.protocol().cliName() + ")");
             }
-            require(!spec.commandLine().getParseResult().hasMatchedOption("--ratis-durability"),
-                    "--ratis-durability is a Ratis setting; " + (cluster != null ? "a --cluster load has none"
-                            : "--ordering " + ordering.cliName() + " has none") + " (use --ordering ratis)");
-            return LoadTarget.embedded(ordering);
         }
-        require(!spec.commandLine().getParseResult().hasMatchedOption("--ratis-durability"),
-                "--ratis-durability is a Ratis setting; --ordering pbft has none (use --ordering ratis)");
+        return runner.target(new EmbeddedOrdering.Settings() {
+            @Override
+            public PbftConfig pbft() {
+                return pbftConfig();
+            }
+
+            @Override
+            public RatisDurability ratisDurability() {
+                return LoadCommand.this.ratisDurability();
+            }
+        });
+    }
+
+    /** --replicas (3f+1, 4 unless given), --pillars and --leader-rotation, checked. */
+    private PbftConfig pbftConfig() {
         if (!spec.commandLine().getParseResult().hasMatchedOption("--replicas")) {
             replicas = 4;
         }
@@ -377,7 +388,7 @@ public final class LoadCommand implements Callable<Integer> {
             default -> throw new CommandLine.ParameterException(spec.commandLine(),
                     "--leader-rotation must be rotating or fixed, got '" + leaderRotation + "'");
         };
-        return LoadTarget.embeddedPbft(EmbeddedPbftCluster.config((replicas - 1) / 3, pillars, rotation));
+        return EmbeddedPbftCluster.config((replicas - 1) / 3, pillars, rotation);
     }
 
     /** --ratis-durability, checked. */

@@ -1,6 +1,5 @@
 package io.psmr.bench.load;
 
-import io.psmr.ordering.OrderingProtocol;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -41,7 +40,7 @@ public record LoadReport(LoadOptions options, ReplicaConfig replica, LoadResult 
     /** A report of a run over the local sequencer. */
     public LoadReport(LoadOptions options, ReplicaConfig replica, LoadResult result, ProxyStats proxy,
                       List<Long> digests, int cores) {
-        this(options, replica, result, proxy, digests, cores, LoadTarget.embedded(OrderingProtocol.LOCAL));
+        this(options, replica, result, proxy, digests, cores, LocalLoadRun.TARGET);
     }
 
     /**
@@ -138,15 +137,7 @@ public record LoadReport(LoadOptions options, ReplicaConfig replica, LoadResult 
         b.put("replicas", o.replicas());
         b.put("ordering", ordering.ordering().cliName());
         b.put("embedded", ordering.embedded());
-        if (ordering.ordering() == io.psmr.ordering.OrderingProtocol.RATIS && ordering.embedded()) {
-            b.put("ratis_durability", ordering.ratisDurability().cliName());
-        }
-        if (ordering.pbft() != null) {
-            b.put("f", ordering.pbft().f());
-            b.put("pillars", ordering.pbft().pillars());
-            b.put("leader_rotation", ordering.pbft().leaderRotation().name().toLowerCase(java.util.Locale.ROOT));
-            b.put("reply_trust", "matching");
-        }
+        EmbeddedOrdering.of(ordering.ordering()).putSettings(ordering, b);
         b.put("mode", o.mode().cliName());
         b.put("workers", replica.workers());
         b.put("clients", w.clients());

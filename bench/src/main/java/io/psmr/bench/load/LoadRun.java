@@ -1,6 +1,5 @@
 package io.psmr.bench.load;
 
-import io.psmr.ordering.OrderingProtocol;
 import io.psmr.kvstore.StoreSizing;
 import io.psmr.kvstore.EmbeddedCluster;
 import io.psmr.kvstore.KvLimits;
@@ -8,16 +7,13 @@ import io.psmr.kvstore.Replica;
 import io.psmr.kvstore.ReplicaConfig;
 import io.psmr.proxy.ClientProxy;
 import io.psmr.proxy.ProxyConfig;
-import io.psmr.proxy.ProxyStats;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 /**
- * One load run: an {@link EmbeddedCluster} of {@link LoadOptions#replicas()} replicas over the
- * local sequencer (each with its own scheduler and in-memory Chronicle Map), one {@link ClientProxy},
- * the {@link LoadGenerator}'s clients; then every replica is brought to quiescence and its digest
- * taken. Call from one thread.
+ * One load run: an embedded cluster of {@link LoadOptions#replicas()} replicas under the target's ordering
+ * (started by its {@link EmbeddedOrdering}), one {@link ClientProxy}, the {@link LoadGenerator}'s clients;
+ * then every replica is brought to quiescence and its digest taken. Call from one thread.
  */
 public final class LoadRun {
 
@@ -67,7 +63,7 @@ public final class LoadRun {
      */
     public static LoadReport run(LoadOptions o, HistorySink history, Consumer<EmbeddedCluster> inspect)
             throws InterruptedException {
-        return run(o, LoadTarget.embedded(OrderingProtocol.LOCAL), history, inspect);
+        return run(o, LocalLoadRun.TARGET, history, inspect);
     }
 
     /**
@@ -94,37 +90,7 @@ public final class LoadRun {
     public static LoadReport run(LoadOptions o, LoadTarget ordering, HistorySink history, RunControls controls,
                                  Consumer<EmbeddedCluster> started, Consumer<EmbeddedCluster> inspect)
             throws InterruptedException {
-        if (ordering.ordering() == OrderingProtocol.RATIS) {
-            return RatisLoadRun.run(o, ordering.ratisDurability(), history, controls);
-        }
-        if (ordering.ordering() == OrderingProtocol.PBFT) {
-            return PbftLoadRun.run(o, ordering.pbft(), history, controls);
-        }
-        ReplicaConfig rc = replicaConfig(o);
-        ProxyConfig pc = proxyConfig(o, rc);
-        try (EmbeddedCluster cluster = EmbeddedCluster.start(o.replicas(), rc);
-             ClientProxy proxy = ClientProxy.start(pc, cluster.broadcast(), cluster.router(), hotKeys(o, pc))) {
-            if (started != null) {
-                started.accept(cluster);
-            }
-            LoadResult result;
-            try {
-                result = LoadGenerator.run(proxy, o.workload(), history, controls.withProbe(() -> silentReplicas(cluster)));
-            } catch (LoadStalledException e) {
-                throw e.withReport(new LoadReport(o, rc, e.result(), proxy.stats(), List.of(),
-                        Runtime.getRuntime().availableProcessors()));
-            }
-            ProxyStats stats = proxy.stats();
-            if (!cluster.awaitQuiescent(QUIESCE_SECONDS, TimeUnit.SECONDS)) {
-                throw new IllegalStateException("the replicas did not apply every ordered batch within " + QUIESCE_SECONDS
-                        + " s of the clients stopping");
-            }
-            List<Long> digests = cluster.digests();
-            if (inspect != null) {
-                inspect.accept(cluster);
-            }
-            return new LoadReport(o, rc, result, stats, digests, Runtime.getRuntime().availableProcessors());
-        }
+        return EmbeddedOrdering.of(ordering.ordering()).run(o, ordering, history, controls, started, inspect);
     }
 
     /** The embedded replicas that stopped serving, with what stopped them; empty if every one serves. */

@@ -3,7 +3,6 @@ package io.psmr.bench.load;
 import io.psmr.kvstore.ratis.RatisDurability;
 import io.psmr.ordering.OrderingProtocol;
 import io.psmr.ordering.pbft.PbftConfig;
-import java.util.Locale;
 import java.util.Objects;
 
 /**
@@ -22,12 +21,13 @@ public record LoadTarget(OrderingProtocol ordering, boolean embedded, PbftConfig
     public LoadTarget {
         Objects.requireNonNull(ordering, "ordering");
         Objects.requireNonNull(ratisDurability, "ratisDurability");
-        if (ratisDurability != RatisDurability.SYNC && !(embedded && ordering == OrderingProtocol.RATIS)) {
+        EmbeddedOrdering runner = EmbeddedOrdering.of(ordering);
+        if (ratisDurability != RatisDurability.SYNC && !(embedded && runner.tradesDurability())) {
             throw new IllegalArgumentException("only an embedded ratis target takes a Ratis durability, not "
                     + (embedded ? "embedded " : "a cluster of ") + ordering.cliName());
         }
-        if ((ordering == OrderingProtocol.PBFT) != (pbft != null)) {
-            throw new IllegalArgumentException(ordering == OrderingProtocol.PBFT ? "a pbft target needs its PbftConfig"
+        if (runner.needsMatchingReplies() != (pbft != null)) {
+            throw new IllegalArgumentException(runner.needsMatchingReplies() ? "a " + ordering.cliName() + " target needs its PbftConfig"
                     : ordering.cliName() + " takes no PbftConfig");
         }
     }
@@ -42,19 +42,9 @@ public record LoadTarget(OrderingProtocol ordering, boolean embedded, PbftConfig
         this(ordering, embedded, null);
     }
 
-    /** Replicas inside the load process, under {@code ordering} (not PBFT: see {@link #embeddedPbft}). */
+    /** Replicas inside the load process, under {@code ordering} (one that takes no settings: see {@link EmbeddedOrdering#target}). */
     public static LoadTarget embedded(OrderingProtocol ordering) {
         return new LoadTarget(ordering, true);
-    }
-
-    /** Replicas inside the load process on embedded Ratis peers that store their log with {@code durability}. */
-    public static LoadTarget embeddedRatis(RatisDurability durability) {
-        return new LoadTarget(OrderingProtocol.RATIS, true, null, durability);
-    }
-
-    /** Replicas inside the load process, each on its own replica of an in-process PBFT cluster of {@code config}. */
-    public static LoadTarget embeddedPbft(PbftConfig config) {
-        return new LoadTarget(OrderingProtocol.PBFT, true, Objects.requireNonNull(config, "config"));
     }
 
     /** The cluster of processes {@code cluster} describes, with its PBFT configuration if it has one. */
@@ -69,14 +59,7 @@ public record LoadTarget(OrderingProtocol ordering, boolean embedded, PbftConfig
 
     /** What the report says, e.g. {@code embedded, local sequencer}. */
     public String description() {
-        String where = (embedded ? "embedded, " : "separate processes, ") + ordering.description();
-        if (ratisDurability != RatisDurability.SYNC) {
-            where += ", log " + ratisDurability.cliName() + " (not durable: docs/integration.md)";
-        }
-        if (pbft == null) {
-            return where;
-        }
-        return where + String.format(Locale.ROOT, ": f=%d, %d pillars, %s leaders; clients accept f+1 matching replies",
-                pbft.f(), pbft.pillars(), pbft.leaderRotation().name().toLowerCase(Locale.ROOT));
+        return (embedded ? "embedded, " : "separate processes, ") + ordering.description()
+                + EmbeddedOrdering.of(ordering).describeSettings(this);
     }
 }

@@ -1,5 +1,7 @@
 package io.psmr.bench.load;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.psmr.kvstore.EmbeddedCluster;
 import io.psmr.kvstore.ratis.EmbeddedRatisCluster;
 import io.psmr.kvstore.ratis.RatisDurability;
 import io.psmr.kvstore.ReplicaConfig;
@@ -12,7 +14,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
 import java.util.List;
+import io.psmr.ordering.OrderingProtocol;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.stream.Stream;
 
 /**
@@ -21,7 +25,9 @@ import java.util.stream.Stream;
  * temporary directory, removed at the end; a snapshot every {@value #SNAPSHOT_EVERY} entries keeps
  * the log, and so the disk, bounded in long runs.
  */
-final class RatisLoadRun {
+final class RatisLoadRun implements EmbeddedOrdering {
+
+    static final RatisLoadRun RUNNER = new RatisLoadRun();
 
     /** Entries between automatic snapshots (after each, the log is purged up to it). */
     static final long SNAPSHOT_EVERY = 10_000;
@@ -29,9 +35,64 @@ final class RatisLoadRun {
     private RatisLoadRun() {
     }
 
+    /** Replicas inside the load process on embedded Ratis peers that store their log with {@code durability}. */
+    static LoadTarget target(RatisDurability durability) {
+        return new LoadTarget(RUNNER.protocol(), true, null, durability);
+    }
+
+    @Override
+    public OrderingProtocol protocol() {
+        return OrderingProtocol.RATIS;
+    }
+
+    @Override
+    public boolean tradesDurability() {
+        return true;
+    }
+
+    @Override
+    public List<String> settingFlags() {
+        return List.of("--ratis-durability");
+    }
+
+    @Override
+    public String settingsName() {
+        return "Ratis";
+    }
+
+    @Override
+    public LoadTarget target(Settings settings) {
+        return target(settings.ratisDurability());
+    }
+
+    @Override
+    public String describeSettings(LoadTarget target) {
+        return target.ratisDurability() == RatisDurability.SYNC ? ""
+                : ", log " + target.ratisDurability().cliName() + " (not durable: docs/integration.md)";
+    }
+
+    @Override
+    public void putSettings(LoadTarget target, ObjectNode report) {
+        if (target.embedded()) {
+            report.put("ratis_durability", target.ratisDurability().cliName());
+        }
+    }
+
+    /**
+     * Runs over peers that store their log with {@code target}'s durability; logs and snapshots live in a temporary
+     * directory, removed afterwards; {@code started} and {@code inspect} are not called.
+     *
+     * @throws IllegalStateException also if no Ratis leader is elected in time
+     */
+    @Override
+    public LoadReport run(LoadOptions o, LoadTarget target, HistorySink history, RunControls controls,
+                          Consumer<EmbeddedCluster> started, Consumer<EmbeddedCluster> inspect) throws InterruptedException {
+        return run(o, target.ratisDurability(), history, controls);
+    }
+
     static LoadReport run(LoadOptions o, RatisDurability durability, HistorySink history, RunControls controls)
             throws InterruptedException {
-        LoadTarget target = LoadTarget.embeddedRatis(durability);
+        LoadTarget target = target(durability);
         ReplicaConfig rc = LoadRun.replicaConfig(o);
         ProxyConfig pc = LoadRun.proxyConfig(o, rc);
         Path dir;
