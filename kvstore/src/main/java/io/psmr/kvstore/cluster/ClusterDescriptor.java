@@ -186,6 +186,22 @@ public record ClusterDescriptor(int version, OrderingProtocol ordering,
         return new ClusterDescriptor(version, ordering, host, settings, updated, proposers, ratisGroup, pbft);
     }
 
+    /**
+     * Testing only: this PBFT cluster with replica {@code name} Byzantine in {@code mode} from its next start,
+     * or correct again if {@code mode} is empty.
+     *
+     * @throws IllegalStateException    if this is not a PBFT cluster
+     * @throws IllegalArgumentException if it would make more than f replicas Byzantine, or names no replica
+     */
+    public ClusterDescriptor withByzantine(String name, Optional<io.psmr.ordering.pbft.byzantine.ByzantineMode> mode) {
+        if (pbft == null) {
+            throw new IllegalStateException("only a PBFT cluster has Byzantine replicas; this one is ordered by "
+                    + ordering.cliName());
+        }
+        return new ClusterDescriptor(version, ordering, host, settings, nodes, proposers, ratisGroup,
+                pbft.withByzantine(name, mode));
+    }
+
     /** The Ring Paxos membership: acceptors, learners (one per replica), proposer slots; default timeouts. */
     public RingPaxosConfig ringPaxosConfig() {
         return RingPaxosConfig.of(acceptors().stream().map(ClusterNode::paxosId).toList(),

@@ -219,6 +219,21 @@ public final class ClusterLauncher {
     }
 
     /**
+     * Testing only: restarts PBFT replica {@code name} as {@link #restart} does, Byzantine in {@code mode} from
+     * this start on, or correct again if {@code mode} is empty. cluster.json records the mode before the
+     * replica starts, so a later {@code restart} keeps it.
+     *
+     * @throws IllegalArgumentException for an unknown node, or one more Byzantine replica than f
+     * @throws IllegalStateException    if the cluster is not ordered by PBFT, or as {@link #restart}
+     */
+    public void restartAs(String name, Optional<io.psmr.ordering.pbft.byzantine.ByzantineMode> mode, Duration timeout)
+            throws InterruptedException {
+        node(dir.read(), name);
+        dir.update(c -> c.withByzantine(name, mode));
+        restart(name, timeout);
+    }
+
+    /**
      * Why {@link #restart} would refuse node {@code name}, or empty if it can bring it back: the one
      * rule, so that tools choosing nodes to crash (the fault campaign) follow what restart allows.
      *

@@ -101,6 +101,22 @@ public record PbftClusterSettings(int f, int pillars, LeaderRotation rotation, L
         return java.util.Optional.ofNullable(byzantine.get(name));
     }
 
+    /**
+     * Testing only: these settings with replica {@code name} Byzantine in {@code mode}, or correct again if
+     * {@code mode} is empty. The bound of f Byzantine replicas is checked as at a start.
+     *
+     * @throws IllegalArgumentException if it would name more than f replicas, or no such replica
+     */
+    public PbftClusterSettings withByzantine(String name, java.util.Optional<ByzantineMode> mode) {
+        Map<String, ByzantineMode> changed = new TreeMap<>(byzantine);
+        if (mode.isPresent()) {
+            changed.put(name, mode.get());
+        } else {
+            changed.remove(name);
+        }
+        return new PbftClusterSettings(f, pillars, rotation, pillarPorts, checkpointInterval, changed);
+    }
+
     /** n = 3f + 1. */
     public int replicas() {
         return 3 * f + 1;
