@@ -93,7 +93,7 @@ public final class EmbeddedPbftCluster implements AutoCloseable {
         int maxPending = Math.max(d.maxPendingRequests(), MAX_PROPOSALS_PER_REPLICA * (3 * f + 1));
         return new PbftConfig(f, pillars, d.checkpointInterval(), d.watermarkWindow(), d.requestTimeoutTicks(),
                 d.maxViewChangeTimeoutTicks(), d.emptyInstanceDelayTicks(), d.retransmitTicks(), rotation,
-                d.maxRequestBytes(), maxPending);
+                d.maxRequestBytes(), maxPending, d.leaderSelection(), d.proposeTimeoutTicks(), d.leaderBackoffInstances());
     }
 
     /** The PBFT cluster (its broadcasts, nodes and network counters). */

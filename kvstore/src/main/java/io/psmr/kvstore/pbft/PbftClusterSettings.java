@@ -131,6 +131,7 @@ public record PbftClusterSettings(int f, int pillars, LeaderRotation rotation, L
         PbftConfig d = EmbeddedPbftCluster.config(f, pillars, rotation);
         return new PbftConfig(d.f(), d.pillars(), 1, Math.max(d.watermarkWindow(), 2L * checkpointInterval * pillars),
                 d.requestTimeoutTicks(), d.maxViewChangeTimeoutTicks(), d.emptyInstanceDelayTicks(), d.retransmitTicks(),
-                d.leaderRotation(), d.maxRequestBytes(), d.maxPendingRequests());
+                d.leaderRotation(), d.maxRequestBytes(), d.maxPendingRequests(), d.leaderSelection(),
+                d.proposeTimeoutTicks(), d.leaderBackoffInstances());
     }
 }

@@ -85,7 +85,9 @@ final class NewViewRules {
      * @return null, {@link Refusal#BAD_VIEW_CHANGE} or {@link Refusal#BAD_SIGNATURE}
      */
     Refusal checkViewChange(ViewChange vc) {
-        if (vc.newView() < 1 || vc.replica() < 0 || vc.replica() >= config.replicaCount() || vc.stableSeq() < 0) {
+        if (vc.newView() < 1 || vc.replica() < 0 || vc.replica() >= config.replicaCount() || vc.stableSeq() < 0
+                || vc.suspect() < LeaderPolicy.NO_SUSPECT || vc.suspect() >= config.replicaCount()
+                || !vc.leaders().wellFormed(config)) {
             return Refusal.BAD_VIEW_CHANGE;
         }
         long perWindow = config.watermarkWindow() / config.pillars() + 1;

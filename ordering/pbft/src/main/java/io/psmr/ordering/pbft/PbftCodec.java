@@ -31,6 +31,8 @@ public final class PbftCodec {
     public static final int MAX_LIST = 1 << 16;
     /** The most bytes any encoded byte array may hold. */
     public static final int MAX_BYTES = 64 << 20;
+    /** The most replicas a leader policy may name (the largest cluster a key file describes). */
+    public static final int MAX_REPLICAS = 64;
 
     private static final byte REQUEST = 1;
     private static final byte PRE_PREPARE = 2;
@@ -187,6 +189,13 @@ public final class PbftCodec {
             out.writeLong(q.view());
             writeBytes(out, q.digest());
         }
+        out.writeInt(v.suspect());
+        LeaderPolicy leaders = v.leaders();
+        out.writeInt(leaders.size());
+        for (int r = 0; r < leaders.size(); r++) {
+            out.writeLong(leaders.excludedThrough(r));
+            out.writeInt(leaders.strikes(r));
+        }
         out.writeInt(v.replica());
     }
 
@@ -237,8 +246,11 @@ public final class PbftCodec {
                 for (int i = 0; i < qs; i++) {
                     prePrepared.add(new PrePrepared(in.getLong(), in.getLong(), readBytes(in)));
                 }
+                int suspect = in.getInt();
+                LeaderPolicy leaders = readLeaderPolicy(in);
                 int replica = in.getInt();
-                yield new ViewChange(newView, stableSeq, proof, prepared, prePrepared, replica, readBytes(in));
+                yield new ViewChange(newView, stableSeq, proof, prepared, prePrepared, suspect, leaders, replica,
+                        readBytes(in));
             }
             case NEW_VIEW -> {
                 long view = in.getLong();
@@ -257,6 +269,27 @@ public final class PbftCodec {
             case COMPLAINT -> new Complaint(in.getLong(), in.getInt());
             default -> throw new IllegalArgumentException("malformed PBFT message: unknown type tag " + tag);
         };
+    }
+
+    private static LeaderPolicy readLeaderPolicy(ByteBuffer in) {
+        int size = in.getInt();
+        if (size < 0 || size > MAX_REPLICAS) {
+            throw new IllegalArgumentException("malformed PBFT message: leader policy of " + size
+                    + " replicas (limit " + MAX_REPLICAS + ")");
+        }
+        if (size == 0) {
+            return LeaderPolicy.NONE;
+        }
+        long[] excluded = new long[size];
+        int[] strikes = new int[size];
+        for (int r = 0; r < size; r++) {
+            excluded[r] = in.getLong();
+            strikes[r] = in.getInt();
+            if (excluded[r] < 0 || strikes[r] < 0) {
+                throw new IllegalArgumentException("malformed PBFT message: negative leader policy value for replica " + r);
+            }
+        }
+        return LeaderPolicy.of(excluded, strikes);
     }
 
     private static <T> T expect(PbftMessage m, Class<T> type) {

@@ -20,14 +20,52 @@ package io.psmr.ordering.pbft;
  * @param leaderRotation            how instances get their leader
  * @param maxRequestBytes           the largest request payload accepted
  * @param maxPendingRequests        the most client requests a pillar remembers while they are unordered
+ * @param leaderSelection           which replicas may lead ({@link LeaderSelection}; safety does not depend on it)
+ * @param proposeTimeoutTicks       ticks a leader may take to pre-prepare its instance once the instance is due (the
+ *                                  pillar's earlier instances are pre-prepared and a request waits for it), before this
+ *                                  replica complains about it as a slow leader; it grows with the delays the other
+ *                                  leaders show. 0 turns the rule off (only the request timeout then catches a leader)
+ * @param leaderBackoffInstances    how many instances of the global sequence a replica suspected for the first time is
+ *                                  kept from leading under {@link LeaderSelection#BLACKLIST}; it doubles per repeated
+ *                                  suspicion up to {@value #MAX_BACKOFF_DOUBLINGS} doublings
  */
 public record PbftConfig(int f, int pillars, long checkpointInterval, long watermarkWindow, int requestTimeoutTicks,
                          int maxViewChangeTimeoutTicks, int emptyInstanceDelayTicks, int retransmitTicks,
-                         LeaderRotation leaderRotation, int maxRequestBytes, int maxPendingRequests) {
+                         LeaderRotation leaderRotation, int maxRequestBytes, int maxPendingRequests,
+                         LeaderSelection leaderSelection, int proposeTimeoutTicks, long leaderBackoffInstances) {
 
-    /** The defaults: f=1, 2 pillars, K=1024, L=2K, rotating leaders. */
+    /** The most times a suspected leader's backoff doubles: the cap is {@code leaderBackoffInstances · 2^this}. */
+    public static final int MAX_BACKOFF_DOUBLINGS = 6;
+
+    /**
+     * The defaults: f=1, 2 pillars, K=1024, L=2K, rotating leaders, blacklisting of suspected leaders for
+     * 1,024 instances at first, a request timeout of 50 ticks and a propose timeout of 10.
+     */
     public static PbftConfig defaults() {
-        return new PbftConfig(1, 2, 1024, 2048, 200, 6400, 0, 50, LeaderRotation.ROTATING, 1 << 20, 10_000);
+        return new PbftConfig(1, 2, 1024, 2048, 50, 6400, 0, 50, LeaderRotation.ROTATING, 1 << 20, 10_000,
+                LeaderSelection.BLACKLIST, 10, 1024);
+    }
+
+    /**
+     * The blacklist leader selection, a propose timeout of a fifth of the request timeout but at least two
+     * retransmission periods (a lost pre-prepare is resent before anyone calls its leader slow) and at most the
+     * request timeout, and a first backoff of one watermark window; the other fields as given.
+     */
+    public PbftConfig(int f, int pillars, long checkpointInterval, long watermarkWindow, int requestTimeoutTicks,
+                      int maxViewChangeTimeoutTicks, int emptyInstanceDelayTicks, int retransmitTicks,
+                      LeaderRotation leaderRotation, int maxRequestBytes, int maxPendingRequests) {
+        this(f, pillars, checkpointInterval, watermarkWindow, requestTimeoutTicks, maxViewChangeTimeoutTicks,
+                emptyInstanceDelayTicks, retransmitTicks, leaderRotation, maxRequestBytes, maxPendingRequests,
+                LeaderSelection.BLACKLIST,
+                Math.max(1, Math.min(requestTimeoutTicks, Math.max(requestTimeoutTicks / 5, 2 * retransmitTicks))),
+                Math.max(1, watermarkWindow));
+    }
+
+    /** This configuration with another leader selection, propose timeout and first backoff. */
+    public PbftConfig withLeaderSelection(LeaderSelection selection, int proposeTimeout, long backoffInstances) {
+        return new PbftConfig(f, pillars, checkpointInterval, watermarkWindow, requestTimeoutTicks,
+                maxViewChangeTimeoutTicks, emptyInstanceDelayTicks, retransmitTicks, leaderRotation, maxRequestBytes,
+                maxPendingRequests, selection, proposeTimeout, backoffInstances);
     }
 
     /** Validates every field, naming the one that is wrong. */
@@ -67,6 +105,15 @@ public record PbftConfig(int f, int pillars, long checkpointInterval, long water
         if (maxPendingRequests < 1) {
             throw new IllegalArgumentException("maxPendingRequests must be at least 1: " + maxPendingRequests);
         }
+        if (leaderSelection == null) {
+            throw new IllegalArgumentException("leaderSelection must not be null");
+        }
+        if (proposeTimeoutTicks < 0) {
+            throw new IllegalArgumentException("proposeTimeoutTicks must be non-negative (0: off): " + proposeTimeoutTicks);
+        }
+        if (leaderBackoffInstances < 1 || leaderBackoffInstances > 1L << 40) {
+            throw new IllegalArgumentException("leaderBackoffInstances must be from 1 to 2^40: " + leaderBackoffInstances);
+        }
     }
 
     /** n = 3f + 1. */
@@ -89,7 +136,7 @@ public record PbftConfig(int f, int pillars, long checkpointInterval, long water
         return pillar == 0 ? pillars : pillar;
     }
 
-    /** The leader of instance {@code seq} in view {@code view}. */
+    /** The leader of instance {@code seq} in view {@code view} when every replica may lead (no one excluded). */
     public int leader(long seq, long view) {
         int n = replicaCount();
         return leaderRotation == LeaderRotation.FIXED

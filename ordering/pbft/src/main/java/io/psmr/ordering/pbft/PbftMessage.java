@@ -263,30 +263,52 @@ public sealed interface PbftMessage {
      * <li>{@code prepared} (the P set): for each instance above it that prepared at the sender, the
      *     pre-prepare (with the request) of the highest view in which it prepared;</li>
      * <li>{@code prePrepared} (the Q set): for each such instance and digest, the highest view in which
-     *     the sender accepted (or, as leader, sent) a pre-prepare of it.</li>
+     *     the sender accepted (or, as leader, sent) a pre-prepare of it;</li>
+     * <li>{@code suspect}: the leader of the pillar's first instance that had not committed at the sender
+     *     when it left its view ({@link LeaderPolicy#NO_SUSPECT} if none), and {@code leaders}: the
+     *     sender's leader selection state ({@link LeaderPolicy}); the NEW-VIEW's policy derives from these.</li>
      * </ul>
      */
     record ViewChange(long newView, long stableSeq, List<Checkpoint> stableProof, List<PrePrepare> prepared,
-                      List<PrePrepared> prePrepared, int replica, byte[] signature) implements PbftMessage {
+                      List<PrePrepared> prePrepared, int suspect, LeaderPolicy leaders, int replica, byte[] signature)
+            implements PbftMessage {
         /** Copies the lists and the signature. */
         public ViewChange {
             stableProof = List.copyOf(stableProof);
             prepared = List.copyOf(prepared);
             prePrepared = List.copyOf(prePrepared);
+            java.util.Objects.requireNonNull(leaders, "leaders");
             signature = signature.clone();
+        }
+
+        /** One with no suspect and no leader selection state. */
+        public ViewChange(long newView, long stableSeq, List<Checkpoint> stableProof, List<PrePrepare> prepared,
+                          List<PrePrepared> prePrepared, int replica, byte[] signature) {
+            this(newView, stableSeq, stableProof, prepared, prePrepared, LeaderPolicy.NO_SUSPECT, LeaderPolicy.NONE,
+                    replica, signature);
+        }
+
+        /** A VIEW-CHANGE of {@code pillar} signed by {@code replica}, with no suspect and no leader selection state. */
+        public static ViewChange signed(int pillar, long newView, long stableSeq, List<Checkpoint> stableProof,
+                                        List<PrePrepare> prepared, List<PrePrepared> prePrepared, int replica,
+                                        Authenticator auth) {
+            return signed(pillar, newView, stableSeq, stableProof, prepared, prePrepared, LeaderPolicy.NO_SUSPECT,
+                    LeaderPolicy.NONE, replica, auth);
         }
 
         /** A VIEW-CHANGE of {@code pillar} signed by {@code replica} (whose private key {@code auth} must hold). */
         public static ViewChange signed(int pillar, long newView, long stableSeq, List<Checkpoint> stableProof,
-                                        List<PrePrepare> prepared, List<PrePrepared> prePrepared, int replica,
-                                        Authenticator auth) {
-            ViewChange unsigned = new ViewChange(newView, stableSeq, stableProof, prepared, prePrepared, replica, new byte[0]);
+                                        List<PrePrepare> prepared, List<PrePrepared> prePrepared, int suspect,
+                                        LeaderPolicy leaders, int replica, Authenticator auth) {
+            ViewChange unsigned = new ViewChange(newView, stableSeq, stableProof, prepared, prePrepared, suspect, leaders,
+                    replica, new byte[0]);
             return unsigned.withSignature(auth.sign(replica, PbftCodec.signedContent(pillar, unsigned)));
         }
 
         /** This VIEW-CHANGE with another signature. */
         public ViewChange withSignature(byte[] signature) {
-            return new ViewChange(newView, stableSeq, stableProof, prepared, prePrepared, replica, signature);
+            return new ViewChange(newView, stableSeq, stableProof, prepared, prePrepared, suspect, leaders, replica,
+                    signature);
         }
 
         /** Whether the signature is {@code replica}'s over this VIEW-CHANGE of {@code pillar}. */
@@ -302,6 +324,7 @@ public sealed interface PbftMessage {
         @Override
         public boolean equals(Object o) {
             return o instanceof ViewChange v && v.newView == newView && v.stableSeq == stableSeq && v.replica == replica
+                    && v.suspect == suspect && v.leaders.equals(leaders)
                     && Arrays.equals(v.signature, signature) && v.stableProof.equals(stableProof)
                     && v.prepared.equals(prepared) && v.prePrepared.equals(prePrepared);
         }
@@ -314,7 +337,7 @@ public sealed interface PbftMessage {
         @Override
         public String toString() {
             return "ViewChange[v=" + newView + ", h=" + stableSeq + ", P=" + prepared.size() + ", Q=" + prePrepared.size()
-                    + ", replica=" + replica + "]";
+                    + ", suspect=" + suspect + ", replica=" + replica + "]";
         }
     }
 

@@ -72,6 +72,15 @@ public final class PbftPillar implements PbftCore {
      */
     static final int RELAYS_PER_RETRANSMIT = 8;
 
+    /** Commits in one view after which it counts as clean and the timeouts return to their base. */
+    static final int CLEAN_VIEW_COMMITS = 16;
+    /** The most doublings of the request and propose timeouts after repeated view changes. */
+    static final int MAX_TIMEOUT_LEVEL = 5;
+    /** How many recent propose delays the slow-leader rule compares a leader against. */
+    static final int DELAY_SAMPLES = 32;
+    /** A leader is slow when it takes this many times the recent mean delay (and at least the propose timeout). */
+    static final int SLOW_FACTOR = 4;
+
     private final PbftConfig config;
     private final int self;
     private final int pillar;
@@ -99,6 +108,20 @@ public final class PbftPillar implements PbftCore {
     private long neededUpTo;
     private long neededSince;
     private long lastProgress;
+
+    /** Who may lead in this view ({@link LeaderSelection#BLACKLIST}): agreed from the NEW-VIEW that started it. */
+    private LeaderPolicy leaders = LeaderPolicy.NONE;
+    /** The leader this replica blamed when it left its last installed view: its VIEW-CHANGEs name it. */
+    private int suspect = LeaderPolicy.NO_SUSPECT;
+    /** Timeouts are base · 2^level: one more per view installed, back to 0 after a clean view. */
+    private int timeoutLevel;
+    private int commitsInView;
+    /** The instance whose leader's pre-prepare this replica waits for, and since when (-1: nothing waits for it). */
+    private long dueSeq;
+    private long dueSince = -1;
+    /** The last {@value #DELAY_SAMPLES} delays (ticks) between an instance becoming due and its pre-prepare. */
+    private final int[] proposeDelays = new int[DELAY_SAMPLES];
+    private int proposeDelayCount;
 
     private final EnumMap<Refusal, Long> refusals = new EnumMap<>(Refusal.class);
     private final Outbox<PbftEnvelope, Void, PillarOutput> outbox = new Outbox<>();
@@ -203,7 +226,7 @@ public final class PbftPillar implements PbftCore {
                 // The view change did not complete: try the next view, waiting twice as long.
                 startViewChange(viewChangeState.targetView() + 1);
             }
-        } else if (stalled() && viewChangeState.complainedFor() <= view) {
+        } else if (viewChangeState.complainedFor() <= view && (stalled() || slowLeader())) {
             // Step one only: complain and stay in this view. A replica that fell behind alone keeps
             // taking normal-case messages (and their retransmissions) and catches up; the view changes
             // only when 2f+1 complain.
@@ -420,7 +443,7 @@ public final class PbftPillar implements PbftCore {
     private void tryPropose() {
         while (!changing) {
             long s = nextUnfilled();
-            if (s > low + config.watermarkWindow() || config.leader(s, view) != self) {
+            if (s > low + config.watermarkWindow() || leader(s) != self) {
                 return;
             }
             Request next = nextUnassigned();
@@ -468,7 +491,80 @@ public final class PbftPillar implements PbftCore {
             waitingSince = Math.min(waitingSince, neededSince + config.emptyInstanceDelayTicks());
         }
         return waitingSince != Long.MAX_VALUE
-                && now - Math.max(waitingSince, lastProgress) >= config.requestTimeoutTicks();
+                && now - Math.max(waitingSince, lastProgress) >= requestTimeout();
+    }
+
+    /** The request timeout: the configured one doubled per view change since the last clean view, capped. */
+    private long requestTimeout() {
+        return Math.min((long) config.requestTimeoutTicks() << timeoutLevel, config.maxViewChangeTimeoutTicks());
+    }
+
+    /**
+     * The slow-leader rule (after Aardvark): the instance this replica waits for is due (every earlier
+     * instance of the pillar is pre-prepared here and a request or the execution stage waits for it) and its
+     * leader has not pre-prepared it within {@link #SLOW_FACTOR} times the mean of the recent delays, and at
+     * least the propose timeout. A correct leader pre-prepares a due instance within one message delay, so
+     * only a crashed, cut-off or slow one trips it; a leader that stays just under the request timeout no
+     * longer goes unnoticed. Only a complaint follows: 2f+1 must complain before the view changes.
+     */
+    private boolean slowLeader() {
+        if (config.proposeTimeoutTicks() == 0) {
+            return false;
+        }
+        long s = nextUnfilled();
+        if (s != dueSeq) {
+            if (dueSince >= 0 && s > dueSeq) {
+                recordProposeDelay(now - dueSince); // the awaited pre-prepare came: how long it took
+            }
+            dueSeq = s;
+            dueSince = -1;
+        }
+        if (s > low + config.watermarkWindow() || leader(s) == self) {
+            dueSince = -1;
+            return false;
+        }
+        boolean awaited = (s <= neededUpTo) || nextUnassigned() != null;
+        if (!awaited) {
+            dueSince = -1;
+            return false;
+        }
+        if (dueSince < 0) {
+            dueSince = now;
+        }
+        return now - dueSince >= proposeTimeout();
+    }
+
+    private long proposeTimeout() {
+        long mean = 0;
+        int samples = Math.min(proposeDelayCount, DELAY_SAMPLES);
+        for (int i = 0; i < samples; i++) {
+            mean += proposeDelays[i];
+        }
+        mean = samples == 0 ? 0 : (mean + samples - 1) / samples;
+        long base = Math.max(config.proposeTimeoutTicks(), SLOW_FACTOR * mean);
+        return Math.min(base << timeoutLevel, requestTimeout());
+    }
+
+    private void recordProposeDelay(long ticks) {
+        proposeDelays[proposeDelayCount++ % DELAY_SAMPLES] = (int) Math.min(ticks, Integer.MAX_VALUE);
+    }
+
+    /** The leader of instance {@code seq} in the current view, under the configured leader selection. */
+    private int leader(long seq) {
+        return config.leaderSelection() == LeaderSelection.BLACKLIST ? leaders.leader(seq, view, config)
+                : config.leader(seq, view);
+    }
+
+    /** The leader of the pillar's first instance not committed here: whom a view change leaving now blames. */
+    private int suspectOfThisView() {
+        long s = firstAbove(low);
+        while (true) {
+            Slot slot = slots.get(s);
+            if (slot == null || !slot.committed) {
+                return leader(s);
+            }
+            s += config.pillars();
+        }
     }
 
     // ------------------------------------------------------------------ normal case
@@ -500,7 +596,7 @@ public final class PbftPillar implements PbftCore {
         if (!inView(pp.view(), from) || !inWindow(pp.seq())) {
             return;
         }
-        if (config.leader(pp.seq(), view) != from) {
+        if (leader(pp.seq()) != from) {
             // Not from the leader: usable only as a relayed body of a value 2f non-leaders prepared.
             if (!acceptRelayed(pp) && !plausibleRelay(pp)) {
                 refuse(Refusal.WRONG_LEADER);
@@ -593,7 +689,7 @@ public final class PbftPillar implements PbftCore {
         if (slot == null || slot.prePrepare == null || Arrays.equals(slot.prePrepare.digest(), pp.digest())) {
             return true;
         }
-        int leader = config.leader(pp.seq(), view);
+        int leader = leader(pp.seq());
         for (Prepare p : slot.prepares.values()) {
             if (p.replica() != leader && Arrays.equals(p.digest(), pp.digest())) {
                 return true;
@@ -619,7 +715,7 @@ public final class PbftPillar implements PbftCore {
                 || seq <= low || seq > low + config.watermarkWindow()) {
             return false;
         }
-        int leader = config.leader(seq, view);
+        int leader = leader(seq);
         byte[] digest = null;
         Map<String, Integer> counts = new HashMap<>();
         for (Prepare p : slot.prepares.values()) {
@@ -772,6 +868,9 @@ public final class PbftPillar implements PbftCore {
         PrePrepare pp = slot.prePrepare;
         committed(seq, view, pp.request(), pp.digest());
         viewChangeState.viewWorks(); // the next view change starts short again
+        if (++commitsInView >= CLEAN_VIEW_COMMITS) {
+            timeoutLevel = 0; // a clean view: timeouts come down to their base
+        }
     }
 
     private void committed(long seq, long inView, Request request, byte[] digest) {
@@ -872,6 +971,9 @@ public final class PbftPillar implements PbftCore {
     }
 
     private void startViewChange(long target) {
+        if (!changing) {
+            suspect = suspectOfThisView();
+        }
         changing = true;
         List<PrePrepare> prepared = new ArrayList<>();
         List<PrePrepared> prePrepared = new ArrayList<>();
@@ -887,7 +989,8 @@ public final class PbftPillar implements PbftCore {
             q.sort((x, y) -> Long.compare(x.view(), y.view())); // canonical order: the signature covers it
             prePrepared.addAll(q);
         }
-        ViewChange vc = ViewChange.signed(pillar, target, low, checkpoints.stableProof(), prepared, prePrepared, self, auth);
+        ViewChange vc = ViewChange.signed(pillar, target, low, checkpoints.stableProof(), prepared, prePrepared, suspect,
+                leaders, self, auth);
         viewChangeState.start(vc, now);
         multicast(vc);
         tryNewView(target);
@@ -985,8 +1088,20 @@ public final class PbftPillar implements PbftCore {
         }
         viewChangeState.installed(view);
         lastProgress = now; // timers restart in the new view
+        if (commitsInView < CLEAN_VIEW_COMMITS) {
+            timeoutLevel = Math.min(timeoutLevel + 1, MAX_TIMEOUT_LEVEL); // views keep failing: wait longer
+        }
+        commitsInView = 0;
+        dueSince = -1;
         int primary = config.primary(view);
         newViewUpTo = low;
+        long decidedUpTo = newest == null ? 0 : newest.stableSeq(); // from the NEW-VIEW alone: the same everywhere
+        for (PrePrepare pp : nv.prePrepares()) {
+            decidedUpTo = Math.max(decidedUpTo, pp.seq());
+        }
+        if (config.leaderSelection() == LeaderSelection.BLACKLIST) {
+            leaders = LeaderPolicy.agreed(nv.viewChanges(), firstAbove(decidedUpTo), config);
+        }
         for (PrePrepare pp : nv.prePrepares()) {
             newViewUpTo = Math.max(newViewUpTo, pp.seq());
             if (pp.seq() > low && pp.seq() <= low + config.watermarkWindow()) {
@@ -1007,7 +1122,7 @@ public final class PbftPillar implements PbftCore {
         } else {
             for (Slot slot : slots.values()) {
                 // Pre-prepares a NEW-VIEW re-proposed travel only inside it (resent on a late VIEW-CHANGE).
-                if (slot.prePrepare != null && slot.proposer == self && config.leader(slot.prePrepare.seq(), view) == self
+                if (slot.prePrepare != null && slot.proposer == self && leader(slot.prePrepare.seq()) == self
                         && !slot.fromNewView) {
                     multicast(slot.prePrepare);
                 }
@@ -1060,7 +1175,7 @@ public final class PbftPillar implements PbftCore {
         for (Slot slot : slots.values()) {
             PrePrepare pp = slot.prePrepare;
             if (!slot.prepared || now - slot.preparedAt < config.retransmitTicks() || pp == null || slot.fromNewView || pp.seq() <= newViewUpTo || slot.proposer == self
-                    || slot.proposer != config.leader(pp.seq(), view)) {
+                    || slot.proposer != leader(pp.seq())) {
                 continue;
             }
             for (int r : laggards) {
