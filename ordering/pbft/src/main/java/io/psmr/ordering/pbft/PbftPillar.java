@@ -335,6 +335,11 @@ public final class PbftPillar implements PbftCore {
         return view;
     }
 
+    /** Who may lead in the current view: agreed from the NEW-VIEW that started it ({@link LeaderPolicy#NONE} in view 0). */
+    public LeaderPolicy leaders() {
+        return leaders;
+    }
+
     /** Whether a view change is in progress. */
     public boolean isChangingView() {
         return changing;

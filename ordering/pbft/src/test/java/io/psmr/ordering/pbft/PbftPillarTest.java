@@ -183,6 +183,43 @@ class PbftPillarTest {
         assertEquals(List.of(), c.violations);
     }
 
+    /**
+     * Blacklisting: with replica 3 crashed, each pillar changes views once, excludes 3 (all four VIEW-CHANGEs'
+     * suspect), and orders the rest without it; rotating over all replicas keeps changing views at 3's turns.
+     */
+    @Test
+    void aCrashedLeaderCostsOneViewChangePerPillarUnderBlacklisting() {
+        PbftConfig all = new PbftConfig(1, 2, 16, 64, 20, 160, 2, 10, LeaderRotation.ROTATING, 64, 64)
+                .withLeaderSelection(LeaderSelection.ALL_REPLICAS, 4, 64);
+        PbftConfig blacklist = all.withLeaderSelection(LeaderSelection.BLACKLIST, 4, 64);
+        assertEquals(List.of(1L, 1L), viewsAfterACrash(blacklist));
+        List<Long> rotating = viewsAfterACrash(all);
+        assertTrue(rotating.get(0) >= 3 && rotating.get(1) >= 3, "views without blacklisting: " + rotating);
+    }
+
+    /** Orders 40 requests with replica 3 crashed; returns replica 0's view per pillar (every live replica agrees). */
+    private static List<Long> viewsAfterACrash(PbftConfig config) {
+        PbftCluster c = reliable(config);
+        c.crash(3);
+        for (int number = 1; number <= 10; number++) { // each client's numbers in order: one request each at a time
+            for (int client = 0; client < 4; client++) {
+                c.submit(request(client, number), client % 3);
+            }
+            runUntil(c, 20_000, c::allDone);
+        }
+        assertEquals(List.of(), c.violations);
+        for (int r = 0; r < 3; r++) {
+            for (int p = 0; p < 2; p++) {
+                assertEquals(c.replicas[0].pillars[p].view(), c.replicas[r].pillars[p].view(), "replica " + r + " pillar " + p);
+                if (config.leaderSelection() == LeaderSelection.BLACKLIST) {
+                    assertTrue(c.replicas[r].pillars[p].leaders().excluded(3, 40, config),
+                            "replica 3 excluded at replica " + r + " pillar " + p + ": " + c.replicas[r].pillars[p].leaders());
+                }
+            }
+        }
+        return List.of(c.replicas[0].pillars[0].view(), c.replicas[0].pillars[1].view());
+    }
+
     private static ViewChange viewChange(long newView, List<PrePrepare> prepared, List<PrePrepared> prePrepared, int replica) {
         return ViewChange.signed(0, newView, 0, List.of(), prepared, prePrepared, replica, HMAC);
     }
