@@ -201,8 +201,15 @@ public final class ClusterCommand implements Callable<Integer> {
 
         @Option(names = "--leader-rotation", paramLabel = "MODE", defaultValue = "rotating", converter = RotationConverter.class,
                 description = "PBFT only: rotating (COP's block-wise rotation) or fixed leaders (default: ${DEFAULT-VALUE}); "
-                        + "with a replica down, fixed avoids a view change every n-th instance.")
+                        + "fixed gives up COP's spreading of the leaders' work.")
         io.psmr.ordering.pbft.LeaderRotation rotation;
+
+        @Option(names = "--leader-selection", paramLabel = "POLICY", defaultValue = "blacklist",
+                converter = LeaderSelectionConverter.class,
+                description = "PBFT only: blacklist (a leader that f+1 replicas blame for a view change is kept from leading "
+                        + "for a backoff counted in instances, doubling if blamed again) or all (every replica leads in "
+                        + "turn, a faulty one too) (default: ${DEFAULT-VALUE}). Docs: docs/pbft.md (Leader selection).")
+        io.psmr.ordering.pbft.LeaderSelection leaderSelection;
 
         @Option(names = "--byzantine", paramLabel = "replica-N=MODE",
                 description = "PBFT only, TESTING AND DEMONSTRATION ONLY: run replica N as a Byzantine replica on purpose, "
@@ -250,7 +257,7 @@ public final class ClusterCommand implements Callable<Integer> {
                 require(cl, takes(ordering, flag) || !cl.getParseResult().hasMatchedOption(flag), flag + " is a Ring Paxos setting; a "
                         + ordering.cliName() + " cluster has none");
             }
-            for (String flag : new String[] {"--pillars", "--leader-rotation", "--byzantine"}) {
+            for (String flag : new String[] {"--pillars", "--leader-rotation", "--leader-selection", "--byzantine"}) {
                 require(cl, takes(ordering, flag) || !cl.getParseResult().hasMatchedOption(flag), flag + " is a PBFT setting; a "
                         + ordering.cliName() + " cluster has none");
             }
@@ -308,7 +315,7 @@ public final class ClusterCommand implements Callable<Integer> {
         ClusterSpec spec(int n, java.util.Map<String, io.psmr.ordering.pbft.byzantine.ByzantineMode> liars,
                          ClusterSettings settings, List<String> where) {
             return ClusterSpec.of(ordering, n, settings).withAcceptors(acceptors).withHosts(where).withPillars(pillars)
-                    .withRotation(rotation).withByzantine(liars);
+                    .withRotation(rotation).withByzantine(liars).withLeaderSelection(leaderSelection);
         }
 
         /** {@code --byzantine replica-N=MODE...} of a cluster of {@code n} PBFT replicas, checked: node, mode, at most f. */
@@ -576,7 +583,8 @@ public final class ClusterCommand implements Callable<Integer> {
     private static final java.util.Map<String, OrderingBinding.Setting> PROTOCOL_SETTINGS = java.util.Map.of(
             "--acceptors", OrderingBinding.Setting.ACCEPTORS, "--tick", OrderingBinding.Setting.TICK,
             "--client-hosts", OrderingBinding.Setting.CLIENT_HOSTS, "--pillars", OrderingBinding.Setting.PILLARS,
-            "--leader-rotation", OrderingBinding.Setting.LEADER_ROTATION, "--byzantine", OrderingBinding.Setting.BYZANTINE);
+            "--leader-rotation", OrderingBinding.Setting.LEADER_ROTATION, "--leader-selection",
+            OrderingBinding.Setting.LEADER_SELECTION, "--byzantine", OrderingBinding.Setting.BYZANTINE);
 
     /** Whether a cluster of {@code ordering} takes the setting of {@code flag} (none does if it has no binding). */
     private static boolean takes(OrderingProtocol ordering, String flag) {

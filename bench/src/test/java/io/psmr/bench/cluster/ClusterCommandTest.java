@@ -52,6 +52,10 @@ class ClusterCommandTest {
         assertUsage(CliRun.of("cluster", "start", "--dir", dir.toString(), "--ordering", "pbft", "--replicas", "5"),
                 "--replicas of a pbft cluster must be 3f+1 (4, 7, 10, ... 64), got 5");
         assertUsage(CliRun.of("cluster", "start", "--dir", dir.toString(), "--pillars", "2"), "--pillars is a PBFT setting; a ringpaxos cluster has none");
+        assertUsage(CliRun.of("cluster", "start", "--dir", dir.toString(), "--leader-selection", "all"),
+                "--leader-selection is a PBFT setting; a ringpaxos cluster has none");
+        assertUsage(CliRun.of("cluster", "start", "--dir", dir.toString(), "--ordering", "pbft", "--leader-selection", "some"),
+                "--leader-selection must be blacklist or all, got 'some'");
         assertUsage(CliRun.of("cluster", "start", "--dir", dir.toString(), "--ordering", "local"), "--ordering must be ringpaxos, ratis or pbft, got 'local'");
         assertUsage(CliRun.of("cluster", "start", "--dir", dir.toString(), "--ordering", "ratis", "--acceptors", "3"),
                 "--acceptors is a Ring Paxos setting; a ratis cluster has none");

@@ -3,6 +3,7 @@ package io.psmr.kvstore.cluster;
 import io.psmr.kvstore.pbft.PbftClusterSettings;
 import io.psmr.ordering.OrderingProtocol;
 import io.psmr.ordering.pbft.LeaderRotation;
+import io.psmr.ordering.pbft.LeaderSelection;
 import io.psmr.ordering.pbft.byzantine.ByzantineMode;
 import java.util.List;
 import java.util.Map;
@@ -29,10 +30,11 @@ import java.util.function.IntSupplier;
  * @param rotation           PBFT: leader rotation
  * @param checkpointInterval PBFT: delivered instances between checkpoints
  * @param byzantine          PBFT, testing only: replicas Byzantine on purpose, by node name (empty for a correct cluster)
+ * @param leaderSelection    PBFT: which replicas may lead
  */
 public record ClusterSpec(OrderingProtocol ordering, int acceptors, int replicas, ClusterSettings settings,
                           List<String> hosts, List<String> clientHosts, int pillars, LeaderRotation rotation,
-                          int checkpointInterval, Map<String, ByzantineMode> byzantine) {
+                          int checkpointInterval, Map<String, ByzantineMode> byzantine, LeaderSelection leaderSelection) {
 
     /** Checks that the protocol runs as a cluster of processes, and copies the lists. */
     public ClusterSpec {
@@ -42,6 +44,7 @@ public record ClusterSpec(OrderingProtocol ordering, int acceptors, int replicas
         clientHosts = clientHosts == null ? null : List.copyOf(clientHosts);
         Objects.requireNonNull(rotation, "rotation");
         byzantine = Map.copyOf(byzantine);
+        Objects.requireNonNull(leaderSelection, "leaderSelection");
     }
 
     /**
@@ -51,7 +54,7 @@ public record ClusterSpec(OrderingProtocol ordering, int acceptors, int replicas
      */
     public static ClusterSpec of(OrderingProtocol protocol, int replicas, ClusterSettings settings) {
         return new ClusterSpec(protocol, 3, replicas, settings, ClusterLauncher.LOCAL, null, 2, LeaderRotation.ROTATING,
-                PbftClusterSettings.DEFAULT_CHECKPOINT_INTERVAL, Map.of());
+                PbftClusterSettings.DEFAULT_CHECKPOINT_INTERVAL, Map.of(), LeaderSelection.BLACKLIST);
     }
 
     /** A Ring Paxos cluster: {@code acceptors} acceptors (2f+1 tolerate f crashes) and {@code replicas} replicas. */
@@ -72,37 +75,37 @@ public record ClusterSpec(OrderingProtocol ordering, int acceptors, int replicas
     /** This spec with {@code n} Ring Paxos acceptors. */
     public ClusterSpec withAcceptors(int n) {
         return new ClusterSpec(ordering, n, replicas, settings, hosts, clientHosts, pillars, rotation, checkpointInterval,
-                byzantine);
+                byzantine, leaderSelection);
     }
 
     /** This spec with the nodes round-robin on {@code newHosts}. */
     public ClusterSpec withHosts(List<String> newHosts) {
         return new ClusterSpec(ordering, acceptors, replicas, settings, newHosts, clientHosts, pillars, rotation,
-                checkpointInterval, byzantine);
+                checkpointInterval, byzantine, leaderSelection);
     }
 
     /** This spec with Ring Paxos' proposer slots round-robin on {@code newClientHosts} (null: the first host). */
     public ClusterSpec withClientHosts(List<String> newClientHosts) {
         return new ClusterSpec(ordering, acceptors, replicas, settings, hosts, newClientHosts, pillars, rotation,
-                checkpointInterval, byzantine);
+                checkpointInterval, byzantine, leaderSelection);
     }
 
     /** This spec with {@code n} PBFT pillars per replica. */
     public ClusterSpec withPillars(int n) {
         return new ClusterSpec(ordering, acceptors, replicas, settings, hosts, clientHosts, n, rotation, checkpointInterval,
-                byzantine);
+                byzantine, leaderSelection);
     }
 
     /** This spec with PBFT leaders rotating as {@code newRotation} says. */
     public ClusterSpec withRotation(LeaderRotation newRotation) {
         return new ClusterSpec(ordering, acceptors, replicas, settings, hosts, clientHosts, pillars, newRotation,
-                checkpointInterval, byzantine);
+                checkpointInterval, byzantine, leaderSelection);
     }
 
     /** This spec with a PBFT checkpoint every {@code instances} delivered instances. */
     public ClusterSpec withCheckpointInterval(int instances) {
         return new ClusterSpec(ordering, acceptors, replicas, settings, hosts, clientHosts, pillars, rotation, instances,
-                byzantine);
+                byzantine, leaderSelection);
     }
 
     /**
@@ -111,7 +114,13 @@ public record ClusterSpec(OrderingProtocol ordering, int acceptors, int replicas
      */
     public ClusterSpec withByzantine(Map<String, ByzantineMode> modes) {
         return new ClusterSpec(ordering, acceptors, replicas, settings, hosts, clientHosts, pillars, rotation,
-                checkpointInterval, modes);
+                checkpointInterval, modes, leaderSelection);
+    }
+
+    /** This spec with PBFT leaders chosen as {@code selection} says. */
+    public ClusterSpec withLeaderSelection(LeaderSelection selection) {
+        return new ClusterSpec(ordering, acceptors, replicas, settings, hosts, clientHosts, pillars, rotation,
+                checkpointInterval, byzantine, selection);
     }
 
     /** The binding of this spec's protocol. */

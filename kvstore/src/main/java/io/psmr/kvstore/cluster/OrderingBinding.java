@@ -65,6 +65,8 @@ public interface OrderingBinding {
         PILLARS,
         /** PBFT leader rotation ({@link ClusterSpec#rotation()}). */
         LEADER_ROTATION,
+        /** PBFT leader selection ({@link ClusterSpec#leaderSelection()}). */
+        LEADER_SELECTION,
         /** Replicas Byzantine on purpose ({@link ClusterSpec#byzantine()}), a testing tool. */
         BYZANTINE
     }

@@ -49,7 +49,7 @@ public final class PbftBinding implements OrderingBinding {
 
     @Override
     public Set<Setting> settings() {
-        return EnumSet.of(Setting.PILLARS, Setting.LEADER_ROTATION, Setting.BYZANTINE);
+        return EnumSet.of(Setting.PILLARS, Setting.LEADER_ROTATION, Setting.LEADER_SELECTION, Setting.BYZANTINE);
     }
 
     /** Replicas of a new cluster when none are asked for: 3f+1 with f = 1. */
@@ -78,7 +78,8 @@ public final class PbftBinding implements OrderingBinding {
         }
         int f = (replicas - 1) / 3;
         List<List<Integer>> placeholder = Collections.nCopies(replicas, Collections.nCopies(spec.pillars(), 1));
-        new PbftClusterSettings(f, spec.pillars(), spec.rotation(), placeholder, spec.checkpointInterval(), spec.byzantine());
+        new PbftClusterSettings(f, spec.pillars(), spec.rotation(), placeholder, spec.checkpointInterval(), spec.byzantine(),
+                spec.leaderSelection());
     }
 
     @Override
@@ -104,7 +105,7 @@ public final class PbftBinding implements OrderingBinding {
         }
         return new ClusterDescriptor(ClusterDescriptor.VERSION, OrderingProtocol.PBFT, null, spec.settings(), nodes, List.of(),
                 null, new PbftClusterSettings(f, spec.pillars(), spec.rotation(), pillarPorts, spec.checkpointInterval(),
-                spec.byzantine()));
+                spec.byzantine(), spec.leaderSelection()));
     }
 
     @Override

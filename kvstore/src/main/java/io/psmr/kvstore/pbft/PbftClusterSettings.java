@@ -3,6 +3,7 @@ package io.psmr.kvstore.pbft;
 import io.psmr.ordering.pbft.LeaderRotation;
 import io.psmr.ordering.pbft.PbftConfig;
 import com.fasterxml.jackson.annotation.JsonInclude;
+import io.psmr.ordering.pbft.LeaderSelection;
 import io.psmr.ordering.pbft.byzantine.ByzantineMode;
 import java.util.Collections;
 import java.util.List;
@@ -24,13 +25,22 @@ import java.util.TreeMap;
  * @param byzantine   <b>testing only</b>: replicas that are Byzantine on purpose, by node name ({@code replica-N}), with
  *                    their mode ({@code --byzantine replica-N=MODE}); at most f of them; empty (and left out of the
  *                    file) for a correct cluster
+ * @param leaderSelection which replicas may lead: {@code BLACKLIST} (suspected leaders kept out for a backoff) or
+ *                    {@code ALL_REPLICAS}; absent in a cluster.json: {@code BLACKLIST}
  */
 public record PbftClusterSettings(int f, int pillars, LeaderRotation rotation, List<List<Integer>> pillarPorts,
                                   int checkpointInterval,
-                                  @JsonInclude(JsonInclude.Include.NON_EMPTY) Map<String, ByzantineMode> byzantine) {
+                                  @JsonInclude(JsonInclude.Include.NON_EMPTY) Map<String, ByzantineMode> byzantine,
+                                  LeaderSelection leaderSelection) {
 
     /** Delivered instances between checkpoints by default (as a Ring Paxos replica's). */
     public static final int DEFAULT_CHECKPOINT_INTERVAL = 512;
+
+    /** With the blacklist leader selection. */
+    public PbftClusterSettings(int f, int pillars, LeaderRotation rotation, List<List<Integer>> pillarPorts,
+                               int checkpointInterval, Map<String, ByzantineMode> byzantine) {
+        this(f, pillars, rotation, pillarPorts, checkpointInterval, byzantine, LeaderSelection.BLACKLIST);
+    }
 
     /** A cluster of correct replicas only, with the default checkpoint interval. */
     public PbftClusterSettings(int f, int pillars, LeaderRotation rotation, List<List<Integer>> pillarPorts) {
@@ -60,6 +70,7 @@ public record PbftClusterSettings(int f, int pillars, LeaderRotation rotation, L
                     + checkpointInterval);
         }
         byzantine = byzantine == null ? Map.of() : Collections.unmodifiableMap(new TreeMap<>(byzantine));
+        leaderSelection = leaderSelection == null ? LeaderSelection.BLACKLIST : leaderSelection; // absent in older files
         if (byzantine.size() > f) {
             throw new IllegalArgumentException("pbft.byzantine names " + byzantine.size() + " replicas; f = " + f
                     + " tolerates at most " + f);
@@ -114,7 +125,7 @@ public record PbftClusterSettings(int f, int pillars, LeaderRotation rotation, L
         } else {
             changed.remove(name);
         }
-        return new PbftClusterSettings(f, pillars, rotation, pillarPorts, checkpointInterval, changed);
+        return new PbftClusterSettings(f, pillars, rotation, pillarPorts, checkpointInterval, changed, leaderSelection);
     }
 
     /** n = 3f + 1. */
@@ -131,7 +142,7 @@ public record PbftClusterSettings(int f, int pillars, LeaderRotation rotation, L
         PbftConfig d = EmbeddedPbftCluster.config(f, pillars, rotation);
         return new PbftConfig(d.f(), d.pillars(), 1, Math.max(d.watermarkWindow(), 2L * checkpointInterval * pillars),
                 d.requestTimeoutTicks(), d.maxViewChangeTimeoutTicks(), d.emptyInstanceDelayTicks(), d.retransmitTicks(),
-                d.leaderRotation(), d.maxRequestBytes(), d.maxPendingRequests(), d.leaderSelection(),
+                d.leaderRotation(), d.maxRequestBytes(), d.maxPendingRequests(), leaderSelection,
                 d.proposeTimeoutTicks(), d.leaderBackoffInstances());
     }
 }
