@@ -50,7 +50,7 @@ class ByzantinePillarNetworkTest {
     static final Authenticator OWN = new HmacAuthenticator(KEYS.restrictedTo(BYZANTINE));
 
     /** Records what reaches the wire, round-tripped through the frame codec. */
-    static final class Wire implements PillarNetwork {
+    static class Wire implements PillarNetwork {
         final List<PbftEnvelope> sent = new ArrayList<>();
 
         @Override
@@ -401,6 +401,41 @@ class ByzantinePillarNetworkTest {
         net.send(in.get(1)); // a PRE-PREPARE after close goes to the delegate, which drops it when closed itself
         assertEquals(allBut(in).size() + 1, wire.sent.size());
         new ByzantinePillarNetwork(wire, BYZANTINE, ByzantineMode.SLOW_LEADER, CONFIG, TICK_NANOS, OWN, SEED).close();
+    }
+
+    /** The real timer: held PRE-PREPAREs go out, in order, on the network's own named daemon thread. */
+    @Test
+    void aSlowLeaderSendsWhatItHeldOnItsOwnDaemonThread() throws InterruptedException {
+        List<PbftEnvelope> in = traffic(4);
+        List<PbftEnvelope> held = prePrepares(in);
+        java.util.concurrent.CountDownLatch released = new java.util.concurrent.CountDownLatch(held.size());
+        List<PbftEnvelope> late = java.util.Collections.synchronizedList(new ArrayList<>());
+        Set<String> threads = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        Wire wire = new Wire() {
+            @Override
+            public boolean send(PbftEnvelope envelope) {
+                if (envelope.message() instanceof PrePrepare) {
+                    Thread t = Thread.currentThread();
+                    threads.add(t.getName() + (t.isDaemon() ? " (daemon)" : ""));
+                    late.add(envelope);
+                    released.countDown();
+                    return true;
+                }
+                return super.send(envelope);
+            }
+        };
+        // A 1 µs tick: the delay is 180 µs, so the test waits for the releases, not for a clock.
+        try (ByzantinePillarNetwork net = new ByzantinePillarNetwork(wire, BYZANTINE, ByzantineMode.SLOW_LEADER, CONFIG,
+                1_000L, OWN, SEED)) {
+            for (PbftEnvelope e : in) {
+                assertTrue(net.send(e));
+            }
+            assertSameEnvelopes(allBut(in), wire.sent, "everything else at once, on the caller");
+            assertTrue(released.await(30, java.util.concurrent.TimeUnit.SECONDS), "released " + late.size() + " of " + held.size());
+            assertEquals(Set.of("psmr-pbft-slow-leader-replica-0 (daemon)"), threads);
+            assertSameEnvelopes(held, List.copyOf(late), "in the order held");
+            assertEquals(held.size(), net.delayed());
+        }
     }
 
     @Test
