@@ -21,7 +21,6 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Random;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
@@ -177,7 +176,6 @@ public final class ByzantinePillarNetwork implements PillarNetwork, AutoCloseabl
             return t;
         });
         executor.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
-        executor.setRemoveOnCancelPolicy(true);
         return new Scheduler() {
             @Override
             public void schedule(Runnable task, long delay) {
