@@ -214,7 +214,7 @@ public final class ClusterCommand implements Callable<Integer> {
         @Option(names = "--byzantine", paramLabel = "replica-N=MODE",
                 description = "PBFT only, TESTING AND DEMONSTRATION ONLY: run replica N as a Byzantine replica on purpose, "
                         + "at most f of them (repeat the flag); MODE: silent, equivocating-leader, forged-macs, wrong-digests, "
-                        + "replays, lying-view-change, wrong-checkpoints, foreign-empties or wrong-replies. Kept in "
+                        + "replays, lying-view-change, wrong-checkpoints, foreign-empties, slow-leader or wrong-replies. Kept in "
                         + "cluster.json (restart keeps it); shown by cluster status.")
         List<String> byzantine = List.of();
 

@@ -37,7 +37,7 @@ class ClusterByzantineUsageTest {
                 "--byzantine: no replica 'acceptor-0' in a cluster of 4 (replica-1 to replica-4)");
         assertUsage(start("--ordering", "pbft", "--byzantine", "replica-2=evil"),
                 "--byzantine replica-2: unknown Byzantine mode 'evil'; the modes are silent, equivocating-leader, forged-macs,"
-                        + " wrong-digests, replays, lying-view-change, wrong-checkpoints, foreign-empties, wrong-replies");
+                        + " wrong-digests, replays, lying-view-change, wrong-checkpoints, foreign-empties, slow-leader, wrong-replies");
         assertUsage(start("--ordering", "pbft", "--byzantine", "replica-2"), "--byzantine must be replica-N=MODE, got 'replica-2'");
         assertUsage(start("--ordering", "pbft", "--byzantine", "replica-2=silent", "--byzantine", "replica-3=replays"),
                 "--byzantine names 2 replicas, but 4 replicas tolerate f = 1 Byzantine ones");

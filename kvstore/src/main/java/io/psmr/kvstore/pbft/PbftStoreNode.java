@@ -148,11 +148,13 @@ public final class PbftStoreNode implements AutoCloseable {
                 cores.add(new PbftPillar(config, replica, p, auth));
             }
             PillarNetwork network = t;
+            PbftReplicaNode.Settings settings = PbftReplicaNode.Settings.defaults();
             if (byzantine != null && byzantine.rewritesEnvelopes()) {
-                lying = new ByzantinePillarNetwork(t, replica, byzantine, config, auth, replica); // seed: the replica id
+                lying = new ByzantinePillarNetwork(t, replica, byzantine, config, settings.tickNanos(), auth,
+                        replica); // seed: the replica id
                 network = lying;
             }
-            n = new PbftReplicaNode(replica, config, cores, network, b.sink(), PbftReplicaNode.Settings.defaults(),
+            n = new PbftReplicaNode(replica, config, cores, network, b.sink(), settings,
                     System::nanoTime, checkpoints == null ? null : new PbftReplicaNode.AppCheckpoints(checkpoints.pbft(),
                     resume, checkpoints.adopt()));
             n.start();
@@ -181,6 +183,9 @@ public final class PbftStoreNode implements AutoCloseable {
             }
             if (n != null) {
                 n.close();
+            }
+            if (lying != null) {
+                lying.close();
             }
             if (t != null) {
                 t.close();
@@ -305,7 +310,7 @@ public final class PbftStoreNode implements AutoCloseable {
             return null;
         }
         String did = lyingNetwork != null ? "envelopes changed " + lyingNetwork.changed() + ", withheld "
-                + lyingNetwork.withheld() + ", added " + lyingNetwork.added()
+                + lyingNetwork.withheld() + ", added " + lyingNetwork.added() + ", delayed " + lyingNetwork.delayed()
                 : "replies forged " + (forgedReplies == null ? 0 : forgedReplies.forged());
         return "BYZANTINE (testing tool): " + byzantine.cliName() + "; " + did;
     }
@@ -321,7 +326,10 @@ public final class PbftStoreNode implements AutoCloseable {
         return new Status(node.pillars(), transport.stats(), proposals.refusals());
     }
 
-    /** Closes the proposal port, the store replica, the reply server, the broadcast, the replica and its transport. */
+    /**
+     * Closes the proposal port, the store replica, the reply server, the broadcast, the replica, its Byzantine network
+     * if any, and its transport.
+     */
     @Override
     public void close() {
         proposals.close();
@@ -329,6 +337,9 @@ public final class PbftStoreNode implements AutoCloseable {
         replies.close();
         broadcast.close();
         node.close();
+        if (lyingNetwork != null) {
+            lyingNetwork.close();
+        }
         transport.close();
     }
 

@@ -11,7 +11,9 @@ import java.util.List;
  * signs with {@link ChecksumAuthenticator#signingOnlyFor} its own replica (enforced: it cannot sign as another).
  *
  * <p>{@link #refusedAs} names the refusals that show the attack reached correct replicas and was
- * refused; the campaign asserts that, summed over its seeds, at least one of them was counted.
+ * refused; the campaign asserts that, summed over its seeds, at least one of them was counted. An attack
+ * that nobody can refuse has none: {@link #SLOW_LEADER}'s every message is correct, so the campaign
+ * asserts instead, per run, that it held PRE-PREPAREs of instances it led.
  */
 enum ByzantineBehaviour {
     /** Sends nothing at all (as a leader: correct replicas must change views away from it). */
@@ -56,7 +58,13 @@ enum ByzantineBehaviour {
     /** CHECKPOINTs with a wrong state digest, far-future ones, ones at non-checkpoint numbers, made-up signatures. */
     WRONG_CHECKPOINTS(List.of(Refusal.CHECKPOINT_MISMATCH, Refusal.BAD_CHECKPOINT, Refusal.BAD_SIGNATURE)),
     /** EMPTY PRE-PREPAREs for instances it does not lead or of another pillar. */
-    EMPTY_NOT_OWNED(List.of(Refusal.WRONG_LEADER, Refusal.WRONG_PILLAR));
+    EMPTY_NOT_OWNED(List.of(Refusal.WRONG_LEADER, Refusal.WRONG_PILLAR)),
+    /**
+     * Runs the protocol correctly but, as Aardvark's slow primary, holds each PRE-PREPARE it sends for
+     * just under the request timeout ({@link ByzantineNetwork#slowLeaderDelayTicks}) before it goes on the
+     * wire. Nothing to refuse.
+     */
+    SLOW_LEADER(List.of());
 
     private final List<Refusal> refusedAs;
 
@@ -72,6 +80,6 @@ enum ByzantineBehaviour {
     /** Whether the behaviour attacks as a leader, so the Byzantine replica is replica 0 (the primary of view 0). */
     boolean leadsFirst() {
         return this == SILENT || this == EQUIVOCATING_LEADER || this == SPLITTING_LEADER || this == WRONG_DIGESTS || this == FORGED_MACS
-                || this == LYING_PREPARED || this == FORGED_NEW_VIEW;
+                || this == LYING_PREPARED || this == FORGED_NEW_VIEW || this == SLOW_LEADER;
     }
 }

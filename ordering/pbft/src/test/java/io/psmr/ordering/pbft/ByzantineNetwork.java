@@ -8,6 +8,7 @@ import io.psmr.ordering.pbft.PbftMessage.NewView;
 import io.psmr.ordering.pbft.PbftMessage.PrePrepared;
 import io.psmr.ordering.pbft.PbftMessage.Request;
 import io.psmr.ordering.pbft.PbftMessage.ViewChange;
+import io.psmr.ordering.pbft.byzantine.ByzantinePillarNetwork;
 import io.psmr.ordering.protocol.sim.SimulatedNetwork;
 import java.util.ArrayList;
 import java.util.List;
@@ -78,6 +79,8 @@ class ByzantineNetwork extends SimulatedNetwork<PbftEnvelope> {
     private boolean healed;
     private final java.util.Set<Split> splits = new java.util.HashSet<>();
     private final List<Held> held = new ArrayList<>();
+    /** PRE-PREPAREs a {@link ByzantineBehaviour#SLOW_LEADER} held back. */
+    private long delayed;
 
     ByzantineNetwork(Random random, int byzantine, ByzantineBehaviour behaviour, PbftConfig config, Authenticator auth) {
         super(random, PbftEnvelope::from, PbftEnvelope::to);
@@ -112,8 +115,28 @@ class ByzantineNetwork extends SimulatedNetwork<PbftEnvelope> {
         learnRequests(e);
         for (PbftEnvelope out : rewrite(e)) {
             remember(sentByMe, out);
+            if (behaviour == ByzantineBehaviour.SLOW_LEADER && out.message() instanceof PrePrepare) {
+                // Released by tick in the order held: every one waits the same number of ticks.
+                held.add(new Held(now + slowLeaderDelayTicks(config), out));
+                delayed++;
+                continue;
+            }
             super.transmit(out, now);
         }
+    }
+
+    /**
+     * How many ticks a {@link ByzantineBehaviour#SLOW_LEADER} holds each PRE-PREPARE: the process mode's
+     * fraction ({@link ByzantinePillarNetwork#SLOW_LEADER_TIMEOUT_FRACTION}) of {@code requestTimeoutTicks},
+     * at least 1.
+     */
+    static long slowLeaderDelayTicks(PbftConfig config) {
+        return Math.max(1, (long) (config.requestTimeoutTicks() * ByzantinePillarNetwork.SLOW_LEADER_TIMEOUT_FRACTION));
+    }
+
+    /** PRE-PREPAREs a {@link ByzantineBehaviour#SLOW_LEADER} held back so far. */
+    long delayed() {
+        return delayed;
     }
 
     @Override

@@ -29,6 +29,12 @@ public enum ByzantineMode {
     WRONG_CHECKPOINTS("wrong-checkpoints", "sends wrong, far-future and badly signed CHECKPOINTs"),
     /** EMPTY PRE-PREPAREs for instances it does not lead, and for another pillar's instances. */
     FOREIGN_EMPTIES("foreign-empties", "pre-prepares EMPTY for instances it does not lead or of another pillar"),
+    /**
+     * Runs the protocol correctly, but holds every PRE-PREPARE it sends for just under the view-change timeout
+     * ({@link ByzantinePillarNetwork#SLOW_LEADER_TIMEOUT_FRACTION} of {@code requestTimeoutTicks}) before it goes out,
+     * as Aardvark's slow primary does: slow enough to cost throughput, never slow enough to trip a fixed timeout.
+     */
+    SLOW_LEADER("slow-leader", "as a leader, holds each pre-prepare for just under the view-change timeout"),
     /** Orders correctly, but forges the results of the replies it sends to clients (the store's reply path). */
     WRONG_REPLIES("wrong-replies", "orders correctly but forges the results it replies to clients");
 
@@ -50,7 +56,10 @@ public enum ByzantineMode {
         return description;
     }
 
-    /** Whether the mode rewrites the replica's PBFT envelopes ({@link ByzantinePillarNetwork}); all but wrong-replies. */
+    /**
+     * Whether the mode acts on the replica's PBFT envelopes ({@link ByzantinePillarNetwork}: rewrites, drops, adds or
+     * delays them); all but wrong-replies.
+     */
     public boolean rewritesEnvelopes() {
         return this != WRONG_REPLIES;
     }

@@ -20,6 +20,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Random;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -40,15 +43,47 @@ import java.util.concurrent.atomic.LongAdder;
  * <p><b>Determinism.</b> Each pillar has its own adversary, seeded from {@code seed} and the pillar number, so the same
  * sequence of sends on a pillar gives the same sequence of lies.
  *
+ * <p><b>Slow leader.</b> {@link ByzantineMode#SLOW_LEADER} changes no envelope: it holds each PRE-PREPARE this replica
+ * sends for {@link #slowLeaderDelayNanos} ({@link #SLOW_LEADER_TIMEOUT_FRACTION} of the request timeout) and then
+ * sends it unchanged; everything else goes out at once. Each pillar holds at most {@link #slowLeaderBound} of them
+ * (one per sequence number of its share of the watermark window); one more is sent at once, not queued.
+ *
  * <p><b>Threads.</b> As {@link PillarNetwork}: {@link #send} is called only by the agent of the envelope's pillar, and
- * each pillar's adversary state is touched only there; the counters may be read from any thread.
+ * each pillar's adversary state is touched only there; the counters may be read from any thread. In
+ * {@link ByzantineMode#SLOW_LEADER} one more thread sends: the network's own timer, a single daemon thread named
+ * {@code psmr-pbft-slow-leader-replica-N}, started with the first held PRE-PREPARE and stopped by {@link #close()}. It
+ * holds nothing but each pillar's bounded queue of held envelopes (the pillar's agent offers, the timer polls) and
+ * calls the delegate's {@link PillarNetwork#send} for them, so <b>the delegate's {@code send} must be safe from a
+ * second thread</b>: it is for {@code PbftNettyTransport} (a multi-producer send queue per connection, see its
+ * Javadoc) and {@link io.psmr.ordering.pbft.LoopbackNetwork} (any thread). The timer runs one task per held envelope,
+ * in the order they were held, and each sends the oldest envelope of its pillar, so a pillar's PRE-PREPAREs go out in
+ * the order it made them; only one sent at once over the bound overtakes those held.
  */
-public final class ByzantinePillarNetwork implements PillarNetwork {
+public final class ByzantinePillarNetwork implements PillarNetwork, AutoCloseable {
 
     /** Old envelopes and seen requests each pillar's adversary remembers (bounded). */
     static final int MEMORY = 256;
     /** Requests remembered for equivocation and lies. */
     static final int REQUESTS = 64;
+    /**
+     * How long {@link ByzantineMode#SLOW_LEADER} holds a PRE-PREPARE, as a fraction of the request (view-change)
+     * timeout: 0.9, as Aardvark's slow primary stays just under the timeout, leaving a tenth of it for the PREPARE and
+     * COMMIT rounds so that the instance still commits before the backups give up on it. View-change timeouts only
+     * grow from {@code requestTimeoutTicks}, so the delay stays under every timeout of the protocol.
+     */
+    public static final double SLOW_LEADER_TIMEOUT_FRACTION = 0.9;
+
+    /**
+     * When the slow leader's held envelopes go out: runs {@code task} after {@code delayNanos}, tasks of equal delays in
+     * the order they were scheduled, all on one thread. May refuse tasks once closed. Tests drive it by hand.
+     */
+    interface Scheduler {
+        /** Runs {@code task} after {@code delayNanos} on the scheduler's thread; never blocks. */
+        void schedule(Runnable task, long delayNanos);
+
+        /** Stops running tasks; tasks not yet run are dropped. */
+        void close();
+    }
 
     private final PillarNetwork delegate;
     private final int self;
@@ -59,17 +94,33 @@ public final class ByzantinePillarNetwork implements PillarNetwork {
     private final LongAdder changed = new LongAdder();
     private final LongAdder withheld = new LongAdder();
     private final LongAdder added = new LongAdder();
+    private final LongAdder delayed = new LongAdder();
+    /** The slow leader's held PRE-PREPAREs per pillar (its agent offers, the scheduler polls); null in other modes. */
+    private final BoundedQueue<PbftEnvelope>[] held;
+    private final long delayNanos;
+    private final Scheduler scheduler;
+    private volatile boolean closed;
 
     /**
-     * @param delegate the real network
-     * @param self     this replica's id; envelopes from anyone else pass unchanged
-     * @param mode     what to do; {@link ByzantineMode#WRONG_REPLIES} leaves every envelope as it is
-     * @param config   the cluster's PBFT configuration
-     * @param auth     this replica's own keys (MACs and signatures as itself)
-     * @param seed     the adversary's seed
+     * @param delegate  the real network; in {@link ByzantineMode#SLOW_LEADER} its {@code send} must be safe from a
+     *                  second thread (see the class Javadoc)
+     * @param self      this replica's id; envelopes from anyone else pass unchanged
+     * @param mode      what to do; {@link ByzantineMode#WRONG_REPLIES} leaves every envelope as it is
+     * @param config    the cluster's PBFT configuration
+     * @param tickNanos the length of the replica's protocol tick ({@code PbftReplicaNode.Settings#tickNanos()}), which
+     *                  turns {@code requestTimeoutTicks} into a delay for {@link ByzantineMode#SLOW_LEADER}
+     * @param auth      this replica's own keys (MACs and signatures as itself)
+     * @param seed      the adversary's seed
      */
-    public ByzantinePillarNetwork(PillarNetwork delegate, int self, ByzantineMode mode, PbftConfig config,
+    public ByzantinePillarNetwork(PillarNetwork delegate, int self, ByzantineMode mode, PbftConfig config, long tickNanos,
                                   Authenticator auth, long seed) {
+        this(delegate, self, mode, config, tickNanos, auth, seed,
+                mode == ByzantineMode.SLOW_LEADER ? timer("psmr-pbft-slow-leader-replica-" + self) : null);
+    }
+
+    /** As the public constructor, with the slow leader's {@code scheduler} given (null outside slow-leader mode). */
+    ByzantinePillarNetwork(PillarNetwork delegate, int self, ByzantineMode mode, PbftConfig config, long tickNanos,
+                           Authenticator auth, long seed, Scheduler scheduler) {
         this.delegate = Objects.requireNonNull(delegate, "delegate");
         this.mode = Objects.requireNonNull(mode, "mode");
         this.config = Objects.requireNonNull(config, "config");
@@ -77,11 +128,65 @@ public final class ByzantinePillarNetwork implements PillarNetwork {
         if (self < 0 || self >= config.replicaCount()) {
             throw new IllegalArgumentException("replica " + self + " is not one of the " + config.replicaCount());
         }
+        if (tickNanos < 1) {
+            throw new IllegalArgumentException("tickNanos must be at least 1: " + tickNanos);
+        }
         this.self = self;
         this.adversaries = new Adversary[config.pillars()];
         for (int p = 0; p < adversaries.length; p++) {
             adversaries[p] = new Adversary(p, new Random(seed * 1_000_003L + p));
         }
+        this.delayNanos = slowLeaderDelayNanos(config, tickNanos);
+        if (mode == ByzantineMode.SLOW_LEADER) {
+            this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
+            @SuppressWarnings("unchecked")
+            BoundedQueue<PbftEnvelope>[] queues = new BoundedQueue[config.pillars()];
+            for (int p = 0; p < queues.length; p++) {
+                queues[p] = new BoundedQueue<>("replica-" + self + "/pillar-" + p + " held pre-prepares",
+                        slowLeaderBound(config));
+            }
+            this.held = queues;
+        } else {
+            this.scheduler = null;
+            this.held = null;
+        }
+    }
+
+    /**
+     * How long {@link ByzantineMode#SLOW_LEADER} holds each PRE-PREPARE: {@link #SLOW_LEADER_TIMEOUT_FRACTION} ×
+     * {@code requestTimeoutTicks} × {@code tickNanos}.
+     */
+    public static long slowLeaderDelayNanos(PbftConfig config, long tickNanos) {
+        return (long) (config.requestTimeoutTicks() * (double) tickNanos * SLOW_LEADER_TIMEOUT_FRACTION);
+    }
+
+    /**
+     * The most PRE-PREPARE envelopes {@link ByzantineMode#SLOW_LEADER} holds per pillar: L / Np, the pillar's share of
+     * the watermark window (at least 1).
+     */
+    public static int slowLeaderBound(PbftConfig config) {
+        return (int) Math.max(1, Math.min(Integer.MAX_VALUE, config.watermarkWindow() / config.pillars()));
+    }
+
+    /** The slow leader's timer: one named daemon thread, started with the first task. */
+    private static Scheduler timer(String name) {
+        ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, r -> {
+            Thread t = new Thread(r, name);
+            t.setDaemon(true);
+            return t;
+        });
+        executor.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+        return new Scheduler() {
+            @Override
+            public void schedule(Runnable task, long delay) {
+                executor.schedule(task, delay, TimeUnit.NANOSECONDS);
+            }
+
+            @Override
+            public void close() {
+                executor.shutdownNow();
+            }
+        };
     }
 
     /** The mode. */
@@ -104,6 +209,11 @@ public final class ByzantinePillarNetwork implements PillarNetwork {
         return added.sum();
     }
 
+    /** PRE-PREPARE envelopes held back by {@link ByzantineMode#SLOW_LEADER} (sent since, or still held). */
+    public long delayed() {
+        return delayed.sum();
+    }
+
     /**
      * Sends what the mode makes of {@code envelope} (possibly nothing, possibly several envelopes). Called on the
      * agent thread of its pillar; never blocks.
@@ -116,12 +226,53 @@ public final class ByzantinePillarNetwork implements PillarNetwork {
                 || envelope.pillar() >= adversaries.length) {
             return delegate.send(envelope);
         }
+        if (mode == ByzantineMode.SLOW_LEADER) {
+            return envelope.message() instanceof PrePrepare ? hold(envelope) : delegate.send(envelope);
+        }
         List<PbftEnvelope> out = adversaries[envelope.pillar()].rewrite(envelope);
         boolean ok = true;
         for (PbftEnvelope e : out) {
             ok &= delegate.send(e);
         }
         return ok;
+    }
+
+    /**
+     * Holds {@code envelope} for {@link #slowLeaderDelayNanos}, or sends it at once if its pillar already holds
+     * {@link #slowLeaderBound} or the network is closed. The pillar's agent thread.
+     */
+    private boolean hold(PbftEnvelope envelope) {
+        BoundedQueue<PbftEnvelope> queue = held[envelope.pillar()];
+        if (closed || !queue.offer(envelope)) {
+            return delegate.send(envelope);
+        }
+        delayed.increment();
+        try {
+            scheduler.schedule(() -> release(queue), delayNanos);
+        } catch (RejectedExecutionException e) {
+            // closed meanwhile: the envelope is dropped with the rest of what is held
+        }
+        return true;
+    }
+
+    /** Sends the oldest envelope {@code queue} holds. The scheduler's thread. */
+    private void release(BoundedQueue<PbftEnvelope> queue) {
+        PbftEnvelope e = queue.poll();
+        if (e != null && !closed) {
+            delegate.send(e);
+        }
+    }
+
+    /**
+     * Stops the slow leader's timer; what it still holds is never sent (as if lost with the process). Does not close
+     * the delegate. Any thread; idempotent.
+     */
+    @Override
+    public void close() {
+        closed = true;
+        if (scheduler != null) {
+            scheduler.close();
+        }
     }
 
     @Override
@@ -142,7 +293,7 @@ public final class ByzantinePillarNetwork implements PillarNetwork {
     @Override
     public String toString() {
         return "ByzantinePillarNetwork[replica " + self + ", " + mode.cliName() + ", changed " + changed() + ", withheld "
-                + withheld() + ", added " + added() + "]";
+                + withheld() + ", added " + added() + ", delayed " + delayed() + "]";
     }
 
     /** One pillar's adversary: its random, what it remembers, what it saw of its pillar. Single-threaded. */

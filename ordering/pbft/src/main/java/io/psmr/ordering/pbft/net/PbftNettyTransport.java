@@ -51,6 +51,8 @@ import org.slf4j.LoggerFactory;
  * <h2>Threads</h2>
  * {@link #send} on the agent thread of the envelope's pillar; {@link #submit}, {@link #stats()},
  * {@link #localAddress}, {@link #close()} from any thread; the inboxes have one consumer each, the pillar's agent.
+ * {@link #send} is also safe from another thread (each connection's send queue takes many producers): the slow-leader
+ * timer of {@code io.psmr.ordering.pbft.byzantine.ByzantinePillarNetwork} relies on it.
  */
 public final class PbftNettyTransport implements PillarNetwork, RequestIntake, AutoCloseable {
 
@@ -124,8 +126,9 @@ public final class PbftNettyTransport implements PillarNetwork, RequestIntake, A
     }
 
     /**
-     * Queues {@code envelope} on the private connection of its pillar to its receiver, or drops it (counted). Call on
-     * the agent thread of {@code envelope.pillar()} only; never blocks.
+     * Queues {@code envelope} on the private connection of its pillar to its receiver, or drops it (counted). Called
+     * on the agent thread of {@code envelope.pillar()}; safe from another thread too (see the class Javadoc); never
+     * blocks.
      */
     @Override
     public boolean send(PbftEnvelope envelope) {

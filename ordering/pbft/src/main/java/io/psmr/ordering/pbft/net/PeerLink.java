@@ -30,7 +30,8 @@ import org.slf4j.LoggerFactory;
  * shortest delay forever, and the peer never answers a hello. So the backoff is reset only once a connection has
  * stayed up for the policy's maximum delay.
  *
- * <p>Threads: {@link #offer} on the owning pillar's agent thread only (single writer, COP §4.2.3); {@link #start},
+ * <p>Threads: {@link #offer} on the owning pillar's agent thread (single writer, COP §4.2.3), but safe from others
+ * too (the queue takes many producers, the flush flag is a CAS); {@link #start},
  * the writes and the listener on the pillar's event loop; {@link #isConnected} and {@link #close} from any thread.
  */
 final class PeerLink {
@@ -101,7 +102,7 @@ final class PeerLink {
 
     /**
      * Queues {@code frame} for the peer, or drops it (counted as {@link DropReason#SEND_QUEUE_FULL}) if the queue is
-     * full. The owning pillar's agent thread only; never blocks.
+     * full. The owning pillar's agent thread, or any other; never blocks.
      *
      * @return whether it was queued
      */

@@ -68,7 +68,7 @@ class ByzantineLoopbackClusterTest {
      */
     @ParameterizedTest
     @EnumSource(value = ByzantineMode.class, names = {"SILENT", "FORGED_MACS", "WRONG_DIGESTS", "REPLAYS",
-            "LYING_VIEW_CHANGE", "WRONG_CHECKPOINTS", "FOREIGN_EMPTIES"})
+            "LYING_VIEW_CHANGE", "WRONG_CHECKPOINTS", "FOREIGN_EMPTIES", "SLOW_LEADER"})
     void theCorrectReplicasOrderIdenticallyWhateverTheByzantineOneSends(ByzantineMode mode) {
         run(mode, false);
     }
@@ -101,7 +101,7 @@ class ByzantineLoopbackClusterTest {
                 Authenticator auth = new HmacAuthenticator(keys.restrictedTo(r));
                 PillarNetwork net = network;
                 if (r == 0) {
-                    byzantine = new ByzantinePillarNetwork(network, 0, mode, CONFIG, auth, SEED);
+                    byzantine = new ByzantinePillarNetwork(network, 0, mode, CONFIG, SETTINGS.tickNanos(), auth, SEED);
                     net = byzantine;
                 }
                 List<PbftCore> cores = new ArrayList<>();
@@ -196,7 +196,8 @@ class ByzantineLoopbackClusterTest {
                 }
                 System.out.println("ByzantineLoopbackClusterTest: " + byzantine + ", conflicting pre-prepares refused " + refused);
             }
-            assertTrue(byzantine.changed() + byzantine.withheld() + byzantine.added() > 0, "the adversary acted, " + context);
+            assertTrue(byzantine.changed() + byzantine.withheld() + byzantine.added() + byzantine.delayed() > 0,
+                    "the adversary acted, " + context);
             java.util.Map<Refusal, Long> refusals = new java.util.TreeMap<>();
             for (int r : CORRECT) {
                 for (PillarSnapshot s : nodes.get(r).pillars()) {
@@ -210,6 +211,9 @@ class ByzantineLoopbackClusterTest {
                     "the attack reached the correct replicas and was refused as one of " + expected + ": " + refusals + ", " + context);
         } finally {
             nodes.forEach(PbftReplicaNode::close);
+            if (byzantine != null) {
+                byzantine.close();
+            }
         }
     }
 }

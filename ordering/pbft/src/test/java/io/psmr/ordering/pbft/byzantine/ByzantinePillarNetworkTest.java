@@ -41,6 +41,8 @@ class ByzantinePillarNetworkTest {
     static final long SEED = Long.getLong("psmr.seed", 20261123L);
     static final int BYZANTINE = 0;
     static final PbftConfig CONFIG = new PbftConfig(1, 2, 16, 64, 200, 6400, 0, 50, LeaderRotation.FIXED, 1 << 16, 10_000);
+    /** The replica's tick: 10 ms, so CONFIG's request timeout of 200 ticks is 2 s. */
+    static final long TICK_NANOS = 10_000_000L;
     static final PbftKeys KEYS = PbftKeys.forTesting(7, 4, 8);
     /** The receivers' view: every key (verification only uses the receiver's pair key and the public keys). */
     static final Authenticator ALL = new HmacAuthenticator(KEYS);
@@ -48,7 +50,7 @@ class ByzantinePillarNetworkTest {
     static final Authenticator OWN = new HmacAuthenticator(KEYS.restrictedTo(BYZANTINE));
 
     /** Records what reaches the wire, round-tripped through the frame codec. */
-    static final class Wire implements PillarNetwork {
+    static class Wire implements PillarNetwork {
         final List<PbftEnvelope> sent = new ArrayList<>();
 
         @Override
@@ -97,12 +99,60 @@ class ByzantinePillarNetworkTest {
         return out;
     }
 
+    /** The slow leader's scheduler driven by hand: time moves only in {@link #advanceTo}, tasks run on the caller. */
+    static final class ManualScheduler implements ByzantinePillarNetwork.Scheduler {
+        private record Task(long at, long order, Runnable task) {
+        }
+
+        private final List<Task> tasks = new ArrayList<>();
+        private final List<Long> delays = new ArrayList<>();
+        private long now;
+        private long order;
+        private boolean closed;
+
+        @Override
+        public void schedule(Runnable task, long delayNanos) {
+            if (closed) {
+                throw new java.util.concurrent.RejectedExecutionException("closed");
+            }
+            delays.add(delayNanos);
+            tasks.add(new Task(now + delayNanos, order++, task));
+        }
+
+        @Override
+        public void close() {
+            closed = true;
+            tasks.clear();
+        }
+
+        /** Moves time to {@code t}, running every task due by then in (due, scheduled) order. */
+        void advanceTo(long t) {
+            now = t;
+            tasks.sort(java.util.Comparator.comparingLong(Task::at).thenComparingLong(Task::order));
+            while (!tasks.isEmpty() && tasks.get(0).at() <= now) {
+                tasks.remove(0).task().run();
+            }
+        }
+
+        int pending() {
+            return tasks.size();
+        }
+    }
+
+    static ByzantinePillarNetwork network(PillarNetwork wire, ByzantineMode mode, long seed, ManualScheduler scheduler) {
+        return new ByzantinePillarNetwork(wire, BYZANTINE, mode, CONFIG, TICK_NANOS, OWN, seed,
+                mode == ByzantineMode.SLOW_LEADER ? scheduler : null);
+    }
+
+    /** Sends {@code in} through {@code mode}, then lets time run out (a slow leader's held envelopes go out too). */
     static Wire run(ByzantineMode mode, List<PbftEnvelope> in, long seed) {
         Wire wire = new Wire();
-        ByzantinePillarNetwork net = new ByzantinePillarNetwork(wire, BYZANTINE, mode, CONFIG, OWN, seed);
+        ManualScheduler scheduler = new ManualScheduler();
+        ByzantinePillarNetwork net = network(wire, mode, seed, scheduler);
         for (PbftEnvelope e : in) {
             assertTrue(net.send(e));
         }
+        scheduler.advanceTo(Long.MAX_VALUE);
         return wire;
     }
 
@@ -117,13 +167,14 @@ class ByzantinePillarNetworkTest {
     @Test
     void modesHaveCliNamesAndUnknownOnesAreRefusedListingThem() {
         assertEquals("silent, equivocating-leader, forged-macs, wrong-digests, replays, lying-view-change, "
-                + "wrong-checkpoints, foreign-empties, wrong-replies", ByzantineMode.names());
+                + "wrong-checkpoints, foreign-empties, slow-leader, wrong-replies", ByzantineMode.names());
+        assertEquals(ByzantineMode.SLOW_LEADER, ByzantineMode.fromCliName("slow-leader"));
         for (ByzantineMode m : ByzantineMode.values()) {
             assertEquals(m, ByzantineMode.fromCliName(m.cliName()));
         }
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ByzantineMode.fromCliName("evil"));
         assertEquals("unknown Byzantine mode 'evil'; the modes are silent, equivocating-leader, forged-macs, wrong-digests,"
-                + " replays, lying-view-change, wrong-checkpoints, foreign-empties, wrong-replies", e.getMessage());
+                + " replays, lying-view-change, wrong-checkpoints, foreign-empties, slow-leader, wrong-replies", e.getMessage());
     }
 
     @Test
@@ -142,7 +193,7 @@ class ByzantinePillarNetworkTest {
     void otherSendersPassUnchanged() {
         PbftEnvelope foreign = PbftEnvelope.seal(2, 1, 0, new Prepare(0, 2, new byte[32], 2), ALL);
         Wire wire = new Wire();
-        new ByzantinePillarNetwork(wire, BYZANTINE, ByzantineMode.SILENT, CONFIG, OWN, SEED).send(foreign);
+        new ByzantinePillarNetwork(wire, BYZANTINE, ByzantineMode.SILENT, CONFIG, TICK_NANOS, OWN, SEED).send(foreign);
         assertEquals(List.of(foreign.message()), wire.sent.stream().map(PbftEnvelope::message).toList());
     }
 
@@ -250,6 +301,141 @@ class ByzantinePillarNetworkTest {
             assertTrue(CONFIG.pillarOf(pp.seq()) != e.pillar() || CONFIG.leader(pp.seq(), pp.view()) != BYZANTINE, pp.toString());
         }
         assertTrue(empties.stream().anyMatch(e -> CONFIG.pillarOf(((PrePrepare) e.message()).seq()) != e.pillar()));
+    }
+
+    static List<PbftEnvelope> prePrepares(List<PbftEnvelope> envelopes) {
+        return envelopes.stream().filter(e -> e.message() instanceof PrePrepare).toList();
+    }
+
+    static List<PbftEnvelope> allBut(List<PbftEnvelope> envelopes) {
+        return envelopes.stream().filter(e -> !(e.message() instanceof PrePrepare)).toList();
+    }
+
+    static void assertSameEnvelopes(List<PbftEnvelope> expected, List<PbftEnvelope> actual, String what) {
+        assertEquals(expected.size(), actual.size(), what);
+        for (int i = 0; i < expected.size(); i++) {
+            assertArrayEquals(EnvelopeCodec.encode(expected.get(i)), EnvelopeCodec.encode(actual.get(i)), what + " #" + i);
+        }
+    }
+
+    @Test
+    void aSlowLeaderHoldsEachPrePrepareJustUnderTheTimeoutAndReleasesThemInOrder() {
+        long delay = ByzantinePillarNetwork.slowLeaderDelayNanos(CONFIG, TICK_NANOS);
+        assertEquals(1_800_000_000L, delay, "0.9 of the 2 s request timeout");
+        List<PbftEnvelope> first = traffic(5);
+        List<PbftEnvelope> later = traffic(10).subList(60, 120); // instances 5..9 (12 envelopes each)
+        Wire wire = new Wire();
+        ManualScheduler scheduler = new ManualScheduler();
+        ByzantinePillarNetwork net = network(wire, ByzantineMode.SLOW_LEADER, SEED, scheduler);
+        for (PbftEnvelope e : first) {
+            assertTrue(net.send(e));
+        }
+        assertSameEnvelopes(allBut(first), wire.sent, "everything but the PRE-PREPAREs goes out at once");
+        assertEquals(15, net.delayed());
+        scheduler.advanceTo(1_000_000_000L);
+        for (PbftEnvelope e : later) {
+            assertTrue(net.send(e));
+        }
+        assertSameEnvelopes(allBut(first), wire.sent.subList(0, allBut(first).size()), "before");
+        assertSameEnvelopes(allBut(later), wire.sent.subList(allBut(first).size(), wire.sent.size()), "later, at once");
+        assertEquals(30, scheduler.pending());
+        assertTrue(scheduler.delays.stream().allMatch(d -> d == delay), "every one held for the delay: " + scheduler.delays);
+
+        int before = wire.sent.size();
+        scheduler.advanceTo(delay - 1);
+        assertEquals(before, wire.sent.size(), "nothing released before the delay");
+        scheduler.advanceTo(delay);
+        assertSameEnvelopes(prePrepares(first), wire.sent.subList(before, wire.sent.size()), "the first ones, in order");
+        scheduler.advanceTo(1_000_000_000L + delay - 1);
+        assertEquals(before + 15, wire.sent.size(), "the later ones are held for their own delay");
+        scheduler.advanceTo(1_000_000_000L + delay);
+        assertSameEnvelopes(prePrepares(later), wire.sent.subList(before + 15, wire.sent.size()), "the later ones, in order");
+        assertTrue(wire.sent.stream().allMatch(ByzantinePillarNetworkTest::verifies), "sent unchanged, MACs and all");
+        assertEquals(0, net.changed() + net.withheld() + net.added());
+    }
+
+    @Test
+    void aSlowLeaderHoldsAtMostLOverNpPerPillarAndSendsTheRestAtOnce() {
+        int bound = ByzantinePillarNetwork.slowLeaderBound(CONFIG);
+        assertEquals(32, bound, "L / Np = 64 / 2");
+        List<PbftEnvelope> in = traffic(20); // 60 PRE-PREPARE envelopes, all of pillar 0
+        Wire wire = new Wire();
+        ManualScheduler scheduler = new ManualScheduler();
+        ByzantinePillarNetwork net = network(wire, ByzantineMode.SLOW_LEADER, SEED, scheduler);
+        List<PbftEnvelope> atOnce = new ArrayList<>();
+        int heldSoFar = 0;
+        for (PbftEnvelope e : in) {
+            assertTrue(net.send(e));
+            if (!(e.message() instanceof PrePrepare)) {
+                atOnce.add(e);
+            } else if (heldSoFar < bound) {
+                heldSoFar++;
+            } else {
+                atOnce.add(e);
+            }
+        }
+        assertEquals(bound, net.delayed());
+        assertEquals(bound, scheduler.pending());
+        assertSameEnvelopes(atOnce, wire.sent, "past the bound, PRE-PREPAREs go out at once");
+        // Pillar 1 has a bound of its own.
+        PbftEnvelope other = PbftEnvelope.seal(BYZANTINE, 1, 1, PrePrepare.empty(0, 1), OWN);
+        assertTrue(net.send(other));
+        assertEquals(bound + 1, net.delayed());
+        scheduler.advanceTo(Long.MAX_VALUE);
+        assertEquals(in.size() + 1, wire.sent.size());
+        assertSameEnvelopes(prePrepares(in).subList(0, bound), prePrepares(wire.sent).subList(60 - bound, 60),
+                "the held ones, in order, after those sent at once");
+    }
+
+    @Test
+    void closingASlowLeaderStopsItsTimerAndDropsWhatItHolds() {
+        Wire wire = new Wire();
+        ManualScheduler scheduler = new ManualScheduler();
+        ByzantinePillarNetwork net = network(wire, ByzantineMode.SLOW_LEADER, SEED, scheduler);
+        List<PbftEnvelope> in = traffic(3);
+        in.forEach(net::send);
+        net.close();
+        assertTrue(scheduler.closed);
+        scheduler.advanceTo(Long.MAX_VALUE);
+        assertSameEnvelopes(allBut(in), wire.sent, "held PRE-PREPAREs are dropped");
+        net.send(in.get(1)); // a PRE-PREPARE after close goes to the delegate, which drops it when closed itself
+        assertEquals(allBut(in).size() + 1, wire.sent.size());
+        new ByzantinePillarNetwork(wire, BYZANTINE, ByzantineMode.SLOW_LEADER, CONFIG, TICK_NANOS, OWN, SEED).close();
+    }
+
+    /** The real timer: held PRE-PREPAREs go out, in order, on the network's own named daemon thread. */
+    @Test
+    void aSlowLeaderSendsWhatItHeldOnItsOwnDaemonThread() throws InterruptedException {
+        List<PbftEnvelope> in = traffic(4);
+        List<PbftEnvelope> held = prePrepares(in);
+        java.util.concurrent.CountDownLatch released = new java.util.concurrent.CountDownLatch(held.size());
+        List<PbftEnvelope> late = java.util.Collections.synchronizedList(new ArrayList<>());
+        Set<String> threads = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        Wire wire = new Wire() {
+            @Override
+            public boolean send(PbftEnvelope envelope) {
+                if (envelope.message() instanceof PrePrepare) {
+                    Thread t = Thread.currentThread();
+                    threads.add(t.getName() + (t.isDaemon() ? " (daemon)" : ""));
+                    late.add(envelope);
+                    released.countDown();
+                    return true;
+                }
+                return super.send(envelope);
+            }
+        };
+        // A 1 µs tick: the delay is 180 µs, so the test waits for the releases, not for a clock.
+        try (ByzantinePillarNetwork net = new ByzantinePillarNetwork(wire, BYZANTINE, ByzantineMode.SLOW_LEADER, CONFIG,
+                1_000L, OWN, SEED)) {
+            for (PbftEnvelope e : in) {
+                assertTrue(net.send(e));
+            }
+            assertSameEnvelopes(allBut(in), wire.sent, "everything else at once, on the caller");
+            assertTrue(released.await(30, java.util.concurrent.TimeUnit.SECONDS), "released " + late.size() + " of " + held.size());
+            assertEquals(Set.of("psmr-pbft-slow-leader-replica-0 (daemon)"), threads);
+            assertSameEnvelopes(held, List.copyOf(late), "in the order held");
+            assertEquals(held.size(), net.delayed());
+        }
     }
 
     @Test
