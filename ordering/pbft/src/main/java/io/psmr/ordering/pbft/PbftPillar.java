@@ -883,8 +883,9 @@ public final class PbftPillar implements PbftCore {
         if (request != null) {
             Request r = request;
             lastOrdered.merge(r.client(), r.number(), Math::max);
-            // Everything of this client up to this number is ordered: a request number is never ordered again.
-            pending.values().removeIf(p -> p.request.client() == r.client() && p.request.number() <= r.number());
+            // Only this request is ordered: a lane pipelines its numbers, and after a view change (or under a
+            // Byzantine leader) a higher number can be ordered first; the lower ones stay pending until ordered.
+            pending.remove(r.id());
         }
         lastProgress = now;
     }
