@@ -301,7 +301,10 @@ public final class PbftReplicaRuntime extends CheckpointedReplicaRuntime<PbftSto
         StringBuilder b = new StringBuilder();
         for (PillarSnapshot p : s.pillars()) {
             b.append("pillar ").append(p.pillar()).append(": view ").append(p.view()).append(", stable checkpoint ")
-                    .append(p.lowWatermark()).append(", core refusals ").append(new TreeMap<>(p.refusals()))
+                    .append(p.lowWatermark());
+            p.excluded().forEach((replica, through) -> b.append(", replica-").append(replica + 1)
+                    .append(" kept from leading through instance ").append(through));
+            b.append(", core refusals ").append(new TreeMap<>(p.refusals()))
                     .append(", malformed ").append(p.malformed()).append('\n');
         }
         PbftTransportStats t = s.transport();

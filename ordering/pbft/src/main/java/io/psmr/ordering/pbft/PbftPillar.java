@@ -372,7 +372,16 @@ public final class PbftPillar implements PbftCore {
 
     @Override
     public PillarSnapshot snapshot(long malformed) {
-        return new PillarSnapshot(pillar, view, low, refusals(), malformed);
+        Map<Integer, Long> excluded = new HashMap<>();
+        if (config.leaderSelection() == LeaderSelection.BLACKLIST) {
+            long next = nextUnfilled();
+            for (int r = 0; r < n; r++) {
+                if (leaders.excluded(r, next, config)) {
+                    excluded.put(r, leaders.excludedThrough(r));
+                }
+            }
+        }
+        return new PillarSnapshot(pillar, view, low, refusals(), malformed, excluded);
     }
 
     /** Refusals so far of one reason. */

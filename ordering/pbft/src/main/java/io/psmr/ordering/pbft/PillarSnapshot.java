@@ -12,12 +12,21 @@ import java.util.Map;
  * @param lowWatermark h, the last stable checkpoint it knows (0 before the first; -1 if its core does not say)
  * @param refusals     its core's refused inputs by reason (only reasons counted at least once)
  * @param malformed    frames and requests its agent could not decode
+ * @param excluded     the replicas its leader selection keeps from leading its next instance, each with the last
+ *                     instance through which it is excluded (empty if none, or if its core does not say)
  */
-public record PillarSnapshot(int pillar, long view, long lowWatermark, Map<Refusal, Long> refusals, long malformed) {
+public record PillarSnapshot(int pillar, long view, long lowWatermark, Map<Refusal, Long> refusals, long malformed,
+                             Map<Integer, Long> excluded) {
 
     /** Copies. */
     public PillarSnapshot {
         refusals = refusals.isEmpty() ? Map.of() : Map.copyOf(new EnumMap<>(refusals));
+        excluded = excluded.isEmpty() ? Map.of() : java.util.Collections.unmodifiableMap(new java.util.TreeMap<>(excluded));
+    }
+
+    /** With no replica excluded from leading. */
+    public PillarSnapshot(int pillar, long view, long lowWatermark, Map<Refusal, Long> refusals, long malformed) {
+        this(pillar, view, lowWatermark, refusals, malformed, Map.of());
     }
 
     /** Refusals of every reason together. */
