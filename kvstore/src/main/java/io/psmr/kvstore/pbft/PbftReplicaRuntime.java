@@ -154,6 +154,13 @@ public final class PbftReplicaRuntime extends CheckpointedReplicaRuntime<PbftSto
         int interval = settings.checkpointInterval();
         PbftCheckpoints bridge = new PbftCheckpoints(interval, PbftStoreNode.RETAINED_INSTANCES / interval + 4,
                 checkpoints, this::transferNeeded);
+        if (checkpoint != null && adopt == null) {
+            // Resumed from its own checkpoint, whose certificate it does not keep: vote for it again (CHECKPOINT at its
+            // sequence number). When the whole cluster resumed from the same checkpoint, 2f+1 such votes make it stable
+            // again, and the pillars order from the sequence number after it; without them the pillars would start at
+            // 1 while execution waits above the checkpoint. Alone among running replicas, the others ignore the vote.
+            bridge.checkpointed(checkpoint.instance());
+        }
         List<InetSocketAddress> pillars = new ArrayList<>();
         for (int p = 0; p < settings.pillars(); p++) {
             pillars.add(cluster.pillarAddress(replica, p));
