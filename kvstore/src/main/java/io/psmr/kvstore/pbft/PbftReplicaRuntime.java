@@ -57,7 +57,8 @@ import org.slf4j.LoggerFactory;
  * writable by group or others, is refused with that call's message (the process then exits non-zero, the message in
  * its log and in {@code cluster start}'s or {@code restart}'s output). A restart deletes any uncertified fetched
  * checkpoint a stopped state transfer left, naming it, installs the newest intact local checkpoint (its own or a
- * certified one; or starts empty at instance 1 without one) and goes on from the log, or by state transfer if the
+ * certified one; or starts empty at instance 1 without one), votes for that checkpoint again (so that a cluster resumed
+ * whole from one checkpoint makes it stable and orders on after it), and goes on from the log, or by state transfer if the
  * others moved past it. Each incarnation (process start or state transfer) takes a new number from
  * {@code data/NAME/incarnation}, and numbers its own PBFT clients' requests from {@code incarnation · 2^40 + 1},
  * above any number an earlier one used (the others refuse numbers already ordered).

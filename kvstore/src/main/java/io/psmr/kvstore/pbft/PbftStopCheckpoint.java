@@ -9,6 +9,7 @@ import io.psmr.kvstore.cluster.ClusterDescriptor;
 import io.psmr.kvstore.cluster.ClusterLauncher;
 import io.psmr.kvstore.cluster.ClusterNode;
 import io.psmr.ordering.OrderingClient;
+import io.psmr.ordering.OrderingProtocol;
 import io.psmr.ordering.node.NodeStatus;
 import io.psmr.ordering.pbft.net.PbftProposerClient;
 import io.psmr.scheduler.ConflictDetection;
@@ -42,7 +43,8 @@ import java.util.function.Consumer;
  * before is below a) and then proposes b − a reads of one key under that session, one instance each (a read changes
  * no key); b is the first multiple of the interval at or above a. Every correct replica then executes exactly up to
  * b and takes its usual checkpoint at b. The stop then waits until every live replica holds checkpoint b, or, once
- * 2f+1 do, a few seconds more for the others.
+ * 2f+1 do, a few seconds more for the others. The instances the entry replica answers only steer the count; whether
+ * the stop may go on is decided by what the replicas' own status and checkpoint files show.
  *
  * <h2>Refusals</h2>
  * It gives up, saying why, when fewer than 2f+1 replicas serve, when a request of its own is not ordered in time, when
@@ -109,10 +111,15 @@ public final class PbftStopCheckpoint {
      * @param launcher the cluster
      * @param timeout  how long to wait for the checkpoint once its instance is ordered
      * @param progress receives a line now and then while it waits
+     * @throws IllegalArgumentException if the cluster is not ordered by PBFT
      */
     public static Outcome run(ClusterLauncher launcher, Duration timeout, Consumer<String> progress)
             throws InterruptedException {
         ClusterDescriptor cluster = launcher.directory().read();
+        if (cluster.ordering() != OrderingProtocol.PBFT) {
+            throw new IllegalArgumentException("only a pbft cluster agrees a checkpoint before it stops; this one is ordered by "
+                    + cluster.ordering().cliName());
+        }
         int quorum = 2 * cluster.pbft().f() + 1;
         List<Replica> now = replicas(launcher, cluster);
         List<Replica> serving = now.stream().filter(Replica::serving).toList();
@@ -141,8 +148,9 @@ public final class PbftStopCheckpoint {
                 return new Outcome(0, List.of(), e.getMessage(), null);
             }
             target = target(opened, cluster.pbft().checkpointInterval());
-            progress.accept("ordering instances " + (opened + 1) + " to " + target + " (reads) so that every replica"
-                    + " checkpoints at " + target);
+            progress.accept(target == opened ? "the stop's session opened at instance " + target + ", where every replica"
+                    + " checkpoints" : "ordering instances " + (opened + 1) + " to " + target + " (reads) so that every"
+                    + " replica checkpoints at " + target);
             long session = SessionTable.sessionId(opened, 0);
             // The reads are the stop's requests 2, 3, ...: read r has session sequence number r - 1.
             Deque<CompletableFuture<Long>> inFlight = new ArrayDeque<>();
