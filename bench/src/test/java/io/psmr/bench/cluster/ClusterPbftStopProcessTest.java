@@ -27,6 +27,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -39,6 +40,7 @@ import org.junit.jupiter.api.io.TempDir;
  * with {@code cluster start --resume}, the cluster reads every key as the load left it. Then, with two replicas killed
  * (2 of 4 live, 2f+1 = 3), the stop refuses within seconds, saying why, and stops only with the flag.
  */
+@Tag("process")
 @Timeout(value = 240, unit = TimeUnit.SECONDS)
 class ClusterPbftStopProcessTest {
 
