@@ -47,6 +47,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * are. A replica the campaign made Byzantine counts as correct at the end: the modes falsify only
  * what it sends, never what it executes or checkpoints, and it was restarted correct, so it must
  * reach the others' digest by its own checkpoint and log or by a checkpoint 2f+1 replicas certified.
+ * After the final heal, reads ({@link HealTraffic}) order new instances until the replicas are level,
+ * so that a replica that came back after the clients stopped is not left without the last instances.
  */
 public final class ChaosCampaign {
 
@@ -153,6 +155,9 @@ public final class ChaosCampaign {
                 if (!unhealed.isEmpty()) {
                     throw new IllegalStateException("could not heal " + unhealed + ": "
                             + done.stream().filter(f -> f.error() != null).map(InjectedFault::error).toList());
+                }
+                if (pbft) {
+                    HealTraffic.untilLevel(proxy, launcher.directory(), settle);
                 }
                 try {
                     ClusterLoad.awaitSettled(launcher.directory(), healed, settle);

@@ -23,9 +23,9 @@ import java.util.concurrent.TimeUnit;
  * <p>With a catch-up bound (PBFT), a heal during the load also waits until the replica has caught up
  * ({@link ReplicaCatchUp}): a replica that is behind adds nothing to a quorum, so it still counts
  * towards the f faulty at once. If it does not catch up in time, the fault carries the error, no
- * further fault is injected (the bound could no longer be kept) and {@link #stalled} says so. The
- * final heal waits only for serving: with the clients stopped, the campaign's settle wait checks that
- * every replica reaches one instance.
+ * further fault is injected (the bound could no longer be kept) and {@link #stalled} says so. Once the
+ * load has ended, and in the final heal, it waits only for serving: with the clients stopped, the
+ * campaign's settle wait checks that every replica reaches one instance.
  *
  * <p>{@link #start} and {@link #finish} are called from one thread (the campaign's); between them
  * the nemesis thread owns the launcher. A JVM shutdown (Ctrl-C) sends SIGCONT to every paused node
@@ -203,7 +203,7 @@ final class Nemesis {
         }
         if (catchUp != null && !atEnd) {
             try {
-                ReplicaCatchUp.await(launcher.directory(), a.plan.node(), cameBack, catchUp);
+                ReplicaCatchUp.await(launcher.directory(), a.plan.node(), cameBack, catchUp, () -> stop.getCount() == 0);
             } catch (RuntimeException e) {
                 stalled = true;
                 synchronized (this) {

@@ -7,6 +7,7 @@ import io.psmr.kvstore.cluster.StatusFile;
 import io.psmr.ordering.node.NodeStatus;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.function.BooleanSupplier;
 
 /**
  * When a PBFT replica that came back (restarted, correct again, or resumed after a pause) has caught up, from what
@@ -24,16 +25,23 @@ final class ReplicaCatchUp {
     }
 
     /**
-     * Waits until replica {@code name} has caught up.
+     * Waits until replica {@code name} has caught up, or {@code giveUp} says to stop waiting.
      *
      * @param sinceMillis when it came back ({@link System#currentTimeMillis()}): older statuses do not count
+     * @param giveUp      true once waiting no longer matters (the load ended: without clients nothing new is
+     *                    ordered to catch up with, and the campaign's settle wait checks convergence instead)
+     * @return true if it caught up, false if {@code giveUp} ended the wait first
      * @throws IllegalStateException naming the replica, what it reports and the instance it must reach, if its
      *                               process exits or it has not caught up within {@code timeout}
      */
-    static void await(ClusterDirectory dir, String name, long sinceMillis, Duration timeout) throws InterruptedException {
+    static boolean await(ClusterDirectory dir, String name, long sinceMillis, Duration timeout, BooleanSupplier giveUp)
+            throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         long target = othersInstance(dir, name);
         while (true) {
+            if (giveUp.getAsBoolean()) {
+                return false;
+            }
             ClusterNode node = dir.read().node(name).orElseThrow();
             if (node.liveProcess().isEmpty()) {
                 throw new IllegalStateException(name + " exited while catching up (see its log in "
@@ -42,7 +50,7 @@ final class ReplicaCatchUp {
             Optional<NodeStatus> s = StatusFile.read(dir.statusFile(name)).filter(st -> st.pid() == node.pid()
                     && st.updated() >= sinceMillis);
             if (s.isPresent() && s.get().serving() && s.get().failure() == null && s.get().instance() >= target) {
-                return;
+                return true;
             }
             if (System.nanoTime() > deadline) {
                 throw new IllegalStateException(name + " did not catch up within " + timeout.toSeconds()
