@@ -32,9 +32,9 @@ import picocli.CommandLine.Spec;
         mixinStandardHelpOptions = true,
         sortOptions = false,
         description = {
-            "Run a seeded schedule of faults (SIGKILL and restart, SIGSTOP/SIGCONT pauses, and on PBFT Byzantine replicas) against "
-                    + "a Ring Paxos, Ratis or PBFT cluster started with ./psmr cluster start, under a closed-loop load; then heal "
-                    + "everything and check equal digests, no lost acknowledged write and per-key linearizability.",
+            "Run a seeded schedule of faults (SIGKILL and restart, SIGSTOP/SIGCONT pauses, Byzantine replicas on PBFT) against a "
+                    + "Ring Paxos, Ratis or PBFT cluster (from ./psmr cluster start) under a closed-loop load; then heal everything "
+                    + "and check equal digests, no lost acknowledged write and per-key linearizability.",
             "On PBFT at most f = (n-1)/3 replicas are faulty at once, Byzantine ones included, and the checks are over the "
                     + "correct replicas; a cluster with f or more replicas already Byzantine or down is refused (exit 2).",
             "Docs: docs/recovery.md (The fault campaign)."},
