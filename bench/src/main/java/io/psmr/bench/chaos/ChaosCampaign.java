@@ -60,6 +60,11 @@ public final class ChaosCampaign {
     static final long MAX_OPERATIONS = 1_000_000;
     /** How long a restarted node may take to serve. */
     static final Duration RESTART_TIMEOUT = Duration.ofSeconds(60);
+    /**
+     * How long a restarted PBFT replica may take to serve: two restarts per Byzantine fault, each a JVM start
+     * that a busy machine stretches, and a replica that fell behind does not serve until its state transfer ends.
+     */
+    static final Duration PBFT_RESTART_TIMEOUT = Duration.ofSeconds(120);
     /** How long the replicas may take to converge after the heal, and each final read. */
     static final Duration SETTLE = Duration.ofSeconds(60);
     /**
@@ -122,7 +127,7 @@ public final class ChaosCampaign {
 
         boolean pbft = cluster.ordering() == OrderingProtocol.PBFT;
         Nemesis nemesis = new Nemesis(launcher, schedule, options.duration().toMillis() - ScheduleSettings.TAIL_MILLIS,
-                RESTART_TIMEOUT, pbft ? CATCH_UP : null);
+                pbft ? PBFT_RESTART_TIMEOUT : RESTART_TIMEOUT, pbft ? CATCH_UP : null);
         Duration settle = settle(cluster);
         List<OpRecord> history = new ArrayList<>();
         AtomicLong t0 = new AtomicLong();
