@@ -328,10 +328,13 @@ public final class ChaosCampaign {
         if (options.restart()) {
             kinds.add("restart");
         }
-        List<String> described = new ArrayList<>(targets.describe());
-        if (cluster.ordering() == OrderingProtocol.PBFT) {
-            described.add("at most " + FaultTargets.bound(cluster) + " faulty at once, Byzantine ones included, until"
-                    + " restarted correct and caught up");
+        List<String> described = new ArrayList<>();
+        if (cluster.ordering() != OrderingProtocol.PBFT) {
+            described.addAll(targets.describe());
+        } else {
+            FaultGroup g = targets.groups().get(0);
+            described.add("replicas " + g.nodes() + ", at most " + g.maxDown() + " faulty at once (" + FaultTargets.bound(cluster)
+                    + ", Byzantine ones included, each until restarted correct and caught up)");
             if (!faultyAtStart.isEmpty()) {
                 described.add("faulty at the start, left as they are and out of the checks: " + FaultTargets.list(faultyAtStart));
             }

@@ -17,8 +17,9 @@ import java.util.concurrent.TimeUnit;
  * restart ({@link ClusterLauncher#restartAs}). Events run one after another in time order, heals first
  * at equal times, and a heal returns only once the node serves again, so a late restart delays the
  * next fault rather than overlapping it: the schedule's bounds hold for what really happens, and a
- * fault injected late is still healed no sooner than its planned length after it. A fault whose turn
- * comes after the load's last fault time (the executor fell behind) is left out.
+ * fault injected late is still healed no sooner than its planned length after it (a Byzantine one,
+ * after the replica served in its mode). A fault whose turn comes after the load's last fault time
+ * (the executor fell behind) is left out.
  *
  * <p>With a catch-up bound (PBFT), a heal during the load also waits until the replica has caught up
  * ({@link ReplicaCatchUp}): a replica that is behind adds nothing to a quorum, so it still counts
@@ -49,6 +50,8 @@ final class Nemesis {
     private static final class Active {
         final PlannedFault plan;
         final long atMillis;
+        /** When a Byzantine replica served in its mode, or -1: its planned length counts from then. */
+        long servingMillis = -1;
         long pid = -1;
         long healedMillis = -1;
         boolean healedAtEnd;
@@ -115,8 +118,10 @@ final class Nemesis {
                 if (e.heal() && a == null) {
                     continue; // its fault was left out
                 }
-                // A fault injected late (a restart before it took long) still lasts its planned length.
-                long due = e.heal() ? Math.max(e.atMillis(), a.atMillis + e.fault().healAtMillis() - e.fault().atMillis())
+                // A fault injected late (a restart before it took long) still lasts its planned length; a Byzantine
+                // one from when the replica serves in its mode, so that a slow restart does not eat its time.
+                long from = a == null ? 0 : a.servingMillis >= 0 ? a.servingMillis : a.atMillis;
+                long due = e.heal() ? Math.max(e.atMillis(), from + e.fault().healAtMillis() - e.fault().atMillis())
                         : e.atMillis();
                 long wait = due - elapsedMillis();
                 if (wait > 0 && stop.await(wait, TimeUnit.MILLISECONDS)) {
@@ -154,6 +159,9 @@ final class Nemesis {
                 }
                 try {
                     launcher.restartAs(f.node(), Optional.of(f.mode()), restartTimeout);
+                    synchronized (this) {
+                        a.servingMillis = elapsedMillis();
+                    }
                 } catch (RuntimeException e) {
                     synchronized (this) {
                         a.error = "injecting byzantine " + f.mode().cliName() + " on " + f.node() + ": " + e.getMessage();
