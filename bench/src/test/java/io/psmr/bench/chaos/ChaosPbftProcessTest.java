@@ -27,10 +27,11 @@ import org.junit.jupiter.api.io.TempDir;
  * re-runs one), so that every fault restarts a replica Byzantine in a mode the seed picks and later
  * restarts it correct. Correctness only: it must exit 0 with a Byzantine fault injected and healed,
  * equal digests on all four replicas (the one that was Byzantine included), no lost write and a
- * linearizable history. Speed is the benchmark's. Its wall time is printed.
+ * linearizable history. Speed is the benchmark's. Its wall time is printed: about 90 s on 2 cores
+ * shared with other builds, nearly all of it replica JVM starts (the cluster's, and two restarts).
  */
 @Tag("process")
-@Timeout(value = 300, unit = TimeUnit.SECONDS)
+@Timeout(value = 600, unit = TimeUnit.SECONDS) // the campaign's own bounded waits end first, with their messages
 class ChaosPbftProcessTest {
 
     private static final long SEED = Long.getLong("psmr.seed", 20261127L);
@@ -51,14 +52,14 @@ class ChaosPbftProcessTest {
         launcher.start(ClusterSpec.pbft(4, 2, LeaderRotation.ROTATING, ProcessCluster.settings(1)).withCheckpointInterval(64),
                 Duration.ofSeconds(120));
 
-        ChaosOptions planned = new ChaosOptions(Duration.ofSeconds(10), List.of(FaultKind.BYZANTINE), false, 0, SEED, 8, 32, null);
+        ChaosOptions planned = new ChaosOptions(Duration.ofSeconds(10), List.of(FaultKind.BYZANTINE), false, 0, SEED, 4, 32, null);
         FaultSchedule schedule = ChaosCampaign.schedule(launcher.directory().read(),
                 FaultTargets.of(launcher.directory().read(), launcher::restartRefusal), planned);
         assertEquals(FaultKind.BYZANTINE, schedule.faults().get(0).kind(), context + ": " + schedule);
 
         Path report = dir.resolve("report.json");
         CliRun run = CliRun.of("chaos", "--cluster", cluster.toString(), "--duration", "10s", "--faults", "byzantine",
-                "--seed", Long.toString(SEED), "--clients", "8", "--keys", "32", "--report", report.toString());
+                "--seed", Long.toString(SEED), "--clients", "4", "--keys", "32", "--report", report.toString());
         String out = context + "\n" + run.out() + run.err();
         System.out.println(run.out());
         assertEquals(0, run.exitCode(), out);
