@@ -7,6 +7,8 @@ import io.psmr.kvstore.KvStatus;
 import io.psmr.proxy.ClientProxy;
 import io.psmr.proxy.KvClient;
 import io.psmr.kvstore.cluster.ClusterDescriptor;
+import io.psmr.kvstore.cluster.ClusterNode;
+import io.psmr.ordering.pbft.PbftReplicaNode;
 import io.psmr.bench.load.ClusterLoad;
 import io.psmr.bench.load.HistorySink;
 import io.psmr.bench.load.JsonLinesHistory;
@@ -39,6 +41,14 @@ import java.util.concurrent.atomic.AtomicLong;
  * When the clients stop it heals every fault, waits until the replicas report equal idle digests at
  * one instance, reads every key back, and checks the digests, that no acknowledged write was lost
  * and that the history is linearizable per key. Call {@link #run} from one thread.
+ *
+ * <p>Against PBFT the checks are over the correct replicas: every replica but those already
+ * Byzantine when the campaign started ({@link FaultTargets#faultyAtStart}), which it leaves as they
+ * are. A replica the campaign made Byzantine counts as correct at the end: the modes falsify only
+ * what it sends, never what it executes or checkpoints, and it was restarted correct, so it must
+ * reach the others' digest by its own checkpoint and log or by a checkpoint 2f+1 replicas certified.
+ * After the final heal, reads ({@link HealTraffic}) order new instances until the replicas are level,
+ * so that a replica that came back after the clients stopped is not left without the last instances.
  */
 public final class ChaosCampaign {
 
@@ -50,18 +60,42 @@ public final class ChaosCampaign {
     static final long MAX_OPERATIONS = 1_000_000;
     /** How long a restarted node may take to serve. */
     static final Duration RESTART_TIMEOUT = Duration.ofSeconds(60);
+    /**
+     * How long a restarted PBFT replica may take to serve: two restarts per Byzantine fault, each a JVM start
+     * that a busy machine stretches, and a replica that fell behind does not serve until its state transfer ends.
+     */
+    static final Duration PBFT_RESTART_TIMEOUT = Duration.ofSeconds(120);
     /** How long the replicas may take to converge after the heal, and each final read. */
     static final Duration SETTLE = Duration.ofSeconds(60);
+    /**
+     * How long the PBFT replicas may take to converge after the heal: a replica restarted correct at
+     * the end may still have to catch up by state transfer, and view changes may be under way.
+     */
+    static final Duration PBFT_SETTLE = Duration.ofSeconds(120);
+    /** How long a PBFT replica that came back during the load may take to catch up ({@link ReplicaCatchUp}). */
+    static final Duration CATCH_UP = Duration.ofSeconds(120);
     /** Violations quoted in the report. */
     static final int VIOLATIONS_SHOWN = 3;
 
     private ChaosCampaign() {
     }
 
-    /** The failure detector's timeout of {@code cluster}: Ring Paxos suspect ticks × tick, or Ratis' election timeout. */
+    /**
+     * The failure detector's timeout of {@code cluster}: Ring Paxos suspect ticks × tick, Ratis' election timeout, or
+     * PBFT's request timeout (ticks × the replica's tick) before a view change.
+     */
     static long detectorMillis(ClusterDescriptor cluster) {
-        return cluster.ordering() == OrderingProtocol.RATIS ? RATIS_ELECTION_MILLIS
-                : (long) cluster.ringPaxosConfig().suspectTicks() * cluster.settings().tickMillis();
+        return switch (cluster.ordering()) {
+            case RATIS -> RATIS_ELECTION_MILLIS;
+            case PBFT -> cluster.pbft().config().requestTimeoutTicks()
+                    * TimeUnit.NANOSECONDS.toMillis(PbftReplicaNode.Settings.defaults().tickNanos());
+            default -> (long) cluster.ringPaxosConfig().suspectTicks() * cluster.settings().tickMillis();
+        };
+    }
+
+    /** How long the replicas of {@code cluster} may take to converge after the heal. */
+    static Duration settle(ClusterDescriptor cluster) {
+        return cluster.ordering() == OrderingProtocol.PBFT ? PBFT_SETTLE : SETTLE;
     }
 
     /** The schedule {@code options} give on {@code cluster}: a function of the seed and the membership only. */
@@ -78,7 +112,8 @@ public final class ChaosCampaign {
      */
     public static ChaosReport run(ClusterLauncher launcher, ChaosOptions options, PrintWriter progress) throws Exception {
         ClusterDescriptor cluster = launcher.directory().read();
-        FaultTargets targets = FaultTargets.of(cluster, launcher::restartRefusal);
+        Map<String, String> faultyAtStart = FaultTargets.faultyAtStart(cluster);
+        FaultTargets targets = FaultTargets.of(cluster, launcher::restartRefusal, faultyAtStart);
         if (!targets.any()) {
             throw new IllegalStateException("nothing in the cluster in " + launcher.directory().path()
                     + " can be faulted without losing a majority or a node that cannot be restarted: "
@@ -90,8 +125,10 @@ public final class ChaosCampaign {
         schedule.faults().forEach(f -> progress.println("  " + f));
         progress.flush();
 
+        boolean pbft = cluster.ordering() == OrderingProtocol.PBFT;
         Nemesis nemesis = new Nemesis(launcher, schedule, options.duration().toMillis() - ScheduleSettings.TAIL_MILLIS,
-                RESTART_TIMEOUT);
+                pbft ? PBFT_RESTART_TIMEOUT : RESTART_TIMEOUT, pbft ? CATCH_UP : null);
+        Duration settle = settle(cluster);
         List<OpRecord> history = new ArrayList<>();
         AtomicLong t0 = new AtomicLong();
         AtomicBoolean started = new AtomicBoolean();
@@ -124,15 +161,19 @@ public final class ChaosCampaign {
                     throw new IllegalStateException("could not heal " + unhealed + ": "
                             + done.stream().filter(f -> f.error() != null).map(InjectedFault::error).toList());
                 }
+                if (pbft) {
+                    HealTraffic.untilLevel(proxy, launcher.directory(), settle);
+                }
                 try {
-                    ClusterLoad.awaitSettled(launcher.directory(), healed, SETTLE);
+                    ClusterLoad.awaitSettled(launcher.directory(), healed, settle);
                 } catch (IllegalStateException e) {
                     stalled.set(true);
                     throw new IllegalStateException("the replicas did not converge after the heal: " + e.getMessage(), e);
                 }
                 finalState.putAll(readBack(proxy, options.keys()));
-            }, SETTLE);
-            report.digests().forEach(d -> digests.add(String.format(Locale.ROOT, "%016x", d)));
+            }, settle);
+            correctDigests(launcher, report.digests(), faultyAtStart)
+                    .forEach(d -> digests.add(String.format(Locale.ROOT, "%016x", d)));
         } catch (Exception e) {
             if (e instanceof LoadStalledException) {
                 stalled.set(true);
@@ -151,8 +192,30 @@ public final class ChaosCampaign {
         if (loadEnd.get() == 0) {
             loadEnd.set(System.nanoTime());
         }
-        return report(cluster, launcher, options, targets, schedule, faults, history, t0.get(), loadEnd.get(),
-                digests, failures.isEmpty() ? finalState : null, failures, stalled.get());
+        return report(cluster, launcher, options, targets, faultyAtStart, schedule, faults, history, t0.get(), loadEnd.get(),
+                digests, failures.isEmpty() ? finalState : null, failures, stalled.get() || nemesis.stalled());
+    }
+
+    /**
+     * The settled digests ({@link ClusterLoad#awaitSettled}: one per live replica, in replica order) less those of
+     * replicas faulty at the start, which are not correct. The cluster no longer changes once the load is over.
+     */
+    private static List<Long> correctDigests(ClusterLauncher launcher, List<Long> digests, Map<String, String> faultyAtStart) {
+        if (faultyAtStart.isEmpty()) {
+            return digests;
+        }
+        List<ClusterNode> live = launcher.directory().read().replicas().stream().filter(n -> n.liveProcess().isPresent())
+                .toList();
+        if (live.size() != digests.size()) {
+            return digests; // not one per live replica: compare them all rather than guess
+        }
+        List<Long> correct = new ArrayList<>();
+        for (int i = 0; i < live.size(); i++) {
+            if (!faultyAtStart.containsKey(live.get(i).name())) {
+                correct.add(digests.get(i));
+            }
+        }
+        return correct;
     }
 
     private static LoadOptions loadOptions(ClusterDescriptor cluster, ChaosOptions o) {
@@ -190,7 +253,8 @@ public final class ChaosCampaign {
     }
 
     private static ChaosReport report(ClusterDescriptor cluster, ClusterLauncher launcher, ChaosOptions options,
-                                      FaultTargets targets, FaultSchedule schedule, List<InjectedFault> faults,
+                                      FaultTargets targets, Map<String, String> faultyAtStart, FaultSchedule schedule,
+                                      List<InjectedFault> faults,
                                       List<OpRecord> history, long t0, long end, List<String> digests,
                                       Map<String, String> finalState, List<String> failures, boolean stalled) {
         List<OpRecord> ops;
@@ -227,7 +291,7 @@ public final class ChaosCampaign {
         if (ok == 0) {
             failures.add("operations: none completed");
         }
-        int replicas = cluster.replicas().size();
+        int replicas = cluster.replicas().size() - faultyAtStart.size(); // the correct ones
         if (finalState != null) {
             if (digests.size() < replicas) {
                 failures.add("digests: only " + digests.size() + " of " + replicas + " replicas reported one");
@@ -264,8 +328,19 @@ public final class ChaosCampaign {
         if (options.restart()) {
             kinds.add("restart");
         }
+        List<String> described = new ArrayList<>();
+        if (cluster.ordering() != OrderingProtocol.PBFT) {
+            described.addAll(targets.describe());
+        } else {
+            FaultGroup g = targets.groups().get(0);
+            described.add("replicas " + g.nodes() + ", at most " + g.maxDown() + " faulty at once (" + FaultTargets.bound(cluster)
+                    + ", Byzantine ones included, each until restarted correct and caught up)");
+            if (!faultyAtStart.isEmpty()) {
+                described.add("faulty at the start, left as they are and out of the checks: " + FaultTargets.list(faultyAtStart));
+            }
+        }
         return new ChaosReport(options.seed(), cluster.ordering().cliName(), launcher.directory().path().toString(),
-                options.duration().toMillis(), kinds, targets.describe(), schedule.faults(), faults,
+                options.duration().toMillis(), kinds, described, schedule.faults(), faults,
                 new ChaosReport.Operations(ok, failed, unknown), UNAVAILABLE_MILLIS, windows, longest, digests, replicas,
                 writesKept, linearizable, keysChecked, violations, failures, stalled || ok == 0);
     }

@@ -2,6 +2,7 @@ package io.psmr.bench.chaos;
 
 import io.psmr.kvstore.cluster.ClusterLauncher;
 import io.psmr.kvstore.cluster.ClusterDescriptor;
+import io.psmr.ordering.OrderingProtocol;
 import io.psmr.bench.cli.DurationConverter;
 import io.psmr.bench.cli.PsmrMain;
 import java.io.PrintWriter;
@@ -18,11 +19,12 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code psmr chaos}: a seeded fault campaign (Jepsen's nemesis) against a running Ring Paxos or
- * Ratis process cluster under load, then a heal and the checks ({@link ChaosCampaign}). A PBFT
- * cluster is refused as a usage error: the campaign's fault bounds and failure detector are those of
- * crash-tolerant orderings. Exit codes: 0 every check held; 1 the campaign could not run, or a
- * check other than those below failed; 2 bad usage; 3 the replicas diverged, the history is not
+ * {@code psmr chaos}: a seeded fault campaign (Jepsen's nemesis) against a running Ring Paxos, Ratis
+ * or PBFT process cluster under load, then a heal and the checks ({@link ChaosCampaign}). On PBFT the
+ * faults include {@code byzantine} (a replica restarted in a Byzantine mode for a while, then correct
+ * again), at most f = (n−1)/3 replicas are faulty at once, and a cluster with f or more replicas
+ * already Byzantine or down is refused. Exit codes: 0 every check held; 1 the campaign could not run,
+ * or a check other than those below failed; 2 bad usage; 3 the replicas diverged, the history is not
  * linearizable or an acknowledged write was lost (safety); 4 the load or the heal made no progress
  * (liveness). Each failed check is named on standard error.
  */
@@ -30,17 +32,17 @@ import picocli.CommandLine.Spec;
         mixinStandardHelpOptions = true,
         sortOptions = false,
         description = {
-            "Run a seeded schedule of faults (SIGKILL and restart, SIGSTOP/SIGCONT pauses) against a Ring Paxos or Ratis cluster "
-                    + "started with ./psmr cluster start, under a closed-loop load; then heal everything and check equal digests, "
-                    + "no lost acknowledged write and per-key linearizability.",
-            "A PBFT cluster is refused (exit 2): the fault bounds keep a majority of crash-tolerant nodes up and wait out a crash "
-                    + "failure detector; fault a PBFT cluster by hand with cluster kill and restart, or start it with --byzantine.",
+            "Run a seeded schedule of faults (SIGKILL and restart, SIGSTOP/SIGCONT pauses, Byzantine replicas on PBFT) against a "
+                    + "Ring Paxos, Ratis or PBFT cluster (from ./psmr cluster start) under a closed-loop load; then heal everything "
+                    + "and check equal digests, no lost acknowledged write and per-key linearizability.",
+            "On PBFT at most f = (n-1)/3 replicas are faulty at once, Byzantine ones included, and the checks are over the "
+                    + "correct replicas; a cluster with f or more replicas already Byzantine or down is refused (exit 2).",
             "Docs: docs/recovery.md (The fault campaign)."},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {
             "0:every check held",
             "1:the campaign could not run, or a check failed that is neither below",
-            "2:usage error (bad or missing option, a PBFT cluster)",
+            "2:usage error (bad or missing option, byzantine on a crash-tolerant cluster, more faults than f on PBFT)",
             "3:the replicas diverged, the history is not linearizable, or an acknowledged write was lost (safety)",
             "4:stalled: no operation completed, the load stalled, or the replicas did not converge after the heal (liveness)"})
 public final class ChaosCommand implements Callable<Integer> {
@@ -49,23 +51,27 @@ public final class ChaosCommand implements Callable<Integer> {
     static final int MAX_KEYS = 10_000;
     static final Duration MIN_DURATION = Duration.ofSeconds(5);
     static final Duration MAX_DURATION = Duration.ofHours(1);
+    /** The faults without {@code --faults}; a PBFT cluster adds {@code byzantine}. */
+    static final String DEFAULT_FAULTS = "kill,pause,restart";
 
 
     @Spec
     CommandSpec spec;
 
     @Option(names = "--cluster", paramLabel = "DIR", required = true,
-            description = "The cluster directory (started with ./psmr cluster start; Ring Paxos or Ratis, as cluster.json says; "
-                    + "not PBFT).")
+            description = "The cluster directory (started with ./psmr cluster start; Ring Paxos, Ratis or PBFT, as cluster.json "
+                    + "says).")
     Path cluster;
 
     @Option(names = "--duration", paramLabel = "TIME", defaultValue = "30s", converter = DurationConverter.class,
             description = "How long the load runs with faults, 5s to 1h, e.g. 30s or 2m (default: ${DEFAULT-VALUE}).")
     Duration duration;
 
-    @Option(names = "--faults", paramLabel = "LIST", defaultValue = "kill,pause,restart",
+    @Option(names = "--faults", paramLabel = "LIST",
             description = "Comma-separated: kill (SIGKILL), pause (SIGSTOP longer than the failure detector's timeout, then SIGCONT), "
-                    + "restart (killed nodes come back during the load; needs kill) (default: ${DEFAULT-VALUE}).")
+                    + "restart (killed nodes come back during the load; needs kill), byzantine (PBFT only: a replica restarted in "
+                    + "a Byzantine mode the seed picks, for 3-6 s, then restarted correct) (default: " + DEFAULT_FAULTS
+                    + ", and byzantine on PBFT).")
     String faults;
 
     @Option(names = "--seed", paramLabel = "S",
@@ -73,7 +79,8 @@ public final class ChaosCommand implements Callable<Integer> {
     Long seed;
 
     @Option(names = "--max-down", paramLabel = "N",
-            description = "Most nodes faulted at once over all kinds, at least 1 (default: each kind's bound: (n-1)/2 acceptors or Ratis peers).")
+            description = "Most nodes faulted at once over all kinds, at least 1 (default: each kind's bound: (n-1)/2 acceptors or "
+                    + "Ratis peers, f = (n-1)/3 PBFT replicas; more than f is refused on PBFT).")
     Integer maxDown;
 
     @Option(names = "--clients", paramLabel = "N", defaultValue = "16",
@@ -119,18 +126,19 @@ public final class ChaosCommand implements Callable<Integer> {
                 "--duration must be from 5s to 1h, got " + DurationConverter.format(d));
         List<FaultKind> kinds = new ArrayList<>();
         boolean restart = false;
-        for (String part : faults.split(",", -1)) {
+        for (String part : (faults == null ? DEFAULT_FAULTS : faults).split(",", -1)) {
             String f = part.trim().toLowerCase(Locale.ROOT);
             switch (f) {
                 case "kill" -> addOnce(kinds, FaultKind.KILL);
                 case "pause" -> addOnce(kinds, FaultKind.PAUSE);
+                case "byzantine" -> addOnce(kinds, FaultKind.BYZANTINE);
                 case "restart" -> restart = true;
                 default -> throw new CommandLine.ParameterException(spec.commandLine(),
-                        "--faults entries must be kill, pause or restart, got '" + part + "'");
+                        "--faults entries must be kill, pause, restart or byzantine, got '" + part + "'");
             }
         }
         require(!restart || kinds.contains(FaultKind.KILL), "--faults: restart needs kill (it brings killed nodes back)");
-        require(!kinds.isEmpty(), "--faults needs kill or pause");
+        require(!kinds.isEmpty(), "--faults needs kill, pause or byzantine");
         require(maxDown == null || maxDown >= 1, "--max-down must be at least 1, got " + maxDown);
         require(clients >= 1 && clients <= MAX_CLIENTS, "--clients must be from 1 to " + MAX_CLIENTS + ", got " + clients);
         require(keys >= 1 && keys <= MAX_KEYS, "--keys must be from 1 to " + MAX_KEYS + ", got " + keys);
@@ -140,11 +148,19 @@ public final class ChaosCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--cluster: " + e.getMessage());
         }
-        // Chaos bounds crash faults only: a cluster whose clients must outvote liars (PBFT) is refused.
-        require(c.binding().byzantineReplicasTolerated(c) == 0, "--cluster: " + cluster + " holds a " + c.ordering().cliName() + " cluster, and chaos runs against ringpaxos and"
-                + " ratis clusters only: its fault bounds keep a majority of crash-tolerant nodes up, and its failure detector"
-                + " timeout is Ring Paxos' or Ratis'; fault a PBFT cluster with ./psmr cluster kill and restart, or start it"
-                + " with --byzantine");
+        boolean pbft = c.ordering() == OrderingProtocol.PBFT;
+        require(pbft || !kinds.contains(FaultKind.BYZANTINE), "--faults: byzantine needs a pbft cluster, and " + cluster
+                + " holds a " + c.ordering().cliName() + " cluster: it tolerates crashes only, and its replicas have no"
+                + " Byzantine mode to restart in");
+        if (pbft) {
+            require(maxDown == null || maxDown <= c.pbft().f(), "--max-down must be at most " + FaultTargets.bound(c)
+                    + " on a pbft cluster, got " + maxDown);
+            FaultTargets.pbftRefusal(c, FaultTargets.faultyAtStart(c))
+                    .ifPresent(why -> require(false, "--cluster: " + cluster + ": " + why));
+            if (faults == null) {
+                kinds.add(FaultKind.BYZANTINE);
+            }
+        }
         require(keys <= c.settings().maxKeys(), "--keys must be at most the cluster's max-keys (" + c.settings().maxKeys()
                 + "), got " + keys);
         long s = seed != null ? seed : System.nanoTime();

@@ -18,10 +18,11 @@ import java.util.Locale;
  * names every check that did not hold; the campaign passed if it is empty. Immutable.
  *
  * @param seed                 the schedule's (and clients') seed
- * @param ordering             ringpaxos or ratis
+ * @param ordering             ringpaxos, ratis or pbft
  * @param cluster              the cluster directory
  * @param durationMillis       how long the load ran, as asked
- * @param faultKinds           the kinds enabled ({@code kill}, {@code pause}, and {@code restart} if killed nodes came back during the load)
+ * @param faultKinds           the kinds enabled ({@code kill}, {@code pause}, {@code byzantine}, and {@code restart} if killed nodes came
+ *                             back during the load)
  * @param targets              which nodes could be faulted, per kind, with the bounds
  * @param schedule             the planned faults
  * @param faults               the faults carried out
@@ -30,7 +31,8 @@ import java.util.Locale;
  * @param unavailable          the periods with no operation completing for longer than that
  * @param longestUnavailableMillis the longest of them (0 if none)
  * @param digests              the replicas' idle digests at one common instance, hex, after the heal
- * @param replicas             the cluster's replica count
+ * @param replicas             the correct replicas, whose digests are compared: the cluster's replicas less, on PBFT,
+ *                             those already faulty when the campaign started
  * @param writesKept           the final reads of every key agree with the history (null: not checked)
  * @param linearizable         the history is linearizable per key (null: not checked)
  * @param keysChecked          keys the checker saw
@@ -119,7 +121,7 @@ public record ChaosReport(long seed, String ordering, String cluster, long durat
         }
         for (InjectedFault f : faults) {
             out.printf(Locale.ROOT, "  %8s  %8s  %-5s  %-12s  %s%s%n", seconds(f.atMillis()), seconds(f.plannedMillis()),
-                    f.kind().cliName(), f.node(),
+                    f.kindName(), f.node(),
                     f.healedMillis() < 0 ? "NOT HEALED" : seconds(f.healedMillis()) + (f.healedAtEnd() ? " (final heal)" : ""),
                     f.error() == null ? "" : "  error: " + f.error());
         }

@@ -1,5 +1,6 @@
 package io.psmr.bench.chaos;
 
+import io.psmr.ordering.pbft.byzantine.ByzantineMode;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -13,7 +14,8 @@ import java.util.SplittableRandom;
  *
  * <p>Faults come every {@code minGap..maxGap} ms from the start; at each slot a node is drawn among
  * the targets that are not faulted then and whose kind (and the total) is below its bound, and a
- * kind among the enabled ones. A slot with no eligible node stays empty. Heals planned at or before
+ * kind among the enabled ones (and for a Byzantine fault a mode among the settings' modes). A slot
+ * with no eligible node stays empty. Heals planned at or before
  * a slot happen before it, so the bounds hold at every instant. Every fault is injected and healed
  * by {@code duration − tail}, except a kill without {@code restart}, which the final heal undoes.
  *
@@ -62,6 +64,8 @@ public record FaultSchedule(long seed, List<PlannedFault> faults) {
             int nodeDraw = random.nextInt(Integer.MAX_VALUE);
             FaultKind kind = s.kinds().get(random.nextInt(s.kinds().size()));
             double lengthDraw = random.nextDouble();
+            // Drawn only for a Byzantine fault, so that schedules without one stay those of earlier seeds.
+            ByzantineMode mode = kind == FaultKind.BYZANTINE ? s.modes().get(random.nextInt(s.modes().size())) : null;
             if (eligible.isEmpty()) {
                 continue;
             }
@@ -70,13 +74,13 @@ public record FaultSchedule(long seed, List<PlannedFault> faults) {
             if (kind == FaultKind.KILL && !s.restart()) {
                 f = new PlannedFault(t, kind, target[0], target[1], s.durationMillis(), true);
             } else {
-                long min = kind == FaultKind.PAUSE ? s.minPauseMillis() : s.minDownMillis();
-                long max = kind == FaultKind.PAUSE ? s.maxPauseMillis() : s.maxDownMillis();
+                long min = s.minMillis(kind);
+                long max = s.maxMillis(kind);
                 long heal = t + min + (long) (lengthDraw * (max - min));
                 if (t + min > last) {
                     continue; // too late to inject and heal it during the load
                 }
-                f = new PlannedFault(t, kind, target[0], target[1], Math.min(heal, last), false);
+                f = new PlannedFault(t, kind, target[0], target[1], Math.min(heal, last), false, mode);
             }
             faults.add(f);
             active.add(f);

@@ -1,5 +1,7 @@
 package io.psmr.bench.chaos;
 
+import io.psmr.ordering.pbft.byzantine.ByzantineMode;
+
 /**
  * A fault as the campaign carried it out.
  *
@@ -7,15 +9,22 @@ package io.psmr.bench.chaos;
  * @param node         which node
  * @param plannedMillis when the schedule placed it, from the start of the load
  * @param atMillis     when it was injected, from the start of the load
- * @param healedMillis when it was healed (restart served again, or SIGCONT sent), or -1 if it was not
+ * @param healedMillis when it was healed (restart served again, or SIGCONT sent; on PBFT during the load, once the
+ *                     replica also caught up), or -1 if it was not
  * @param healedAtEnd  healed by the final heal rather than during the load
  * @param error        what went wrong injecting or healing it, or null
+ * @param mode         for a {@link FaultKind#BYZANTINE} fault the mode the replica ran in, else null
  */
 public record InjectedFault(FaultKind kind, String node, long plannedMillis, long atMillis, long healedMillis,
-                            boolean healedAtEnd, String error) {
+                            boolean healedAtEnd, String error, ByzantineMode mode) {
 
     /** Whether it was injected and healed without error. */
     public boolean clean() {
         return error == null && healedMillis >= 0;
+    }
+
+    /** The kind as reports print it: {@code byzantine (MODE)} for a Byzantine fault. */
+    public String kindName() {
+        return mode == null ? kind.cliName() : kind.cliName() + " (" + mode.cliName() + ")";
     }
 }

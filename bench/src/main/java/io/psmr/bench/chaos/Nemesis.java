@@ -6,20 +6,31 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 /**
  * Carries out a {@link FaultSchedule} against a running cluster on a thread of its own: SIGKILL
  * through {@link ClusterLauncher#kill}, restarts through {@link ClusterLauncher#restart}, pauses with
- * SIGSTOP and SIGCONT. Events run one after another in time order, heals first at equal times, and a
- * heal returns only once the node serves again, so a late restart delays the next fault rather than
- * overlapping it: the schedule's bounds hold for what really happens, and a fault injected late is
- * still healed no sooner than its planned length after it. A fault whose turn comes after the load's
- * last fault time (the executor fell behind) is left out.
+ * SIGSTOP and SIGCONT, Byzantine faults (PBFT) as a restart in the fault's mode and, to heal, a correct
+ * restart ({@link ClusterLauncher#restartAs}). Events run one after another in time order, heals first
+ * at equal times, and a heal returns only once the node serves again, so a late restart delays the
+ * next fault rather than overlapping it: the schedule's bounds hold for what really happens, and a
+ * fault injected late is still healed no sooner than its planned length after it (a Byzantine one,
+ * after the replica served in its mode). A fault whose turn comes after the load's last fault time
+ * (the executor fell behind) is left out.
+ *
+ * <p>With a catch-up bound (PBFT), a heal during the load also waits until the replica has caught up
+ * ({@link ReplicaCatchUp}): a replica that is behind adds nothing to a quorum, so it still counts
+ * towards the f faulty at once. If it does not catch up in time, the fault carries the error, no
+ * further fault is injected (the bound could no longer be kept) and {@link #stalled} says so. Once the
+ * load has ended, and in the final heal, it waits only for serving: with the clients stopped, the
+ * campaign's settle wait checks that every replica reaches one instance.
  *
  * <p>{@link #start} and {@link #finish} are called from one thread (the campaign's); between them
- * the nemesis thread owns the launcher. A JVM shutdown (Ctrl-C) sends SIGCONT to every paused node.
+ * the nemesis thread owns the launcher. A JVM shutdown (Ctrl-C) sends SIGCONT to every paused node
+ * and records every Byzantine replica as correct again in cluster.json, so that its next restart is.
  */
 final class Nemesis {
 
@@ -27,16 +38,20 @@ final class Nemesis {
     private final FaultSchedule schedule;
     private final long lastInjectMillis;
     private final Duration restartTimeout;
+    private final Duration catchUp;
     private final CountDownLatch stop = new CountDownLatch(1);
     private final List<Active> log = new ArrayList<>(); // guarded by this
     private final Thread shutdownHook = new Thread(this::resumePaused, "psmr-chaos-resume");
     private Thread thread;
     private long t0Nanos;
+    private volatile boolean stalled;
 
     /** One fault being carried out. */
     private static final class Active {
         final PlannedFault plan;
         final long atMillis;
+        /** When a Byzantine replica served in its mode, or -1: its planned length counts from then. */
+        long servingMillis = -1;
         long pid = -1;
         long healedMillis = -1;
         boolean healedAtEnd;
@@ -54,12 +69,21 @@ final class Nemesis {
     /**
      * @param lastInjectMillis no fault is injected later than this, from the start of the load
      * @param restartTimeout   how long a restarted node may take to serve
+     * @param catchUp          how long a healed PBFT replica may take to catch up during the load, or null not to
+     *                         wait for it (the other orderings)
      */
-    Nemesis(ClusterLauncher launcher, FaultSchedule schedule, long lastInjectMillis, Duration restartTimeout) {
+    Nemesis(ClusterLauncher launcher, FaultSchedule schedule, long lastInjectMillis, Duration restartTimeout,
+            Duration catchUp) {
         this.launcher = launcher;
         this.schedule = schedule;
         this.lastInjectMillis = lastInjectMillis;
         this.restartTimeout = restartTimeout;
+        this.catchUp = catchUp;
+    }
+
+    /** Whether a healed replica did not catch up in time during the load (liveness). */
+    boolean stalled() {
+        return stalled;
     }
 
     /** Starts the schedule, its time 0 being {@code t0Nanos} ({@link System#nanoTime()}). */
@@ -94,8 +118,10 @@ final class Nemesis {
                 if (e.heal() && a == null) {
                     continue; // its fault was left out
                 }
-                // A fault injected late (a restart before it took long) still lasts its planned length.
-                long due = e.heal() ? Math.max(e.atMillis(), a.atMillis + e.fault().healAtMillis() - e.fault().atMillis())
+                // A fault injected late (a restart before it took long) still lasts its planned length; a Byzantine
+                // one from when the replica serves in its mode, so that a slow restart does not eat its time.
+                long from = a == null ? 0 : a.servingMillis >= 0 ? a.servingMillis : a.atMillis;
+                long due = e.heal() ? Math.max(e.atMillis(), from + e.fault().healAtMillis() - e.fault().atMillis())
                         : e.atMillis();
                 long wait = due - elapsedMillis();
                 if (wait > 0 && stop.await(wait, TimeUnit.MILLISECONDS)) {
@@ -106,6 +132,9 @@ final class Nemesis {
                 }
                 if (e.heal()) {
                     heal(a, false);
+                    if (stalled) {
+                        return; // a replica that did not catch up still counts as faulty: inject nothing more
+                    }
                 } else if (elapsedMillis() <= lastInjectMillis) {
                     inject(e.fault());
                 }
@@ -124,6 +153,21 @@ final class Nemesis {
         try {
             if (f.kind() == FaultKind.KILL) {
                 launcher.kill(f.node());
+            } else if (f.kind() == FaultKind.BYZANTINE) {
+                synchronized (this) {
+                    log.add(a); // before the restart: cluster.json names the mode from now on, and the heal undoes it
+                }
+                try {
+                    launcher.restartAs(f.node(), Optional.of(f.mode()), restartTimeout);
+                    synchronized (this) {
+                        a.servingMillis = elapsedMillis();
+                    }
+                } catch (RuntimeException e) {
+                    synchronized (this) {
+                        a.error = "injecting byzantine " + f.mode().cliName() + " on " + f.node() + ": " + e.getMessage();
+                    }
+                }
+                return;
             } else {
                 ClusterNode n = launcher.directory().read().node(f.node()).orElseThrow();
                 long pid = n.liveProcess().orElseThrow(() -> new IllegalStateException("node " + f.node() + " is not running"))
@@ -148,17 +192,36 @@ final class Nemesis {
         if (a.healedMillis >= 0) {
             return;
         }
+        long cameBack;
         try {
             if (a.plan.kind() == FaultKind.KILL) {
                 launcher.restart(a.plan.node(), restartTimeout);
+            } else if (a.plan.kind() == FaultKind.BYZANTINE) {
+                launcher.restartAs(a.plan.node(), Optional.empty(), restartTimeout);
             } else {
                 ProcessSignals.resume(a.pid);
             }
+            cameBack = System.currentTimeMillis();
         } catch (RuntimeException e) {
             synchronized (this) {
-                a.error = "healing " + a.plan.kind().cliName() + " of " + a.plan.node() + ": " + e.getMessage();
+                String failed = "healing " + a.plan.kindName() + " of " + a.plan.node() + ": " + e.getMessage();
+                a.error = a.error == null ? failed : a.error + "; " + failed;
             }
             return;
+        }
+        if (catchUp != null && !atEnd) {
+            try {
+                ReplicaCatchUp.await(launcher.directory(), a.plan.node(), cameBack, catchUp, () -> stop.getCount() == 0);
+            } catch (RuntimeException e) {
+                stalled = true;
+                synchronized (this) {
+                    String behind = "healing " + a.plan.kindName() + " of " + a.plan.node() + ": " + e.getMessage();
+                    a.error = a.error == null ? behind : a.error + "; " + behind;
+                    a.healedMillis = elapsedMillis(); // it runs (correct again), only behind
+                    a.healedAtEnd = false;
+                }
+                return;
+            }
         }
         synchronized (this) {
             a.healedMillis = elapsedMillis();
@@ -178,10 +241,10 @@ final class Nemesis {
             t = thread;
         }
         if (t != null) {
-            t.join(restartTimeout.toMillis() + 30_000);
+            long most = restartTimeout.toMillis() + (catchUp == null ? 0 : catchUp.toMillis()) + 30_000;
+            t.join(most);
             if (t.isAlive()) {
-                throw new IllegalStateException("the nemesis did not finish its last event within "
-                        + (restartTimeout.toSeconds() + 30) + " s");
+                throw new IllegalStateException("the nemesis did not finish its last event within " + most / 1000 + " s");
             }
         }
         List<Active> open;
@@ -199,6 +262,11 @@ final class Nemesis {
                 heal(a, true);
             }
         }
+        for (Active a : open) {
+            if (a.plan.kind() == FaultKind.BYZANTINE) {
+                heal(a, true);
+            }
+        }
         if (t != null) {
             try {
                 Runtime.getRuntime().removeShutdownHook(shutdownHook);
@@ -212,13 +280,23 @@ final class Nemesis {
     /** What was carried out so far. */
     synchronized List<InjectedFault> faults() {
         return log.stream().map(a -> new InjectedFault(a.plan.kind(), a.plan.node(), a.plan.atMillis(), a.atMillis,
-                a.healedMillis, a.healedAtEnd, a.error)).toList();
+                a.healedMillis, a.healedAtEnd, a.error, a.plan.mode())).toList();
     }
 
     private void resumePaused() {
         List<Long> pids;
+        List<String> byzantine;
         synchronized (this) {
             pids = log.stream().filter(a -> a.plan.kind() == FaultKind.PAUSE && a.healedMillis < 0).map(a -> a.pid).toList();
+            byzantine = log.stream().filter(a -> a.plan.kind() == FaultKind.BYZANTINE && a.healedMillis < 0)
+                    .map(a -> a.plan.node()).toList();
+        }
+        for (String name : byzantine) {
+            try {
+                launcher.directory().update(c -> c.withByzantine(name, Optional.empty()));
+            } catch (RuntimeException e) {
+                // best effort while the JVM exits
+            }
         }
         for (long pid : pids) {
             try {

@@ -20,8 +20,9 @@ class ChaosCommandTest {
         String d = dir.toString();
         assertUsage(CliRun.of("chaos"), "Missing required option: '--cluster=DIR'");
         assertUsage(CliRun.of("chaos", "--cluster", d, "--faults", "kill,explode"),
-                "--faults entries must be kill, pause or restart, got 'explode'");
-        assertUsage(CliRun.of("chaos", "--cluster", d, "--faults", "kill,,pause"), "--faults entries must be kill, pause or restart, got ''");
+                "--faults entries must be kill, pause, restart or byzantine, got 'explode'");
+        assertUsage(CliRun.of("chaos", "--cluster", d, "--faults", "kill,,pause"),
+                "--faults entries must be kill, pause, restart or byzantine, got ''");
         assertUsage(CliRun.of("chaos", "--cluster", d, "--faults", "restart"), "--faults: restart needs kill");
         assertUsage(CliRun.of("chaos", "--cluster", d, "--duration", "soon"),
                 "Invalid value for option '--duration': 'soon' is not a duration: write a whole number with a unit ms, s, m or h");
@@ -33,21 +34,53 @@ class ChaosCommandTest {
         assertUsage(CliRun.of("chaos", "--cluster", d), "--cluster: ");
     }
 
-    /** A PBFT cluster is refused at once, naming the problem, before any load or fault. */
+    /**
+     * A PBFT cluster with more than f replicas Byzantine or down is refused at once, naming the bound and the
+     * replicas, before any load or fault; so is --max-down above f.
+     */
     @Test
-    void aPbftClusterIsRefusedAtOnce() {
-        Path pbft = dir.resolve("pbft");
-        assertEquals(0, CliRun.of("cluster", "init", "--dir", pbft.toString(), "--ordering", "pbft", "--hosts", "127.0.0.2",
-                "--base-port", "7500").exitCode());
+    void aPbftClusterBeyondFIsRefusedNamingTheBound() {
+        Path pbft = init("pbft", 7500, "--ordering", "pbft", "--byzantine", "replica-2=silent");
         CliRun r = CliRun.of("chaos", "--cluster", pbft.toString());
         assertEquals(2, r.exitCode(), r.out() + r.err());
-        assertTrue(r.err().startsWith("psmr chaos: --cluster: " + pbft + " holds a pbft cluster, and chaos runs against ringpaxos"
-                + " and ratis clusters only: its fault bounds keep a majority of crash-tolerant nodes up, and its failure detector"
-                + " timeout is Ring Paxos' or Ratis'; fault a PBFT cluster with ./psmr cluster kill and restart, or start it with"
-                + " --byzantine\n"), r.err());
+        assertTrue(r.err().startsWith("psmr chaos: --cluster: " + pbft + ": 4 replicas are already Byzantine or down (replica-1"
+                + " down, replica-2 byzantine silent, replica-3 down, replica-4 down), more than the f = (n-1)/3 = 1 of 4 replicas"
+                + " that may be faulty at once\n"), r.err());
         assertTrue(r.err().contains("Usage: psmr chaos "), r.err());
         assertEquals("", r.out());
-        assertTrue(CliRun.of("chaos", "--help").out().replaceAll("\\s+", " ").contains("A PBFT cluster is refused (exit 2)"));
+
+        CliRun maxDown = CliRun.of("chaos", "--cluster", pbft.toString(), "--max-down", "2");
+        assertEquals(2, maxDown.exitCode(), maxDown.out() + maxDown.err());
+        assertTrue(maxDown.err().startsWith("psmr chaos: --max-down must be at most f = (n-1)/3 = 1 of 4 replicas on a pbft"
+                + " cluster, got 2\n"), maxDown.err());
+        String help = CliRun.of("chaos", "--help").out().replaceAll("\\s+", " ");
+        assertTrue(help.contains("On PBFT at most f = (n-1)/3 replicas are faulty at once, Byzantine ones included"), help);
+        assertTrue(!help.contains("A PBFT cluster is refused"), help);
+    }
+
+    /** byzantine is refused on the crash-tolerant orderings, naming the kind and why. */
+    @Test
+    void byzantineFaultsNeedAPbftCluster() {
+        Path ringPaxos = init("ringpaxos", 7600, "--ordering", "ringpaxos");
+        Path ratis = init("ratis", 7700, "--ordering", "ratis");
+        for (Path[] c : new Path[][] {{ringPaxos}, {ratis}}) {
+            String ordering = c[0].getFileName().toString();
+            CliRun r = CliRun.of("chaos", "--cluster", c[0].toString(), "--faults", "kill,restart,byzantine");
+            assertEquals(2, r.exitCode(), r.out() + r.err());
+            assertTrue(r.err().startsWith("psmr chaos: --faults: byzantine needs a pbft cluster, and " + c[0] + " holds a "
+                    + ordering + " cluster: it tolerates crashes only, and its replicas have no Byzantine mode to restart in\n"),
+                    r.err());
+        }
+    }
+
+    private Path init(String name, int basePort, String... flags) {
+        Path c = dir.resolve(name);
+        List<String> args = new java.util.ArrayList<>(List.of("cluster", "init", "--dir", c.toString(), "--hosts", "127.0.0.2",
+                "--base-port", Integer.toString(basePort)));
+        args.addAll(List.of(flags));
+        CliRun r = CliRun.of(args.toArray(String[]::new));
+        assertEquals(0, r.exitCode(), r.out() + r.err());
+        return c;
     }
 
     /** Safety (3) before liveness (4) before any other failure (1); 0 only when every check held. */

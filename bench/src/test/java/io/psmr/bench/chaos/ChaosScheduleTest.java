@@ -11,8 +11,12 @@ import io.psmr.kvstore.cluster.ClusterNode;
 import io.psmr.kvstore.cluster.ClusterSettings;
 import io.psmr.kvstore.cluster.NodeRole;
 import io.psmr.kvstore.cluster.ProposerSlot;
+import io.psmr.kvstore.pbft.PbftClusterSettings;
+import io.psmr.ordering.pbft.LeaderRotation;
+import io.psmr.ordering.pbft.byzantine.ByzantineMode;
 import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -23,7 +27,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The fault schedule: a function of the seed and the membership; never more than a kind's bound
- * (or --max-down) faulted at once; only restartable targets; every fault healed by the end.
+ * (or --max-down) faulted at once, on PBFT f counting Byzantine replicas and those faulty at the
+ * start; only restartable targets; every fault healed by the end.
  * Many seeds, fast; {@code -Dpsmr.seed=S} starts the seeds at S.
  */
 class ChaosScheduleTest {
@@ -142,6 +147,99 @@ class ChaosScheduleTest {
         }
     }
 
+    /**
+     * PBFT: one group of replicas with the bound f less the replicas faulty at the start, which are no targets;
+     * Byzantine faults count towards it, carry a mode among the campaign's and last their own lengths.
+     */
+    @Test
+    void pbftSchedulesKeepAtMostFFaultyCountingByzantineOnes() {
+        Random shapes = new Random(BASE_SEED);
+        Set<ByzantineMode> drawn = new HashSet<>();
+        for (int i = 0; i < SEEDS; i++) {
+            long seed = BASE_SEED + i;
+            int f = 1 + shapes.nextInt(2);
+            int n = 3 * f + 1;
+            Map<String, String> faultyAtStart = new LinkedHashMap<>();
+            int already = shapes.nextInt(f); // fewer than f: f of them leave no fault to inject
+            for (int k = 0; k < already; k++) {
+                faultyAtStart.put("replica-" + (1 + shapes.nextInt(n)), k % 2 == 0 ? "down" : "byzantine silent");
+            }
+            ClusterDescriptor cluster = pbft(f, Map.of());
+            FaultTargets targets = FaultTargets.of(cluster, name -> Optional.empty(), faultyAtStart);
+            assertEquals(1, targets.groups().size());
+            FaultGroup g = targets.groups().get(0);
+            assertEquals(f - faultyAtStart.size(), g.maxDown(), "seed " + seed);
+            assertEquals(n - faultyAtStart.size(), g.nodes().size(), "seed " + seed);
+            List<FaultKind> kinds = shapes.nextBoolean() ? List.of(FaultKind.BYZANTINE)
+                    : List.of(FaultKind.KILL, FaultKind.PAUSE, FaultKind.BYZANTINE);
+            boolean restart = shapes.nextBoolean();
+            long duration = 5_000 + shapes.nextInt(60_000);
+            ScheduleSettings s = ScheduleSettings.defaults(duration, kinds, restart, Integer.MAX_VALUE, 2000);
+            FaultSchedule schedule = FaultSchedule.generate(seed, targets, s);
+            String ctx = "seed " + seed + ", f " + f + ", faulty at start " + faultyAtStart + ", " + kinds
+                    + (restart ? " restart" : "") + ", " + duration + " ms: " + schedule.faults();
+            assertTrue(schedule.maxConcurrent(null) <= f - faultyAtStart.size(), "at most f faulty at once, " + ctx);
+            assertNoNodeFaultedTwiceAtOnce(schedule, ctx);
+            for (PlannedFault pf : schedule.faults()) {
+                assertTrue(!faultyAtStart.containsKey(pf.node()), "no replica faulty at the start is a target, " + ctx);
+                if (pf.kind() == FaultKind.BYZANTINE) {
+                    assertTrue(ScheduleSettings.CAMPAIGN_MODES.contains(pf.mode()), ctx);
+                    drawn.add(pf.mode());
+                    assertTrue(!pf.atEnd(), "a Byzantine replica is restarted correct during the load, " + ctx);
+                    long length = pf.healAtMillis() - pf.atMillis();
+                    assertTrue(length >= s.minByzantineMillis() && length <= s.maxByzantineMillis(),
+                            "bounded Byzantine length " + length + ", " + ctx);
+                } else {
+                    assertEquals(null, pf.mode(), ctx);
+                }
+            }
+        }
+        assertEquals(Set.copyOf(ScheduleSettings.CAMPAIGN_MODES), drawn, "every campaign mode is drawn by some seed");
+    }
+
+    /** Schedules without Byzantine faults draw nothing more: the seeds of crash-only campaigns keep their schedules. */
+    @Test
+    void aByzantineFaultDrawsItsModeOnlyWhenItIsOne() {
+        FaultTargets targets = FaultTargets.of(pbft(1, Map.of()), name -> Optional.empty(), Map.of());
+        ScheduleSettings crash = ScheduleSettings.defaults(60_000, BOTH, true, Integer.MAX_VALUE, 2000);
+        ScheduleSettings noModes = new ScheduleSettings(crash.durationMillis(), crash.kinds(), crash.restart(), crash.maxDown(),
+                crash.minGapMillis(), crash.maxGapMillis(), crash.minPauseMillis(), crash.maxPauseMillis(), crash.minDownMillis(),
+                crash.maxDownMillis(), crash.tailMillis(), crash.minByzantineMillis(), crash.maxByzantineMillis(), List.of());
+        for (int i = 0; i < 50; i++) {
+            assertEquals(FaultSchedule.generate(BASE_SEED + i, targets, noModes), FaultSchedule.generate(BASE_SEED + i, targets, crash),
+                    "seed " + (BASE_SEED + i));
+        }
+    }
+
+    /** More than f replicas faulty at the start, or f of them, is refused, naming the bound and the replicas. */
+    @Test
+    void pbftRefusalsNameTheBound() {
+        ClusterDescriptor four = pbft(1, Map.of());
+        Map<String, String> two = new LinkedHashMap<>();
+        two.put("replica-2", "byzantine silent");
+        two.put("replica-3", "down");
+        assertEquals(Optional.of("2 replicas are already Byzantine or down (replica-2 byzantine silent, replica-3 down), more than"
+                + " the f = (n-1)/3 = 1 of 4 replicas that may be faulty at once"), FaultTargets.pbftRefusal(four, two));
+        IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                () -> FaultTargets.of(four, name -> Optional.empty(), two));
+        assertEquals(FaultTargets.pbftRefusal(four, two).orElseThrow(), e.getMessage());
+        assertEquals(Optional.of("1 replica is already Byzantine or down (replica-3 down): with at most f = (n-1)/3 = 1 of 4"
+                + " replicas faulty at once, no fault is left to inject"), FaultTargets.pbftRefusal(four, Map.of("replica-3", "down")));
+        assertEquals(Optional.empty(), FaultTargets.pbftRefusal(four, Map.of()));
+        assertEquals(Optional.empty(), FaultTargets.pbftRefusal(pbft(2, Map.of()), Map.of("replica-3", "down")));
+    }
+
+    /** What a PBFT cluster's replicas are at the start: Byzantine as cluster.json says, down if their process is not running. */
+    @Test
+    void faultyAtStartReadsTheModesAndTheProcesses() {
+        long me = ProcessHandle.current().pid();
+        ClusterDescriptor running = pbft(1, Map.of("replica-2", ByzantineMode.WRONG_DIGESTS), me, 4);
+        assertEquals(Map.of("replica-2", "byzantine wrong-digests"), FaultTargets.faultyAtStart(running));
+        ClusterDescriptor twoUp = pbft(1, Map.of(), me, 2);
+        assertEquals(List.of("replica-3", "replica-4"), List.copyOf(FaultTargets.faultyAtStart(twoUp).keySet()));
+        assertEquals(Map.of(), FaultTargets.faultyAtStart(ringPaxos(3, 2)), "crash-tolerant clusters are bounded by kind instead");
+    }
+
     private static void assertNoNodeFaultedTwiceAtOnce(FaultSchedule schedule, String ctx) {
         List<PlannedFault> fs = schedule.faults();
         for (int a = 0; a < fs.size(); a++) {
@@ -174,6 +272,25 @@ class ChaosScheduleTest {
         }
         return new ClusterDescriptor(ClusterDescriptor.VERSION, OrderingProtocol.RATIS, "127.0.0.1", settings(), nodes, List.of(),
                 "6a8e3e5e-4b36-4c53-9e42-0d6f8b1d2c3a");
+    }
+
+    /** A PBFT cluster of 3f+1 replicas, 2 pillars, none running. */
+    static ClusterDescriptor pbft(int f, Map<String, ByzantineMode> byzantine) {
+        return pbft(f, byzantine, null, 0);
+    }
+
+    /** A PBFT cluster of 3f+1 replicas, 2 pillars, the first {@code running} with process {@code pid}. */
+    static ClusterDescriptor pbft(int f, Map<String, ByzantineMode> byzantine, Long pid, int running) {
+        List<ClusterNode> nodes = new ArrayList<>();
+        List<List<Integer>> pillarPorts = new ArrayList<>();
+        int port = 31000;
+        for (int r = 1; r <= 3 * f + 1; r++) {
+            nodes.add(new ClusterNode("replica-" + r, NodeRole.REPLICA, r, r, port++, port++, port++, r <= running ? pid : null,
+                    null));
+            pillarPorts.add(List.of(port++, port++));
+        }
+        return new ClusterDescriptor(ClusterDescriptor.VERSION, OrderingProtocol.PBFT, "127.0.0.1", settings(), nodes, List.of(),
+                null, new PbftClusterSettings(f, 2, LeaderRotation.ROTATING, pillarPorts, byzantine));
     }
 
     private static ClusterSettings settings() {
