@@ -84,6 +84,8 @@ public final class FaultCharts {
         chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideE);
         chart.getStyler().setYAxisMin(0.0);
         chart.getStyler().setXAxisMin(0.0);
+        chart.getStyler().setXAxisTickMarkSpacingHint(80);
+        chart.getStyler().setXAxisDecimalPattern("#.#");
         chart.getStyler().setChartTitleFont(chart.getStyler().getChartTitleFont().deriveFont(12f));
         double[] rate = FaultMetrics.trailingRate(r.buckets(), r.bucketMillis());
         double[] x = new double[Math.max(1, rate.length)];

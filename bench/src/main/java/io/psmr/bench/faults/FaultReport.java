@@ -152,8 +152,9 @@ public record FaultReport(int cores, String java, int replicas, int faultsTolera
         return "at " + seconds(r.onsetMillis());
     }
 
+    /** The time back at 0.8, {@code never}, or {@code -} where there is nothing to measure it against. */
     static String recovery(ScenarioResult r) {
-        if (r.faultyOps() == null) {
+        if (r.faultyOps() == null || r.faultFreeOps() == null || r.faultFreeOps() <= 0) {
             return "-";
         }
         return r.recoveryMillis() == null ? "never" : seconds(r.recoveryMillis());

@@ -12,7 +12,12 @@ import io.psmr.kvstore.cluster.ClusterDescriptor;
 import io.psmr.kvstore.cluster.ClusterDirectory;
 import io.psmr.kvstore.cluster.ClusterLauncher;
 import io.psmr.kvstore.cluster.ClusterNode;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.stream.Stream;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -24,7 +29,7 @@ import org.HdrHistogram.Histogram;
 /**
  * One scenario of {@code psmr bench faults}: a fresh PBFT process cluster ({@link FaultSettings#clusterSpec()}), a
  * closed-loop load against it, the fault injected on the targets once the fault-free window has passed, and the
- * load stopped when the faulty window ends; the cluster is stopped whatever happened.
+ * load stopped when the faulty window ends; the cluster is stopped whatever happened, and its replicas' stores deleted.
  *
  * <p><b>Timing.</b> Time 0 is when the load's clients start. The fault is injected at {@code --fault-free}: a crash
  * SIGKILLs each target ({@link ClusterLauncher#kill}), a pause SIGSTOPs it ({@link ProcessSignals}), and a Byzantine
@@ -68,6 +73,7 @@ final class FaultRun {
     private Long onset;
     private Long healed;
     private Long failedAt;
+    private Long startMillis;
     private int faultyFrom = -1;
     private int faultyEnd = -1;
 
@@ -91,7 +97,9 @@ final class FaultRun {
         String error = null;
         try {
             try {
+                long begin = System.nanoTime();
                 launcher.start(settings.clusterSpec(), START_TIMEOUT);
+                startMillis = (System.nanoTime() - begin) / 1_000_000;
             } catch (IllegalStateException | IllegalArgumentException e) {
                 throw new Failure("the cluster did not start: " + e.getMessage());
             }
@@ -123,9 +131,30 @@ final class FaultRun {
             }
             if (launcher.directory().exists()) {
                 launcher.stop(STOP_GRACE);
+                deleteData(launcher.directory());
             }
         }
         return result(error);
+    }
+
+    /**
+     * Deletes the stopped replicas' stores (tens of megabytes each, of no use once measured); the logs, status
+     * files and cluster.json stay. A file that cannot be deleted is left.
+     */
+    private static void deleteData(ClusterDirectory dir) {
+        for (ClusterNode n : dir.read().nodes()) {
+            Path data = dir.dataDir(n.name());
+            if (!Files.exists(data)) {
+                continue;
+            }
+            try (Stream<Path> walk = Files.walk(data)) {
+                for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) {
+                    Files.deleteIfExists(p);
+                }
+            } catch (IOException | UncheckedIOException e) {
+                // the results do not depend on it
+            }
+        }
     }
 
     /** Waits out the fault-free window, injects the fault, waits out the faulty window; throws on a failure. */
@@ -197,14 +226,14 @@ final class FaultRun {
         Double faulty = faultyDone ? FaultMetrics.opsPerSecond(buckets, faultyFrom, faultyEnd, bucket) : null;
         Double fraction = faultFree != null && faulty != null && faultFree > 0 ? FaultMetrics.fraction(faultFree, faulty) : null;
         Long recovery = null;
-        if (faultFree != null && faulty != null) {
+        if (faultFree != null && faulty != null && faultFree > 0) {
             var r = FaultMetrics.recoveryMillis(buckets, faultyFrom, faultyEnd, bucket, faultFree);
             recovery = r.isPresent() ? r.getAsLong() : null;
         }
         Histogram ff = timeline.faultFreeLatency();
         Histogram fy = timeline.faultyLatency();
         return new ScenarioResult(scenario.name(), scenario.kind().name().toLowerCase(java.util.Locale.ROOT), targets,
-                scenario.describe(targets), error, bucket, buckets, FaultMetrics.perSecond(buckets, bucket),
+                scenario.describe(targets), error, startMillis, bucket, buckets, FaultMetrics.perSecond(buckets, bucket),
                 settings.warmup().toMillis(), settings.faultFree().toMillis(), millis(injected), millis(onset),
                 faultyFrom < 0 ? null : faultyFrom * bucket, faultyEnd < 0 ? null : faultyEnd * bucket, millis(healed),
                 faultFree, faulty, fraction, recovery, recovery != null,

@@ -51,14 +51,14 @@ import picocli.CommandLine.Spec;
                 + "faulty window, their fraction, the time from the onset until throughput over 1 s windows is back at "
                 + "0.8 of fault-free and stays there (or never), and p50/p99 latency in both windows. Prints a table; "
                 + "writes faults.json, summary.md, faults-timeline.png (one panel per fault) and timeline-<fault>.png to "
-                + "<out>/bench-faults-<timestamp>/, with each cluster (logs, data) under clusters/<fault>/.",
+                + "<out>/bench-faults-<timestamp>/, with each cluster (logs, status) under clusters/<fault>/.",
             "",
             "The load is ./psmr load's defaults but the clients: 50%% READs, 5%% MULTI_PUTs of 4 keys, the rest "
                 + "CREATE/UPDATE/DELETE over 10,000 keys, batches of up to 200, a window of 1. A scenario whose load "
                 + "completes nothing for 10 s fails, naming what it cannot hear from.",
             "",
             "Default: crash, pause and every Byzantine mode on 4 replicas x 2 pillars, rotating leaders, 16 clients, "
-                + "10 s + 20 s each: about 50 s per fault with the cluster's start and stop.",
+                + "10 s + 20 s of load per fault, plus each cluster's start and stop and each Byzantine restart.",
             ""})
 public final class FaultsCommand implements Callable<Integer> {
 
@@ -98,7 +98,7 @@ public final class FaultsCommand implements Callable<Integer> {
 
     @Option(names = "--faults", paramLabel = "FAULT", split = ",",
             description = "Faults to run, comma-separated, in this order: crash, pause, or a Byzantine mode (default: "
-                    + "crash, pause and every mode: ${COMPLETION-CANDIDATES}).",
+                    + "all of them: ${COMPLETION-CANDIDATES}).",
             completionCandidates = FaultNames.class)
     List<String> faults;
 
@@ -151,9 +151,10 @@ public final class FaultsCommand implements Callable<Integer> {
             n[0]++;
             if (!output.quiet()) {
                 err.printf(Locale.ROOT, "%s: %s %s%n", name, r.scenario(), r.ok()
-                        ? String.format(Locale.ROOT, "done: %s -> %s op/s (%s), back at 0.8 %s", FaultReport.rate(r.faultFreeOps()),
-                        FaultReport.rate(r.faultyOps()), FaultReport.ratio(r.fraction()),
-                        r.recovered() ? "after " + FaultReport.recovery(r) : "never")
+                        ? String.format(Locale.ROOT, "done: %s -> %s op/s (%s), back at 0.8: %s; the cluster started in %s, "
+                                + "the fault struck %s", FaultReport.rate(r.faultFreeOps()), FaultReport.rate(r.faultyOps()),
+                                FaultReport.ratio(r.fraction()), FaultReport.recovery(r),
+                                FaultReport.seconds(r.startMillis()), FaultReport.onset(r))
                         : "FAILED: " + r.error());
                 if (n[0] < settings.scenarios().size()) {
                     FaultScenario next = settings.scenarios().get(n[0]);

@@ -13,6 +13,7 @@ import java.util.List;
  * @param action               what was done to them, in words
  * @param error                why the scenario failed (the cluster did not start, the load stalled, a restart
  *                             did not serve in time), or null if it ran through
+ * @param startMillis          how long the cluster took to start and serve, before the load (null if it did not)
  * @param bucketMillis         the width of a bucket of {@link #buckets}
  * @param buckets              completed operations per bucket, by completion time, up to the end of the faulty window
  *                             (or the failure)
@@ -29,7 +30,7 @@ import java.util.List;
  * @param fraction             faultyOps / faultFreeOps
  * @param recoveryMillis       time from the faulty window's start until throughput, over 1 s windows, is back at
  *                             0.8 × faultFreeOps and stays there to the window's end ({@link FaultMetrics}); null
- *                             if it never is (or the scenario failed before)
+ *                             if it never is, if faultFreeOps is 0, or if the scenario failed before
  * @param recovered            whether {@link #recoveryMillis} is set
  * @param faultFreeP50Ms       median latency of operations completed in the fault-free window
  * @param faultFreeP99Ms       99th percentile of the same
@@ -37,7 +38,7 @@ import java.util.List;
  * @param faultyP99Ms          99th percentile of the same
  */
 public record ScenarioResult(String scenario, String kind, List<String> targets, String action, String error,
-                             long bucketMillis, long[] buckets, long[] opsPerSecond, long warmupMillis,
+                             Long startMillis, long bucketMillis, long[] buckets, long[] opsPerSecond, long warmupMillis,
                              long faultFreeEndMillis, Long injectedMillis, Long onsetMillis, Long faultyFromMillis,
                              Long faultyEndMillis, Long healedMillis, Double faultFreeOps, Double faultyOps,
                              Double fraction, Long recoveryMillis, boolean recovered, Double faultFreeP50Ms,
