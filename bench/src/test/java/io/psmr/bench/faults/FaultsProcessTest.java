@@ -70,7 +70,8 @@ class FaultsProcessTest {
         long end = c.get("faultyEndMillis").asLong();
         assertTrue(onset >= 4000, "the onset follows the fault-free window: " + c);
         assertEquals(onset, c.get("injectedMillis").asLong(), "a crash strikes when it is injected");
-        assertTrue(from >= onset && from - onset < bucket && from % bucket == 0, c.toString());
+        // The onset in whole milliseconds, rounded down; the window's start, rounded up to a bucket.
+        assertTrue(from >= onset && from - onset <= bucket && from % bucket == 0, c.toString());
         assertEquals(from + 6000, end);
         assertEquals(end / bucket, c.get("buckets").size(), "the timeline runs to the end of the faulty window");
         assertEquals(end / 1000, c.get("opsPerSecond").size());
