@@ -113,14 +113,16 @@ final class FaultRun {
             load.thread.start();
             try {
                 drive(launcher, load);
+            } catch (Failure e) {
+                if (timeline.origin() != Long.MAX_VALUE) {
+                    failedAt = System.nanoTime() - timeline.origin(); // now, not after the load's end
+                }
+                throw e;
             } finally {
                 load.end();
             }
         } catch (Failure e) {
             error = e.getMessage();
-            if (timeline.origin() != Long.MAX_VALUE) {
-                failedAt = System.nanoTime() - timeline.origin();
-            }
         } finally {
             for (long pid : paused) {
                 try {
