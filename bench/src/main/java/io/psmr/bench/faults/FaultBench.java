@@ -34,9 +34,16 @@ public final class FaultBench {
         return FaultReport.of(settings, out);
     }
 
-    /** About how long a run takes, in seconds: each scenario's windows plus a cluster start and stop (a guess on 2 cores). */
+    /**
+     * About how long a run takes, in seconds: each scenario's windows plus a guess of 20 s for a cluster's start and
+     * stop, and 15 s more per target for a Byzantine restart. Both take longer on a busy machine.
+     */
     public long estimateSeconds() {
-        long perScenario = settings.faultFree().toSeconds() + settings.faulty().toSeconds() + 20;
-        return settings.scenarios().size() * perScenario;
+        long total = 0;
+        for (FaultScenario s : settings.scenarios()) {
+            total += settings.faultFree().toSeconds() + settings.faulty().toSeconds() + 20
+                    + (s.kind() == FaultScenario.Kind.BYZANTINE ? 15L * settings.faultsTolerated() : 0);
+        }
+        return total;
     }
 }

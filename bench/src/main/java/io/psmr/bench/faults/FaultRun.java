@@ -19,9 +19,9 @@ import java.nio.file.Path;
 import java.util.Comparator;
 import java.util.stream.Stream;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.HdrHistogram.Histogram;
@@ -46,6 +46,9 @@ import org.HdrHistogram.Histogram;
  * <p><b>Bounded.</b> Every wait is: the cluster's start and a Byzantine restart ({@link #START_TIMEOUT}), the load's
  * start, the load itself (its stall timeout), and its end.
  *
+ * <p>While a scenario runs, a shutdown hook stops its cluster (and resumes a paused target), since the nodes run in
+ * sessions of their own and would outlive a Ctrl-C of the benchmark.
+ *
  * <p>Called from one thread; not thread-safe.
  */
 final class FaultRun {
@@ -67,7 +70,8 @@ final class FaultRun {
     private final List<String> targets;
     private final Duration longest;
     private final CompletionTimeline timeline;
-    private final List<Long> paused = new ArrayList<>();
+    // Also read by the shutdown hook.
+    private final List<Long> paused = new CopyOnWriteArrayList<>();
     // Nanoseconds from the origin, or null until they happen.
     private Long injected;
     private Long onset;
@@ -82,8 +86,10 @@ final class FaultRun {
         this.scenario = scenario;
         this.clusterDir = clusterDir;
         this.targets = settings.targets();
-        // The load must outlast the fault-free window, a Byzantine restart and the faulty window; it is ended earlier.
-        this.longest = settings.faultFree().plus(START_TIMEOUT).plus(settings.faulty()).plus(LOAD_END_TIMEOUT);
+        // The load must outlast the fault-free window, the targets' Byzantine restarts (each a kill of up to 10 s and a
+        // start) and the faulty window; it is ended earlier.
+        this.longest = settings.faultFree().plus(START_TIMEOUT.plusSeconds(10).multipliedBy(targets.size()))
+                .plus(settings.faulty()).plus(LOAD_END_TIMEOUT);
         this.timeline = new CompletionTimeline(longest, settings.warmup(), settings.faultFree(), settings.faulty());
     }
 
@@ -95,6 +101,18 @@ final class FaultRun {
     private ScenarioResult run() throws InterruptedException {
         ClusterLauncher launcher = new ClusterLauncher(clusterDir);
         String error = null;
+        // The nodes run in sessions of their own: a Ctrl-C of the benchmark would leave them running without this.
+        Thread hook = new Thread(() -> {
+            try {
+                paused.forEach(FaultRun::resumeQuietly);
+                if (launcher.directory().exists()) {
+                    launcher.stop(STOP_GRACE);
+                }
+            } catch (InterruptedException | RuntimeException e) {
+                // the JVM is exiting: nothing more to do
+            }
+        }, "psmr-bench-faults-stop");
+        Runtime.getRuntime().addShutdownHook(hook);
         try {
             try {
                 long begin = System.nanoTime();
@@ -135,8 +153,21 @@ final class FaultRun {
                 launcher.stop(STOP_GRACE);
                 deleteData(launcher.directory());
             }
+            try {
+                Runtime.getRuntime().removeShutdownHook(hook);
+            } catch (IllegalStateException exiting) {
+                // the hook is running or about to: it stops the same nodes
+            }
         }
         return result(error);
+    }
+
+    private static void resumeQuietly(long pid) {
+        try {
+            ProcessSignals.resume(pid);
+        } catch (InterruptedException | RuntimeException e) {
+            // best effort, on the way out
+        }
     }
 
     /**
@@ -144,7 +175,13 @@ final class FaultRun {
      * files and cluster.json stay. A file that cannot be deleted is left.
      */
     private static void deleteData(ClusterDirectory dir) {
-        for (ClusterNode n : dir.read().nodes()) {
+        List<ClusterNode> nodes;
+        try {
+            nodes = dir.read().nodes();
+        } catch (RuntimeException e) {
+            return; // an unreadable cluster.json: leave the files as they are
+        }
+        for (ClusterNode n : nodes) {
             Path data = dir.dataDir(n.name());
             if (!Files.exists(data)) {
                 continue;
@@ -210,7 +247,7 @@ final class FaultRun {
             healed = System.nanoTime() - t0;
             for (long pid : List.copyOf(paused)) {
                 ProcessSignals.resume(pid);
-                paused.remove(pid);
+                paused.remove(Long.valueOf(pid));
             }
         }
     }
@@ -224,7 +261,7 @@ final class FaultRun {
         long[] buckets = timeline.buckets(Math.max(0, length));
         Double faultFree = buckets.length >= ffTo && ffTo > ffFrom
                 ? FaultMetrics.opsPerSecond(buckets, ffFrom, ffTo, bucket) : null;
-        boolean faultyDone = error == null && faultyEnd > faultyFrom && faultyFrom >= 0;
+        boolean faultyDone = error == null && faultyEnd > faultyFrom && faultyFrom >= 0 && buckets.length >= faultyEnd;
         Double faulty = faultyDone ? FaultMetrics.opsPerSecond(buckets, faultyFrom, faultyEnd, bucket) : null;
         Double fraction = faultFree != null && faulty != null && faultFree > 0 ? FaultMetrics.fraction(faultFree, faulty) : null;
         Long recovery = null;
