@@ -23,6 +23,7 @@ import java.util.Random;
  * @param rotation  how PBFT leaders rotate
  * @param clients   closed-loop clients
  * @param faultFree how long the load runs before the fault
+ * @param warmup    the start of the fault-free window: what completes before it is not measured
  * @param faulty    how long the load runs after the fault's onset
  * @param scenarios the faults, one run each, in this order
  * @param seed      the seed of the target choice and of the clients
@@ -30,7 +31,7 @@ import java.util.Random;
  * @param cores     this machine's {@link Runtime#availableProcessors()}
  */
 public record FaultSettings(int replicas, int pillars, LeaderRotation rotation, int clients, Duration faultFree,
-                            Duration faulty, List<FaultScenario> scenarios, long seed, Path outDir, int cores) {
+                            Duration warmup, Duration faulty, List<FaultScenario> scenarios, long seed, Path outDir, int cores) {
 
     /** The replicas' scheduler, as {@code cluster start}'s default. */
     static final SchedulerMode MODE = SchedulerMode.BITMAP_INDEXED;
@@ -42,7 +43,7 @@ public record FaultSettings(int replicas, int pillars, LeaderRotation rotation, 
     static final int VALUE_SIZE = 64;
     /** Ring Paxos' tick, unused by PBFT; as {@code cluster start}'s default. */
     static final int TICK_MILLIS = 10;
-    /** The longest warm-up skipped at the start of the fault-free window. */
+    /** The longest default warm-up skipped at the start of the fault-free window. */
     static final Duration MAX_WARMUP = Duration.ofSeconds(2);
 
     /** Checks the ranges and copies the list. */
@@ -52,6 +53,10 @@ public record FaultSettings(int replicas, int pillars, LeaderRotation rotation, 
         }
         Objects.requireNonNull(rotation, "rotation");
         Objects.requireNonNull(faultFree, "faultFree");
+        Objects.requireNonNull(warmup, "warmup");
+        if (warmup.isNegative() || warmup.compareTo(faultFree) >= 0) {
+            throw new IllegalArgumentException("warmup must be from 0 to below faultFree (" + faultFree + "), got " + warmup);
+        }
         Objects.requireNonNull(faulty, "faulty");
         Objects.requireNonNull(outDir, "outDir");
         scenarios = List.copyOf(scenarios);
@@ -91,10 +96,10 @@ public record FaultSettings(int replicas, int pillars, LeaderRotation rotation, 
     }
 
     /**
-     * The warm-up skipped at the start of the fault-free window: 2 s, or a quarter of the window when that is shorter
-     * (the clients' first operations pay for JIT compilation and connection set-up).
+     * The default warm-up skipped at the start of a fault-free window of {@code faultFree}: 2 s, or a quarter of the
+     * window when that is shorter (the clients' first operations pay for JIT compilation and connection set-up).
      */
-    public Duration warmup() {
+    public static Duration defaultWarmup(Duration faultFree) {
         Duration quarter = faultFree.dividedBy(4);
         return quarter.compareTo(MAX_WARMUP) < 0 ? quarter : MAX_WARMUP;
     }

@@ -47,7 +47,7 @@ import picocli.CommandLine.Spec;
                 + "(the replica restarted Byzantine in that mode; the onset is when it serves again). The targets are "
                 + "f replicas (1 of 4, 2 of 7) chosen by --seed, the same in every scenario.",
             "",
-            "Reports per fault: throughput over the fault-free window (its first 2 s skipped as warm-up), over the "
+            "Reports per fault: throughput over the fault-free window (less its first --warmup), over the "
                 + "faulty window, their fraction, the time from the onset until throughput over 1 s windows is back at "
                 + "0.8 of fault-free and stays there (or never), and p50/p99 latency in both windows. Prints a table; "
                 + "writes faults.json, summary.md, faults-timeline.png (one panel per fault) and timeline-<fault>.png to "
@@ -88,9 +88,14 @@ public final class FaultsCommand implements Callable<Integer> {
     int clients;
 
     @Option(names = "--fault-free", paramLabel = "TIME", defaultValue = "10s", converter = DurationConverter.class,
-            description = "Load before the fault, 2s to 10m in steps of 100ms; its first 2 s (a quarter, if shorter) "
-                    + "are warm-up (default: ${DEFAULT-VALUE}).")
+            description = "Load before the fault, 2s to 10m in steps of 100ms; its first --warmup is not measured "
+                    + "(default: ${DEFAULT-VALUE}).")
     Duration faultFree;
+
+    @Option(names = "--warmup", paramLabel = "TIME", converter = DurationConverter.class,
+            description = "The start of the fault-free window: what completes before it is not measured, 0s to "
+                    + "--fault-free minus 1s in steps of 100ms (default: 2s, or a quarter of --fault-free if shorter).")
+    Duration warmup;
 
     @Option(names = "--faulty", paramLabel = "TIME", defaultValue = "20s", converter = DurationConverter.class,
             description = "Load from the fault's onset, 2s to 10m in steps of 100ms (default: ${DEFAULT-VALUE}).")
@@ -136,7 +141,8 @@ public final class FaultsCommand implements Callable<Integer> {
         FaultBench bench = new FaultBench(settings, dir);
         if (format == OutputFormat.TEXT) {
             o.println(name + ": " + FaultReport.of(settings, List.of()).machine());
-            o.printf(Locale.ROOT, "%d faults (%s) on %s; about %d s%n", settings.scenarios().size(),
+            o.printf(Locale.ROOT, "%d %s (%s) on %s; about %d s%n", settings.scenarios().size(),
+                    settings.scenarios().size() == 1 ? "fault" : "faults",
                     settings.scenarios().stream().map(FaultScenario::name).collect(Collectors.joining(", ")),
                     String.join(" and ", settings.targets()), bench.estimateSeconds());
             o.flush();
@@ -152,7 +158,7 @@ public final class FaultsCommand implements Callable<Integer> {
             if (!output.quiet()) {
                 err.printf(Locale.ROOT, "%s: %s %s%n", name, r.scenario(), r.ok()
                         ? String.format(Locale.ROOT, "done: %s -> %s op/s (%s), back at 0.8: %s; the cluster started in %s, "
-                                + "the fault struck %s", FaultReport.rate(r.faultFreeOps()), FaultReport.rate(r.faultyOps()),
+                                + "fault: %s", FaultReport.rate(r.faultFreeOps()), FaultReport.rate(r.faultyOps()),
                                 FaultReport.ratio(r.fraction()), FaultReport.recovery(r),
                                 FaultReport.seconds(r.startMillis()), FaultReport.onset(r))
                         : "FAILED: " + r.error());
@@ -194,6 +200,11 @@ public final class FaultsCommand implements Callable<Integer> {
         require(clients >= 1 && clients <= MAX_CLIENTS, "--clients must be from 1 to " + MAX_CLIENTS + ", got " + clients);
         window("--fault-free", faultFree);
         window("--faulty", faulty);
+        Duration w = warmup != null ? warmup : FaultSettings.defaultWarmup(faultFree);
+        require(!w.isNegative() && w.plusSeconds(1).compareTo(faultFree) <= 0
+                        && w.toMillis() % CompletionTimeline.BUCKET_MILLIS == 0,
+                "--warmup must be from 0s to --fault-free (" + DurationConverter.format(faultFree)
+                        + ") minus 1s in steps of 100ms, got " + DurationConverter.format(w));
         List<FaultScenario> scenarios = new ArrayList<>();
         if (faults == null || faults.isEmpty()) {
             scenarios.addAll(FaultScenario.all());
@@ -209,7 +220,7 @@ public final class FaultsCommand implements Callable<Integer> {
                 scenarios.add(s);
             }
         }
-        return new FaultSettings(replicas, pillars, rotation, clients, faultFree, faulty, scenarios, seed, out.path(),
+        return new FaultSettings(replicas, pillars, rotation, clients, faultFree, w, faulty, scenarios, seed, out.path(),
                 Runtime.getRuntime().availableProcessors());
     }
 

@@ -26,7 +26,7 @@ class FaultReportTest {
     Path dir;
 
     private static final FaultSettings SETTINGS = new FaultSettings(4, 2, LeaderRotation.ROTATING, 16,
-            Duration.ofSeconds(4), Duration.ofSeconds(6), List.of(FaultScenario.CRASH, FaultScenario.PAUSE,
+            Duration.ofSeconds(4), Duration.ofSeconds(1), Duration.ofSeconds(6), List.of(FaultScenario.CRASH, FaultScenario.PAUSE,
             FaultScenario.byzantine(ByzantineMode.SILENT)), 1, Path.of("results"), 2);
 
     /** A scenario of 100 ops/s fault-free whose faulty window [from, from + 6 s) holds {@code faultyPerBucket}. */

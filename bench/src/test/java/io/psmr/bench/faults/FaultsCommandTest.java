@@ -26,6 +26,8 @@ class FaultsCommandTest {
         "--faulty 2050ms           | psmr bench faults: --faulty must be from 2s to 10m in steps of 100ms, got 2050ms",
         "--faulty 11m              | psmr bench faults: --faulty must be from 2s to 10m in steps of 100ms, got 11m",
         "--faults crash,crash      | psmr bench faults: --faults lists crash twice",
+        "--warmup 9500ms           | psmr bench faults: --warmup must be from 0s to --fault-free (10s) minus 1s in steps of 100ms, got 9500ms",
+        "--fault-free 2s --warmup 1050ms | psmr bench faults: --warmup must be from 0s to --fault-free (2s) minus 1s in steps of 100ms, got 1050ms",
         "--leader-rotation spin    | psmr bench faults: Invalid value for option '--leader-rotation': --leader-rotation must be rotating or fixed, got 'spin'",
         "--format csv              | psmr bench faults: --format must be text or json for psmr bench faults, got 'csv'",
         "--bogus                   | psmr bench faults: Unknown option: '--bogus'",
@@ -75,7 +77,7 @@ class FaultsCommandTest {
 
     private static FaultSettings settings(int replicas, long seed) {
         return new FaultSettings(replicas, 2, io.psmr.ordering.pbft.LeaderRotation.ROTATING, 16,
-                java.time.Duration.ofSeconds(10), java.time.Duration.ofSeconds(20), FaultScenario.all(), seed,
+                java.time.Duration.ofSeconds(10), java.time.Duration.ofSeconds(2), java.time.Duration.ofSeconds(20), FaultScenario.all(), seed,
                 java.nio.file.Path.of("results"), 2);
     }
 
