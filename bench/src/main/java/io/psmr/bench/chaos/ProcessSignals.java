@@ -9,7 +9,7 @@ import java.util.concurrent.TimeUnit;
  * SIGSTOP and SIGCONT for a process: the JDK sends only SIGTERM and SIGKILL, so this runs the
  * system's {@code kill}. Stateless and thread-safe; each call blocks until {@code kill} exits (at most 10 s).
  */
-final class ProcessSignals {
+public final class ProcessSignals {
 
     private static final String KILL = new File("/bin/kill").canExecute() ? "/bin/kill" : "/usr/bin/kill";
 
@@ -17,12 +17,12 @@ final class ProcessSignals {
     }
 
     /** Stops {@code pid} (it cannot catch or ignore this). */
-    static void stop(long pid) throws InterruptedException {
+    public static void stop(long pid) throws InterruptedException {
         send("-STOP", pid);
     }
 
     /** Lets a stopped {@code pid} run again. */
-    static void resume(long pid) throws InterruptedException {
+    public static void resume(long pid) throws InterruptedException {
         send("-CONT", pid);
     }
 

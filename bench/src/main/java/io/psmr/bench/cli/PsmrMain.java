@@ -4,6 +4,7 @@ import java.io.PrintWriter;
 
 import io.psmr.bench.chaos.ChaosCommand;
 import io.psmr.bench.e2e.E2eCommand;
+import io.psmr.bench.faults.FaultsCommand;
 import io.psmr.bench.load.LoadCommand;
 import io.psmr.bench.micro.MicroCommand;
 import io.psmr.bench.scheduler.BenchCommand;
@@ -65,7 +66,8 @@ public final class PsmrMain {
         CommandLine cl = new CommandLine(new PsmrMain());
         cl.getSubcommands().get("bench")
                 .addSubcommand(new MicroCommand())
-                .addSubcommand(new E2eCommand());
+                .addSubcommand(new E2eCommand())
+                .addSubcommand(new FaultsCommand());
         RenamedOptions.addTo(cl);
         answerVersionEverywhere(cl, new PsmrVersion());
         cl.setParameterExceptionHandler(PsmrMain::handleUsageError);
