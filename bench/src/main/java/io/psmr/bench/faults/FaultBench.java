@@ -1,5 +1,6 @@
 package io.psmr.bench.faults;
 
+import io.psmr.ordering.pbft.LeaderSelection;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -27,9 +28,12 @@ public final class FaultBench {
     public FaultReport run(Consumer<ScenarioResult> done) throws InterruptedException {
         List<ScenarioResult> out = new ArrayList<>();
         for (FaultScenario s : settings.scenarios()) {
-            ScenarioResult r = FaultRun.run(settings, s, results.resolve(CLUSTERS).resolve(s.name()));
-            out.add(r);
-            done.accept(r);
+            for (LeaderSelection selection : settings.selections()) {
+                String dir = settings.selections().size() == 1 ? s.name() : s.name() + "-" + selection.cliName();
+                ScenarioResult r = FaultRun.run(settings, s, selection, results.resolve(CLUSTERS).resolve(dir));
+                out.add(r);
+                done.accept(r);
+            }
         }
         return FaultReport.of(settings, out);
     }
@@ -41,8 +45,8 @@ public final class FaultBench {
     public long estimateSeconds() {
         long total = 0;
         for (FaultScenario s : settings.scenarios()) {
-            total += settings.faultFree().toSeconds() + settings.faulty().toSeconds() + 20
-                    + (s.kind() == FaultScenario.Kind.BYZANTINE ? 15L * settings.faultsTolerated() : 0);
+            total += settings.selections().size() * ( settings.faultFree().toSeconds() + settings.faulty().toSeconds() + 20
+                    + (s.kind() == FaultScenario.Kind.BYZANTINE ? 15L * settings.faultsTolerated() : 0));
         }
         return total;
     }

@@ -53,7 +53,7 @@ public final class FaultCharts {
             XYChart chart = chart(r, report);
             BufferedImage image = BitmapEncoder.getBufferedImage(chart);
             panels.add(image);
-            Path file = dir.resolve(fileOf(r.scenario()));
+            Path file = dir.resolve(fileOf(report.comparesSelections() ? r.scenario() + "-" + r.leaderSelection() : r.scenario()));
             ImageIO.write(image, "png", file.toFile());
             files.add(file);
         }
@@ -78,7 +78,7 @@ public final class FaultCharts {
     static XYChart chart(ScenarioResult r, FaultReport report) {
         XYChart chart = new XYChartBuilder().width(WIDTH).height(HEIGHT)
                 .title(String.format(Locale.ROOT, "%s on %s - PBFT %d x %d pillars, %s leaders, %d clients, %d cores%s",
-                        r.scenario(), String.join(",", r.targets()), report.replicas(), report.pillars(),
+                        r.label(report.comparesSelections()), String.join(",", r.targets()), report.replicas(), report.pillars(),
                         report.leaderRotation(), report.clients(), report.cores(), r.ok() ? "" : " - FAILED"))
                 .xAxisTitle("seconds since the load started").yAxisTitle("ops/s (1 s window)").build();
         chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideE);

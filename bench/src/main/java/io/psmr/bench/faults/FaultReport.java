@@ -36,6 +36,16 @@ public record FaultReport(int cores, String java, int replicas, int faultsTolera
                           int clients, long faultFreeMillis, long warmupMillis, long faultyMillis, long seed,
                           double recoveredFraction, long smoothingMillis, List<ScenarioResult> scenarios) {
 
+    /** Whether the scenarios ran under more than one leader selection: rows then name their selection. */
+    @com.fasterxml.jackson.annotation.JsonIgnore
+    public boolean comparesSelections() {
+        return scenarios.stream().map(ScenarioResult::leaderSelection).distinct().count() > 1;
+    }
+
+    private boolean compares() {
+        return comparesSelections();
+    }
+
     /** The JSON file's name. */
     public static final String JSON_FILE = "faults.json";
     /** The Markdown summary's name. */
@@ -80,15 +90,15 @@ public record FaultReport(int cores, String java, int replicas, int faultsTolera
 
     /** The table, one row per scenario, then each failed scenario's error. */
     public void table(PrintWriter o) {
-        o.printf(Locale.ROOT, "%-20s %-22s %10s %10s %8s %10s %17s %17s%n", "fault", "targets", "free op/s",
+        o.printf(Locale.ROOT, "%-28s %-22s %10s %10s %8s %10s %17s %17s%n", "fault", "targets", "free op/s",
                 "faulty op/s", "fraction", "to 0.8", "free p50/p99 ms", "faulty p50/p99 ms");
         for (ScenarioResult r : scenarios) {
-            o.printf(Locale.ROOT, "%-20s %-22s %10s %10s %8s %10s %17s %17s%n", r.scenario(), String.join(",", r.targets()),
+            o.printf(Locale.ROOT, "%-28s %-22s %10s %10s %8s %10s %17s %17s%n", r.label(compares()), String.join(",", r.targets()),
                     rate(r.faultFreeOps()), rate(r.faultyOps()), ratio(r.fraction()), recovery(r),
                     latency(r.faultFreeP50Ms(), r.faultFreeP99Ms()), latency(r.faultyP50Ms(), r.faultyP99Ms()));
         }
         for (ScenarioResult r : failed()) {
-            o.println(r.scenario() + " FAILED: " + r.error());
+            o.println(r.label(compares()) + " FAILED: " + r.error());
         }
         o.flush();
     }
@@ -127,14 +137,14 @@ public record FaultReport(int cores, String java, int replicas, int faultsTolera
                 + "| faulty p50/p99 ms | onset |");
         o.println("|---|---|---:|---:|---:|---:|---:|---:|---|");
         for (ScenarioResult r : scenarios) {
-            o.printf(Locale.ROOT, "| %s | %s | %s | %s | %s | %s | %s | %s | %s |%n", r.scenario(), r.action(),
+            o.printf(Locale.ROOT, "| %s | %s | %s | %s | %s | %s | %s | %s | %s |%n", r.label(compares()), r.action(),
                     rate(r.faultFreeOps()), rate(r.faultyOps()), ratio(r.fraction()), recovery(r),
                     latency(r.faultFreeP50Ms(), r.faultFreeP99Ms()), latency(r.faultyP50Ms(), r.faultyP99Ms()), onset(r));
         }
         if (!failed().isEmpty()) {
             o.println();
             for (ScenarioResult r : failed()) {
-                o.println("- " + r.scenario() + " failed: " + r.error());
+                o.println("- " + r.label(compares()) + " failed: " + r.error());
             }
         }
         o.flush();

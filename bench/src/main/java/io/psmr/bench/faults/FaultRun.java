@@ -1,5 +1,6 @@
 package io.psmr.bench.faults;
 
+import io.psmr.ordering.pbft.LeaderSelection;
 import io.psmr.bench.chaos.ProcessSignals;
 import io.psmr.bench.load.ClusterLoad;
 import io.psmr.bench.load.LoadGenerator;
@@ -66,6 +67,7 @@ final class FaultRun {
 
     private final FaultSettings settings;
     private final FaultScenario scenario;
+    private final LeaderSelection selection;
     private final Path clusterDir;
     private final List<String> targets;
     private final Duration longest;
@@ -81,7 +83,8 @@ final class FaultRun {
     private int faultyFrom = -1;
     private int faultyEnd = -1;
 
-    private FaultRun(FaultSettings settings, FaultScenario scenario, Path clusterDir) {
+    private FaultRun(FaultSettings settings, FaultScenario scenario, LeaderSelection selection, Path clusterDir) {
+        this.selection = selection;
         this.settings = settings;
         this.scenario = scenario;
         this.clusterDir = clusterDir;
@@ -94,8 +97,9 @@ final class FaultRun {
     }
 
     /** Runs {@code scenario} on a new cluster in {@code clusterDir} (which must not hold one) and reports it. */
-    static ScenarioResult run(FaultSettings settings, FaultScenario scenario, Path clusterDir) throws InterruptedException {
-        return new FaultRun(settings, scenario, clusterDir).run();
+    static ScenarioResult run(FaultSettings settings, FaultScenario scenario, LeaderSelection selection, Path clusterDir)
+            throws InterruptedException {
+        return new FaultRun(settings, scenario, selection, clusterDir).run();
     }
 
     private ScenarioResult run() throws InterruptedException {
@@ -116,7 +120,7 @@ final class FaultRun {
         try {
             try {
                 long begin = System.nanoTime();
-                launcher.start(settings.clusterSpec(), START_TIMEOUT);
+                launcher.start(settings.clusterSpec(selection), START_TIMEOUT);
                 startMillis = (System.nanoTime() - begin) / 1_000_000;
             } catch (IllegalStateException | IllegalArgumentException e) {
                 throw new Failure("the cluster did not start: " + e.getMessage());
@@ -271,7 +275,7 @@ final class FaultRun {
         }
         Histogram ff = timeline.faultFreeLatency();
         Histogram fy = timeline.faultyLatency();
-        return new ScenarioResult(scenario.name(), scenario.kind().name().toLowerCase(java.util.Locale.ROOT), targets,
+        return new ScenarioResult(scenario.name(), selection.cliName(), scenario.kind().name().toLowerCase(java.util.Locale.ROOT), targets,
                 scenario.describe(targets), error, startMillis, bucket, buckets, FaultMetrics.perSecond(buckets, bucket),
                 settings.warmup().toMillis(), settings.faultFree().toMillis(), millis(injected), millis(onset),
                 faultyFrom < 0 ? null : faultyFrom * bucket, faultyEnd < 0 ? null : faultyEnd * bucket, millis(healed),

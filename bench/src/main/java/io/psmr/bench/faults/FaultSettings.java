@@ -5,6 +5,7 @@ import io.psmr.bench.load.WorkloadSpec;
 import io.psmr.kvstore.cluster.ClusterSettings;
 import io.psmr.kvstore.cluster.ClusterSpec;
 import io.psmr.ordering.pbft.LeaderRotation;
+import io.psmr.ordering.pbft.LeaderSelection;
 import io.psmr.scheduler.SchedulerMode;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -21,6 +22,7 @@ import java.util.Random;
  * @param replicas  PBFT replicas, 3f+1
  * @param pillars   COP pillars per replica
  * @param rotation  how PBFT leaders rotate
+ * @param selections the PBFT leader selections to compare: each scenario runs once per selection, in this order
  * @param clients   closed-loop clients
  * @param faultFree how long the load runs before the fault
  * @param warmup    the start of the fault-free window: what completes before it is not measured
@@ -30,7 +32,7 @@ import java.util.Random;
  * @param outDir    the folder that receives {@code bench-faults-<timestamp>/}
  * @param cores     this machine's {@link Runtime#availableProcessors()}
  */
-public record FaultSettings(int replicas, int pillars, LeaderRotation rotation, int clients, Duration faultFree,
+public record FaultSettings(int replicas, int pillars, LeaderRotation rotation, List<LeaderSelection> selections, int clients, Duration faultFree,
                             Duration warmup, Duration faulty, List<FaultScenario> scenarios, long seed, Path outDir, int cores) {
 
     /** The replicas' scheduler, as {@code cluster start}'s default. */
@@ -52,6 +54,10 @@ public record FaultSettings(int replicas, int pillars, LeaderRotation rotation, 
             throw new IllegalArgumentException("replicas must be 3f+1 with f >= 1, got " + replicas);
         }
         Objects.requireNonNull(rotation, "rotation");
+        selections = List.copyOf(selections);
+        if (selections.isEmpty()) {
+            throw new IllegalArgumentException("no leader selection to run");
+        }
         Objects.requireNonNull(faultFree, "faultFree");
         Objects.requireNonNull(warmup, "warmup");
         if (warmup.isNegative() || warmup.compareTo(faultFree) >= 0) {
@@ -72,12 +78,12 @@ public record FaultSettings(int replicas, int pillars, LeaderRotation rotation, 
 
     /**
      * The cluster every scenario starts afresh: {@code cluster start --ordering pbft}'s defaults (bitmap-indexed,
-     * 2 workers, 100,000 keys of 64-byte values) with this invocation's replicas, pillars and rotation. The one
+     * 2 workers, 100,000 keys of 64-byte values) with this invocation's replicas, pillars and rotation, and leader selection {@code selection}. The one
      * place where the cluster's shape is decided: a new cluster option goes here.
      */
-    public ClusterSpec clusterSpec() {
+    public ClusterSpec clusterSpec(LeaderSelection selection) {
         ClusterSettings settings = new ClusterSettings(MODE, WORKERS, MAX_KEYS, VALUE_SIZE, TICK_MILLIS);
-        return ClusterSpec.pbft(replicas, pillars, rotation, settings);
+        return ClusterSpec.pbft(replicas, pillars, rotation, settings).withLeaderSelection(selection);
     }
 
     /**

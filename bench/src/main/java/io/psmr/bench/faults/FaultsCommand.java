@@ -8,6 +8,8 @@ import io.psmr.bench.cli.PsmrMain;
 import io.psmr.bench.cli.ResultsDir;
 import io.psmr.bench.cli.RotationConverter;
 import io.psmr.ordering.pbft.LeaderRotation;
+import io.psmr.ordering.pbft.LeaderSelection;
+import io.psmr.bench.cli.LeaderSelectionConverter;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -82,6 +84,13 @@ public final class FaultsCommand implements Callable<Integer> {
     @Option(names = "--leader-rotation", paramLabel = "ROTATION", defaultValue = "rotating", converter = RotationConverter.class,
             description = "rotating (COP: every replica leads instances in turn) or fixed (one primary) (default: ${DEFAULT-VALUE}).")
     LeaderRotation rotation;
+
+    @Option(names = "--leader-selection", paramLabel = "LIST", split = ",", defaultValue = "blacklist",
+            converter = LeaderSelectionConverter.class,
+            description = "Comma-separated PBFT leader selections, each scenario run once per selection in this order: "
+                    + "blacklist (suspected leaders kept out for a backoff), all (every replica leads in turn); "
+                    + "blacklist,all compares them in one run (default: ${DEFAULT-VALUE}).")
+    List<LeaderSelection> selections;
 
     @Option(names = "--clients", paramLabel = "N", defaultValue = "16",
             description = "Closed-loop clients, one thread each, 1 to " + MAX_CLIENTS + " (default: ${DEFAULT-VALUE}).")
@@ -220,7 +229,8 @@ public final class FaultsCommand implements Callable<Integer> {
                 scenarios.add(s);
             }
         }
-        return new FaultSettings(replicas, pillars, rotation, clients, faultFree, w, faulty, scenarios, seed, out.path(),
+        require(selections.stream().distinct().count() == selections.size(), "--leader-selection lists a selection twice");
+        return new FaultSettings(replicas, pillars, rotation, selections, clients, faultFree, w, faulty, scenarios, seed, out.path(),
                 Runtime.getRuntime().availableProcessors());
     }
 

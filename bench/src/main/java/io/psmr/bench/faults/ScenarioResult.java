@@ -8,6 +8,7 @@ import java.util.List;
  * latencies are milliseconds. A field is null where the run did not get that far (see {@link #error}).
  *
  * @param scenario             the fault's name: crash, pause or a Byzantine mode
+ * @param leaderSelection the PBFT leader selection of its cluster ({@code blacklist} or {@code all})
  * @param kind                 crash, pause or byzantine
  * @param targets              the replicas faulted
  * @param action               what was done to them, in words
@@ -37,7 +38,7 @@ import java.util.List;
  * @param faultyP50Ms          median latency of operations completed in the faulty window
  * @param faultyP99Ms          99th percentile of the same
  */
-public record ScenarioResult(String scenario, String kind, List<String> targets, String action, String error,
+public record ScenarioResult(String scenario, String leaderSelection, String kind, List<String> targets, String action, String error,
                              Long startMillis, long bucketMillis, long[] buckets, long[] opsPerSecond, long warmupMillis,
                              long faultFreeEndMillis, Long injectedMillis, Long onsetMillis, Long faultyFromMillis,
                              Long faultyEndMillis, Long healedMillis, Double faultFreeOps, Double faultyOps,
@@ -47,6 +48,11 @@ public record ScenarioResult(String scenario, String kind, List<String> targets,
     /** Copies the list. */
     public ScenarioResult {
         targets = List.copyOf(targets);
+    }
+
+    /** The scenario and, where an invocation compares leader selections, the selection: {@code crash (all)}. */
+    public String label(boolean withSelection) {
+        return withSelection ? scenario + " (" + leaderSelection + ")" : scenario;
     }
 
     /** Whether the scenario ran through. */

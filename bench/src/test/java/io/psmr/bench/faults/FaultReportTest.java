@@ -25,7 +25,7 @@ class FaultReportTest {
     @TempDir
     Path dir;
 
-    private static final FaultSettings SETTINGS = new FaultSettings(4, 2, LeaderRotation.ROTATING, 16,
+    private static final FaultSettings SETTINGS = new FaultSettings(4, 2, LeaderRotation.ROTATING, List.of(io.psmr.ordering.pbft.LeaderSelection.BLACKLIST), 16,
             Duration.ofSeconds(4), Duration.ofSeconds(1), Duration.ofSeconds(6), List.of(FaultScenario.CRASH, FaultScenario.PAUSE,
             FaultScenario.byzantine(ByzantineMode.SILENT)), 1, Path.of("results"), 2);
 
@@ -41,7 +41,7 @@ class FaultReportTest {
         double free = FaultMetrics.opsPerSecond(b, 10, 40, 100);
         double faulty = FaultMetrics.opsPerSecond(b, (int) (from / 100), end, 100);
         var rec = FaultMetrics.recoveryMillis(b, (int) (from / 100), end, 100, free);
-        return new ScenarioResult(s.name(), s.kind().name().toLowerCase(java.util.Locale.ROOT), List.of("replica-2"), s.describe(List.of("replica-2")),
+        return new ScenarioResult(s.name(), "blacklist", s.kind().name().toLowerCase(java.util.Locale.ROOT), List.of("replica-2"), s.describe(List.of("replica-2")),
                 error, 5000L, 100, b, FaultMetrics.perSecond(b, 100), 1000, 4000, injected, onset, from, end * 100L, healed,
                 free, faulty, faulty / free, rec.isPresent() ? rec.getAsLong() : null, rec.isPresent(), 2.0, 9.0, 3.0, 20.0);
     }

@@ -26,6 +26,8 @@ class FaultsCommandTest {
         "--faulty 2050ms           | psmr bench faults: --faulty must be from 2s to 10m in steps of 100ms, got 2050ms",
         "--faulty 11m              | psmr bench faults: --faulty must be from 2s to 10m in steps of 100ms, got 11m",
         "--faults crash,crash      | psmr bench faults: --faults lists crash twice",
+        "--leader-selection all,all | psmr bench faults: --leader-selection lists a selection twice",
+        "--leader-selection some   | psmr bench faults: Invalid value for option '--leader-selection' (LIST): --leader-selection must be blacklist or all, got 'some'",
         "--warmup 9500ms           | psmr bench faults: --warmup must be from 0s to --fault-free (10s) minus 1s in steps of 100ms, got 9500ms",
         "--fault-free 2s --warmup 1050ms | psmr bench faults: --warmup must be from 0s to --fault-free (2s) minus 1s in steps of 100ms, got 1050ms",
         "--leader-rotation spin    | psmr bench faults: Invalid value for option '--leader-rotation': --leader-rotation must be rotating or fixed, got 'spin'",
@@ -76,7 +78,7 @@ class FaultsCommandTest {
     }
 
     private static FaultSettings settings(int replicas, long seed) {
-        return new FaultSettings(replicas, 2, io.psmr.ordering.pbft.LeaderRotation.ROTATING, 16,
+        return new FaultSettings(replicas, 2, io.psmr.ordering.pbft.LeaderRotation.ROTATING, java.util.List.of(io.psmr.ordering.pbft.LeaderSelection.BLACKLIST), 16,
                 java.time.Duration.ofSeconds(10), java.time.Duration.ofSeconds(2), java.time.Duration.ofSeconds(20), FaultScenario.all(), seed,
                 java.nio.file.Path.of("results"), 2);
     }
