@@ -207,6 +207,11 @@ class ByzantineNetwork extends SimulatedNetwork<PbftEnvelope> {
         return correct.get((int) Math.floorMod(seq + view + role, (long) correct.size()));
     }
 
+    /** The correct replica that an {@link ByzantineBehaviour#EQUIVOCATING_LEADER} of f &gt; 1 sets apart at an instance. */
+    private int loneDissenter(long view, long seq) {
+        return correct.get((int) Math.floorMod(seq + view, (long) correct.size()));
+    }
+
     @Override
     public void tick(long now) {
         this.now = now;
@@ -373,6 +378,11 @@ class ByzantineNetwork extends SimulatedNetwork<PbftEnvelope> {
                     if (m instanceof PrePrepare pp) {
                         int k = e.to() < id ? e.to() : e.to() - 1; // 0..n-2 among the others
                         int variant = (int) Math.floorMod(k + pp.seq() + pp.view(), 3L);
+                        if (config.f() > 1 && Math.floorMod(pp.seq() / config.pillars() + pp.view(), 2L) == 0) {
+                            // One correct replica alone gets another value; the request prepares at the rest
+                            // (at least f+1 correct), so the lone one must learn the decision from COMMITs.
+                            variant = e.to() == loneDissenter(pp.view(), pp.seq()) ? 1 : 0;
+                        }
                         if (variant == 0) {
                             return List.of(e);
                         }

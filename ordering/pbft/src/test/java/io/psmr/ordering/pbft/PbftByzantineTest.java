@@ -33,7 +33,7 @@ class PbftByzantineTest {
     private static final int FAULT_TICKS = 400;
     private static final int HEAL_LIMIT_TICKS = 20_000;
     /** Seeds per behaviour of the f = 2 campaign in CI. */
-    static final int F2_SEEDS = 2;
+    static final int F2_SEEDS = 4;
 
     /**
      * One run's outcome. {@code adversaries}: the Byzantine replicas and their behaviours; {@code uniform}: all

@@ -32,7 +32,7 @@ class PbftSimulationTest {
     private static final int MAX_DOWN_TICKS = 200;
 
     /** Seeds of the f = 2 runs in CI (each costs several f = 1 runs). */
-    static final int F2_SEEDS = 4;
+    static final int F2_SEEDS = 8;
 
     /** A small configuration (f = 1) so that checkpoints, watermarks and view changes happen in short runs. */
     static PbftConfig smallConfig(int pillars, LeaderRotation rotation) {
