@@ -82,12 +82,20 @@ public final class SessionTable {
         }
     }
 
-    /** Opens a session for the OPEN_SESSION at {@code index} of {@code instance}; returns its id. */
-    long open(long instance, int index) {
+    /**
+     * The id of the session that the OPEN_SESSION at {@code index} of the batch at {@code instance} opens: every replica
+     * gives it that id, so a client that knows where its OPEN_SESSION was ordered knows the id without the reply.
+     */
+    public static long sessionId(long instance, int index) {
         if (index < 0 || index >= SESSION_ID_STRIDE) {
             throw new IllegalArgumentException("command index " + index + " does not fit a session id");
         }
-        long id = instance * SESSION_ID_STRIDE + index;
+        return instance * SESSION_ID_STRIDE + index;
+    }
+
+    /** Opens a session for the OPEN_SESSION at {@code index} of {@code instance}; returns its id. */
+    long open(long instance, int index) {
+        long id = sessionId(instance, index);
         if (sessions.size() >= maxSessions) {
             Iterator<Session> it = sessions.values().iterator();
             it.next();

@@ -4,6 +4,7 @@ import io.psmr.kvstore.pbft.PbftBinding;
 import io.psmr.kvstore.ratis.RatisBinding;
 import io.psmr.ordering.OrderingProtocol;
 import io.psmr.kvstore.cluster.ClusterLauncher;
+import io.psmr.kvstore.pbft.PbftStopCheckpoint;
 import io.psmr.kvstore.cluster.ClusterDescriptor;
 import io.psmr.kvstore.cluster.ClusterLayout;
 import io.psmr.kvstore.cluster.ClusterNode;
@@ -19,6 +20,7 @@ import io.psmr.kvstore.StoreSizing;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
@@ -506,40 +508,69 @@ public final class ClusterCommand implements Callable<Integer> {
 
     /** {@code cluster stop}. */
     @Command(name = "stop", mixinStandardHelpOptions = true,
-            description = "Stop every node (SIGTERM, then SIGKILL after 10 s). The directory keeps the logs.")
+            description = "Stop every node (SIGTERM, then SIGKILL after 10 s). The directory keeps the logs. A PBFT cluster whose"
+                    + " replicas executed instances after their last checkpoint is first brought to its next checkpoint (the stop"
+                    + " orders reads up to it and waits for 2f+1 replicas to hold it, at most 30 s), so that nothing is lost.")
     static final class Stop implements Callable<Integer> {
+        /** How long the stop waits for 2f+1 replicas to hold its checkpoint. */
+        static final Duration CHECKPOINT_TIMEOUT = Duration.ofSeconds(30);
+
         @Spec
         CommandSpec spec;
 
         @CommandLine.Mixin
         DirOption dir;
 
-        @Option(names = "--discard-uncheckpointed", description = "Stop a PBFT cluster even though replicas executed "
-                + "instances after their last checkpoint: PBFT replicas keep their log in memory, so those are lost (a resumed "
-                + "cluster starts from checkpoints).")
+        @Option(names = "--discard-uncheckpointed", description = "Stop a PBFT cluster at once, without first bringing its "
+                + "replicas to the next checkpoint: what they executed after their last checkpoint is lost (PBFT replicas keep "
+                + "their log in memory, and a resumed cluster starts from checkpoints).")
         boolean discardUncheckpointed;
 
         @Override
         public Integer call() throws Exception {
             ClusterLauncher launcher = launcher(spec, dir.dir);
+            PrintWriter out = spec.commandLine().getOut();
             List<ClusterLauncher.Uncheckpointed> unsaved = launcher.uncheckpointed();
             if (!unsaved.isEmpty() && !discardUncheckpointed) {
-                java.io.PrintWriter err = spec.commandLine().getErr();
-                err.println(spec.qualifiedName() + ": not stopping: PBFT replicas keep their log in memory, and a stopped cluster resumes from its"
-                        + " checkpoints, so stopping now would lose what these replicas executed after their last checkpoint:");
-                for (ClusterLauncher.Uncheckpointed u : unsaved) {
-                    err.println("  " + u.node() + ": instances " + (u.checkpoint() + 1) + " to " + u.instance()
-                            + " (last checkpoint " + u.checkpoint() + ")");
+                out.println("checkpointing first: PBFT replicas keep their log in memory, and a stopped cluster resumes from"
+                        + " its checkpoints; " + describe(unsaved));
+                out.flush();
+                PbftStopCheckpoint.Outcome o = PbftStopCheckpoint.run(launcher, CHECKPOINT_TIMEOUT, line -> {
+                    out.println("  " + line);
+                    out.flush();
+                });
+                if (!o.agreed()) {
+                    PrintWriter err = spec.commandLine().getErr();
+                    err.println(spec.qualifiedName() + ": not stopping: the replicas did not agree a checkpoint to stop at: "
+                            + o.refusal());
+                    List<ClusterLauncher.Uncheckpointed> still = launcher.uncheckpointed();
+                    if (!still.isEmpty()) {
+                        err.println("stopping now would lose what these replicas executed after their last checkpoint:");
+                        for (ClusterLauncher.Uncheckpointed u : still) {
+                            err.println("  " + u.node() + ": instances " + (u.checkpoint() + 1) + " to " + u.instance()
+                                    + " (last checkpoint " + u.checkpoint() + ")");
+                        }
+                    }
+                    err.println("run ./psmr cluster stop again once that is resolved, or pass --discard-uncheckpointed to stop anyway");
+                    err.flush();
+                    return 1;
                 }
-                err.println("run more load until the next checkpoint (every " + launcher.directory().read().pbft()
-                        .checkpointInterval() + " instances), or pass --discard-uncheckpointed to stop anyway");
-                err.flush();
-                return 1;
+                out.println("checkpoint " + o.instance() + " held by " + String.join(", ", o.holding())
+                        + (o.note() == null ? "" : "; " + o.note()));
+                out.flush();
             }
             List<String> stopped = launcher.stop(Duration.ofSeconds(10));
-            spec.commandLine().getOut().println("stopped " + stopped.size() + " nodes" + (stopped.isEmpty() ? "" : ": " + String.join(", ", stopped)));
-            spec.commandLine().getOut().flush();
+            out.println("stopped " + stopped.size() + " nodes" + (stopped.isEmpty() ? "" : ": " + String.join(", ", stopped)));
+            out.flush();
             return 0;
+        }
+
+        private static String describe(List<ClusterLauncher.Uncheckpointed> unsaved) {
+            List<String> parts = new ArrayList<>();
+            for (ClusterLauncher.Uncheckpointed u : unsaved) {
+                parts.add(u.node() + " executed " + u.instance() + " (last checkpoint " + u.checkpoint() + ")");
+            }
+            return String.join(", ", parts);
         }
     }
 

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.FileVisitResult;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -252,16 +253,44 @@ public final class CheckpointStore {
         FileChecks.fsyncDirectory(s.dir);
         Files.move(s.dir, target, StandardCopyOption.ATOMIC_MOVE);
         FileChecks.fsyncDirectory(dir);
-        List<Long> all = list();
-        for (int i = 0; i < all.size() - retain; i++) {
-            deleteTree(directory(all.get(i)));
-        }
+        applyRetention();
         return new Checkpoint(target, m);
     }
 
     /**
+     * Moves {@code checkpoint}, a complete checkpoint of another store under the same replica directory (one fetched
+     * into a staging store and accepted since), into this store by one atomic rename, then applies retention. Until
+     * the rename the checkpoint is not in this store at all, so a crash leaves it where it was.
+     *
+     * @return the checkpoint at its new place
+     * @throws FileAlreadyExistsException if this store holds a checkpoint of that instance already (nothing moved)
+     * @throws IOException                if the rename fails (the two stores on different file systems, for one)
+     */
+    public synchronized Checkpoint moveIn(Checkpoint checkpoint) throws IOException {
+        Path target = directory(checkpoint.instance());
+        if (Files.exists(target)) {
+            throw new FileAlreadyExistsException(target.toString(), null,
+                    "a checkpoint of instance " + checkpoint.instance() + " exists already");
+        }
+        Path from = checkpoint.directory();
+        Files.move(from, target, StandardCopyOption.ATOMIC_MOVE);
+        FileChecks.fsyncDirectory(dir);
+        FileChecks.fsyncDirectory(from.getParent());
+        applyRetention();
+        return new Checkpoint(target, checkpoint.manifest());
+    }
+
+    /** Deletes all but the newest {@code retain} complete checkpoints. Holding this object's lock. */
+    private void applyRetention() throws IOException {
+        List<Long> all = list();
+        for (int i = 0; i < all.size() - retain; i++) {
+            deleteTree(directory(all.get(i)));
+        }
+    }
+
+    /**
      * Deletes the checkpoint of {@code instance} if it exists: one fetched from a peer that turned out not to be the
-     * certified state must not be installed later (a restart installs the newest local checkpoint).
+     * certified state is of no further use.
      */
     public void delete(long instance) throws IOException {
         Path d = directory(instance);

@@ -175,7 +175,12 @@ public abstract class CheckpointedReplicaRuntime<I> implements NodeRuntime {
 
     /** A fetcher of peers' checkpoints into this replica's store; the caller closes it. */
     protected final CheckpointFetcher newFetcher() {
-        return new CheckpointFetcher(checkpoints, FETCH_CONNECT_TIMEOUT, FETCH_READ_TIMEOUT, MAX_CHECKPOINT_BYTES);
+        return newFetcher(checkpoints);
+    }
+
+    /** A fetcher of peers' checkpoints into {@code into} (a staging store, for one); the caller closes it. */
+    protected final CheckpointFetcher newFetcher(CheckpointStore into) {
+        return new CheckpointFetcher(into, FETCH_CONNECT_TIMEOUT, FETCH_READ_TIMEOUT, MAX_CHECKPOINT_BYTES);
     }
 
     /** Whether {@link #close} was called. */

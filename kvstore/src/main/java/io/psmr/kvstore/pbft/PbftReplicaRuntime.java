@@ -46,16 +46,19 @@ import org.slf4j.LoggerFactory;
  * (never skipping one), and each checkpoint is the PBFT checkpoint at the sequence number that delivered its
  * instance ({@link PbftCheckpoints}); the replica serves them on its checkpoint port ({@link io.psmr.kvstore.checkpoint.CheckpointServer}). When a
  * stable checkpoint leaves it behind (its log below is gone at the others), the execution stage freezes and this
- * runtime fetches a checkpoint from the other replicas ({@link PbftStateTransfer}: installed only if its recomputed
- * digest is the one 2f+1 replicas certified; a mismatching peer is named and the next tried), closes the stale
+ * runtime fetches a checkpoint from the other replicas into {@code data/NAME/uncertified} ({@link PbftStateTransfer}:
+ * moved into the checkpoint store and installed only if its recomputed digest is the one 2f+1 replicas certified; a
+ * mismatching peer is named and the next tried), closes the stale
  * incarnation, and starts a new one resumed from it, its pillars adopting the stable checkpoint; it logs
  * {@code caught up by state transfer: installed checkpoint C in M ms}. Meanwhile its status says not serving.
  *
  * <h2>Start and restart</h2>
  * Before opening any socket it loads its key file ({@link PbftKeyFiles#load}): a missing file, or one readable or
  * writable by group or others, is refused with that call's message (the process then exits non-zero, the message in
- * its log and in {@code cluster start}'s or {@code restart}'s output). A restart installs the newest intact local
- * checkpoint (or starts empty at instance 1 without one) and goes on from the log, or by state transfer if the
+ * its log and in {@code cluster start}'s or {@code restart}'s output). A restart deletes any uncertified fetched
+ * checkpoint a stopped state transfer left, naming it, installs the newest intact local checkpoint (its own or a
+ * certified one; or starts empty at instance 1 without one), votes for that checkpoint again (so that a cluster resumed
+ * whole from one checkpoint makes it stable and orders on after it), and goes on from the log, or by state transfer if the
  * others moved past it. Each incarnation (process start or state transfer) takes a new number from
  * {@code data/NAME/incarnation}, and numbers its own PBFT clients' requests from {@code incarnation · 2^40 + 1},
  * above any number an earlier one used (the others refuse numbers already ordered).
@@ -80,12 +83,14 @@ public final class PbftReplicaRuntime extends CheckpointedReplicaRuntime<PbftSto
     private final int replica;
     private final Path storeFile;
     private final ReplicaConfig storeConfig;
+    private final CheckpointStore uncertified;
     private final ConcurrentSkipListMap<Long, StableCheckpoint> certified = new ConcurrentSkipListMap<>();
     private final AtomicBoolean catchingUp = new AtomicBoolean();
 
     private PbftReplicaRuntime(ClusterDescriptor cluster, ClusterNode node, PbftKeys keys, Path data,
-                               CheckpointStore checkpoints) {
+                               CheckpointStore checkpoints, CheckpointStore uncertified) {
         super(cluster, node, data, checkpoints, "psmr-pbft-catch-up");
+        this.uncertified = uncertified;
         this.settings = cluster.pbft();
         this.config = settings.config();
         this.keys = keys;
@@ -96,7 +101,8 @@ public final class PbftReplicaRuntime extends CheckpointedReplicaRuntime<PbftSto
     }
 
     /**
-     * Loads the replica's keys and starts it from its newest intact local checkpoint, or empty.
+     * Loads the replica's keys, empties its staging store of uncertified fetched checkpoints ({@link
+     * PbftStateTransfer#openStaging}) and starts it from its newest intact local checkpoint, or empty.
      *
      * @throws IllegalArgumentException with {@link PbftKeyFiles#load}'s message if its key file is refused
      */
@@ -113,7 +119,9 @@ public final class PbftReplicaRuntime extends CheckpointedReplicaRuntime<PbftSto
         try {
             Files.createDirectories(data);
             CheckpointStore checkpoints = CheckpointStore.open(data, CheckpointStore.DEFAULT_RETAIN); // data/NAME/checkpoints
-            PbftReplicaRuntime rt = new PbftReplicaRuntime(cluster, node, keys, data, checkpoints);
+            // Emptied before the first incarnation: a restart never installs a checkpoint whose certificate is unchecked.
+            CheckpointStore uncertified = PbftStateTransfer.openStaging(data, node.name());
+            PbftReplicaRuntime rt = new PbftReplicaRuntime(cluster, node, keys, data, checkpoints, uncertified);
             rt.open();
             return rt;
         } catch (IOException e) {
@@ -147,6 +155,13 @@ public final class PbftReplicaRuntime extends CheckpointedReplicaRuntime<PbftSto
         int interval = settings.checkpointInterval();
         PbftCheckpoints bridge = new PbftCheckpoints(interval, PbftStoreNode.RETAINED_INSTANCES / interval + 4,
                 checkpoints, this::transferNeeded);
+        if (checkpoint != null && adopt == null) {
+            // Resumed from its own checkpoint, whose certificate it does not keep: vote for it again (CHECKPOINT at its
+            // sequence number). When the whole cluster resumed from the same checkpoint, 2f+1 such votes make it stable
+            // again, and the pillars order from the sequence number after it; without them the pillars would start at
+            // 1 while execution waits above the checkpoint. Alone among running replicas, the others ignore the vote.
+            bridge.checkpointed(checkpoint.instance());
+        }
         List<InetSocketAddress> pillars = new ArrayList<>();
         for (int p = 0; p < settings.pillars(); p++) {
             pillars.add(cluster.pillarAddress(replica, p));
@@ -201,8 +216,8 @@ public final class PbftReplicaRuntime extends CheckpointedReplicaRuntime<PbftSto
         long have = stale.store().stats().lastInstance();
         List<InetSocketAddress> peers = cluster.checkpointPeers(node);
         boolean retired = false;
-        try (CheckpointFetcher fetcher = newFetcher()) {
-            PbftStateTransfer transfer = new PbftStateTransfer(fetcher, checkpoints);
+        try (CheckpointFetcher fetcher = newFetcher(uncertified)) {
+            PbftStateTransfer transfer = new PbftStateTransfer(fetcher, uncertified, checkpoints);
             long attempts = 0;
             while (!isClosed()) {
                 try {

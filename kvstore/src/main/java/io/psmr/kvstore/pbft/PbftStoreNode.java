@@ -145,7 +145,13 @@ public final class PbftStoreNode implements AutoCloseable {
                     firstRequestNumber, resume == null ? 1 : resume.nextInstance());
             List<PbftCore> cores = new ArrayList<>();
             for (int p = 0; p < config.pillars(); p++) {
-                cores.add(new PbftPillar(config, replica, p, auth));
+                PbftPillar core = new PbftPillar(config, replica, p, auth);
+                if (checkpoints != null && checkpoints.adopt() != null) {
+                    // After a state transfer the stale incarnation may have led instances up to the certificate's
+                    // window, which this one has forgotten: it leads none of them (docs/pbft.md, Leader selection).
+                    core.recovering(checkpoints.adopt().seq() + config.watermarkWindow());
+                }
+                cores.add(core);
             }
             PillarNetwork network = t;
             PbftReplicaNode.Settings settings = PbftReplicaNode.Settings.defaults();

@@ -146,4 +146,28 @@ class CheckpointStoreTest {
             assertEquals(0, Files.list(cs.directory()).count());
         }
     }
+
+    @Test
+    void aCheckpointOfAnotherStoreIsMovedInWholeAndNeverOverAnExistingOne() throws Exception {
+        CheckpointStore local = CheckpointStore.open(root.resolve("replica"), 2);
+        CheckpointStore staging = CheckpointStore.open(root.resolve("replica").resolve("staging"), 1);
+        try (SnapshottingStore store = new SnapshottingStore(new HeapKvStore(), SIZING, 1 << 20)) {
+            take(local, store, 10, 10);
+            take(local, store, 20, 20);
+            Checkpoint fetched = take(staging, store, 30, 30);
+            Checkpoint moved = local.moveIn(fetched);
+            assertEquals(local.directory(30), moved.directory());
+            assertEquals(fetched.manifest(), local.open(30).manifest(), "the files arrive intact");
+            assertEquals(List.of(20L, 30L), local.list(), "retention applies");
+            assertEquals(List.of(), staging.list());
+            assertFalse(Files.exists(fetched.directory()));
+
+            Checkpoint again = take(staging, store, 30, 31);
+            java.nio.file.FileAlreadyExistsException dup = assertThrows(java.nio.file.FileAlreadyExistsException.class,
+                    () -> local.moveIn(again));
+            assertTrue(dup.getMessage().contains("a checkpoint of instance 30 exists already"), dup.getMessage());
+            assertEquals(moved.manifest(), local.open(30).manifest(), "the existing checkpoint is untouched");
+            assertEquals(List.of(30L), staging.list(), "nothing moved");
+        }
+    }
 }

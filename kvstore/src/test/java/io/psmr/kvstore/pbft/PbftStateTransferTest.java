@@ -102,10 +102,22 @@ class PbftStateTransferTest {
         return s.address();
     }
 
-    PbftStateTransfer transfer(CheckpointStore local) {
-        CheckpointFetcher f = new CheckpointFetcher(local, Duration.ofSeconds(2), Duration.ofSeconds(5), 64 << 20);
+    /** A transfer into {@code local}, staging fetched checkpoints in {@link #staging} of the same replica directory. */
+    PbftStateTransfer transfer(CheckpointStore local) throws IOException {
+        CheckpointStore staging = staging(local);
+        CheckpointFetcher f = new CheckpointFetcher(staging, Duration.ofSeconds(2), Duration.ofSeconds(5), 64 << 20);
         closing.add(0, f);
-        return new PbftStateTransfer(f, local);
+        return new PbftStateTransfer(f, staging, local);
+    }
+
+    /** The staging store next to {@code local}, as the replica runtime opens it (emptying it). */
+    static CheckpointStore staging(CheckpointStore local) throws IOException {
+        return PbftStateTransfer.openStaging(local.directory().getParent(), "local");
+    }
+
+    /** Whether the staging store next to {@code local} holds no checkpoint, read without opening (emptying) it. */
+    static boolean nothingStaged(CheckpointStore local) throws IOException {
+        return CheckpointStore.latestIn(local.directory().getParent().resolve("uncertified").resolve("checkpoints")).isEmpty();
     }
 
     static String name(InetSocketAddress a) {
@@ -155,12 +167,15 @@ class PbftStateTransferTest {
         assertTrue(refused.getMessage().startsWith("no peer served a certified checkpoint from instance 1: " + name(l)
                 + " served a checkpoint that does not match the certified one: checkpoint 64 at sequence number 77 has"
                 + " digest "), refused.getMessage());
-        assertTrue(local.list().isEmpty(), "the mismatching checkpoint's files are deleted: " + local.list());
+        assertTrue(local.list().isEmpty(), "the mismatching checkpoint never reaches the local store: " + local.list());
+        assertTrue(nothingStaged(local), "the mismatching checkpoint's files are deleted");
 
         PbftStateTransfer.Verified v = t.fetch(List.of(l, h), 1, certified::get);
         assertEquals(h, v.peer());
         assertEquals(stable, v.certificate());
-        assertEquals(List.of(INSTANCE), local.list());
+        assertEquals(List.of(INSTANCE), local.list(), "the certified checkpoint is moved into the local store");
+        assertEquals(local.directory(INSTANCE), v.checkpoint().directory());
+        assertTrue(nothingStaged(local), "and out of the staging store");
         try (KvStore liveHonest = CheckpointInstaller.install(honest.open(INSTANCE), SIZING.persistedTo(tmp.resolve("h.cm")),
                 false).store()) {
             InstalledCheckpoint installed = CheckpointInstaller.install(v.checkpoint(),
@@ -179,6 +194,7 @@ class PbftStateTransferTest {
         assertEquals("no peer served a certified checkpoint from instance 1: " + name(h) + ": checkpoint 64 at sequence"
                 + " number 77 is not certified by a stable checkpoint known here yet", e.getMessage());
         assertTrue(local.list().isEmpty());
+        assertTrue(nothingStaged(local), "the uncertified checkpoint's files are deleted");
         IOException old = assertThrows(IOException.class, () -> transfer(local).fetch(List.of(h), 65, s -> null));
         assertEquals("no peer served a certified checkpoint from instance 65: " + name(h)
                 + " has no checkpoint at or after instance 65", old.getMessage());

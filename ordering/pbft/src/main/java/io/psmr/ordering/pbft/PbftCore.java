@@ -43,6 +43,15 @@ public interface PbftCore extends ProtocolCore<PbftEnvelope, Void, PillarOutput>
     /** The execution stage waits on sequence number {@code seq} of this pillar: fill it (EMPTY if nothing is pending). */
     void needEmpty(long seq);
 
+    /**
+     * This pillar restarted without its log (amnesia): it may have pre-prepared instances up to {@code upTo}
+     * before and forgotten them, so it leads none of them ({@link PbftPillar#UNTIL_FIRST_STABLE_CHECKPOINT}:
+     * up to the first stable checkpoint it learns plus the watermark window). The others route around it as
+     * around a slow leader. The default does nothing.
+     */
+    default void recovering(long upTo) {
+    }
+
     /** This pillar's view, h and refusal counters now, for a status page (the default: not known). */
     default PillarSnapshot snapshot(long malformed) {
         return new PillarSnapshot(pillar(), -1, -1, Map.of(), malformed);

@@ -72,6 +72,9 @@ public final class PbftPillar implements PbftCore {
      */
     static final int RELAYS_PER_RETRANSMIT = 8;
 
+    /** For {@link #recovering}: up to the first stable checkpoint learned after the restart, plus L. */
+    public static final long UNTIL_FIRST_STABLE_CHECKPOINT = Long.MAX_VALUE;
+
     /** Commits in one view after which it counts as clean and the timeouts return to their base. */
     static final int CLEAN_VIEW_COMMITS = 16;
     /** The most doublings of the request and propose timeouts after repeated view changes. */
@@ -122,6 +125,9 @@ public final class PbftPillar implements PbftCore {
     /** The last {@value #DELAY_SAMPLES} delays (ticks) between an instance becoming due and its pre-prepare. */
     private final int[] proposeDelays = new int[DELAY_SAMPLES];
     private int proposeDelayCount;
+
+    /** After a restart without its log: the last instance it may have led before and must not lead again. */
+    private long recoveringUpTo;
 
     private final EnumMap<Refusal, Long> refusals = new EnumMap<>(Refusal.class);
     private final Outbox<PbftEnvelope, Void, PillarOutput> outbox = new Outbox<>();
@@ -306,6 +312,23 @@ public final class PbftPillar implements PbftCore {
         pending.values().removeIf(p -> p.request.client() == client && p.request.number() <= number);
     }
 
+    /**
+     * This pillar restarted without its log: it does not lead instances up to {@code upTo} (it may have
+     * pre-prepared other values there before), so a restarted leader cannot stall its own instances with
+     * conflicting pre-prepares; the others' slow-leader rule moves them to another leader. With
+     * {@link #UNTIL_FIRST_STABLE_CHECKPOINT}, the bound becomes the first stable checkpoint it learns plus L
+     * (every instance it could have touched lies in the window of a checkpoint at or below that one).
+     */
+    @Override
+    public void recovering(long upTo) {
+        recoveringUpTo = Math.max(recoveringUpTo, upTo);
+    }
+
+    /** The last instance this pillar will not lead after a restart without its log (0: none). */
+    public long recoveringUpTo() {
+        return recoveringUpTo;
+    }
+
     /** Returns what was produced since the last call: envelopes to send, and {@link PillarOutput}s; never writes. */
     @Override
     public Ready<PbftEnvelope, Void, PillarOutput> ready() {
@@ -457,7 +480,7 @@ public final class PbftPillar implements PbftCore {
     private void tryPropose() {
         while (!changing) {
             long s = nextUnfilled();
-            if (s > low + config.watermarkWindow() || leader(s) != self) {
+            if (s > low + config.watermarkWindow() || leader(s) != self || s <= recoveringUpTo) {
                 return;
             }
             Request next = nextUnassigned();
@@ -783,6 +806,50 @@ public final class PbftPillar implements PbftCore {
             return;
         }
         checkCommitted(c.seq(), slot);
+        if (!slot.committed) {
+            learnCommittedInView(c, slot);
+        }
+    }
+
+    /**
+     * Learns a decision of this view from 2f+1 matching COMMITs although this replica did not prepare it: it
+     * pre-prepared another value (an equivocating leader sent it one; with f ≥ 2 the others can prepare theirs
+     * with f+1 correct and f−1 faulty non-leaders) or none. 2f+1 COMMITs mean f+1 correct replicas prepared it,
+     * so it is committed, as for {@link #learnCommitted}. This replica sends nothing for it and keeps its own
+     * (unprepared) pre-prepare, so its VIEW-CHANGE stays true. The body: the pre-prepare held here if it matches,
+     * a pending request with that digest, or none for EMPTY; else a retransmission brings it later.
+     */
+    private void learnCommittedInView(Commit c, Slot slot) {
+        int matching = 0;
+        for (Commit v : slot.commits.values()) {
+            matching += Arrays.equals(v.digest(), c.digest()) ? 1 : 0;
+        }
+        if (matching < commitQuorum) {
+            return;
+        }
+        Request body = null;
+        if (!PbftDigests.isEmpty(c.digest())) {
+            if (slot.prePrepare != null && slot.prePrepare.request() != null
+                    && Arrays.equals(slot.prePrepare.digest(), c.digest())) {
+                body = slot.prePrepare.request();
+            } else {
+                body = pendingWithDigest(c.digest());
+            }
+            if (body == null) {
+                return;
+            }
+        }
+        slot.committed = true;
+        committed(c.seq(), view, body, c.digest());
+    }
+
+    private Request pendingWithDigest(byte[] digest) {
+        for (Pending p : pending.values()) {
+            if (Arrays.equals(p.request.digest(), digest)) {
+                return p.request;
+            }
+        }
+        return null;
     }
 
     /**
@@ -936,6 +1003,9 @@ public final class PbftPillar implements PbftCore {
 
     private void installStable(long seq, byte[] digest, List<Checkpoint> proof, boolean announce) {
         low = seq;
+        if (recoveringUpTo == UNTIL_FIRST_STABLE_CHECKPOINT) {
+            recoveringUpTo = seq + config.watermarkWindow();
+        }
         checkpoints.install(seq, digest, proof);
         slots.headMap(seq, true).clear();
         otherViewCommits.headMap(seq, true).clear();
@@ -1171,30 +1241,23 @@ public final class PbftPillar implements PbftCore {
     }
 
     /**
-     * Relays the leader's pre-prepare of instances prepared here to replicas that complain against this
-     * view and whose PREPARE and COMMIT for them are missing: they may lack it because a faulty leader
-     * stopped sending it (it garbage-collected after a checkpoint only it made stable), and the
-     * quiet system would never give them another chance. Bounded by {@link #RELAYS_PER_RETRANSMIT}.
+     * Relays the leader's pre-prepare of instances prepared here to replicas whose PREPARE and COMMIT for them
+     * are missing a retransmission round later, if they complain against this view or the instance committed
+     * here: they may lack it because a faulty leader stopped sending it (it garbage-collected after a checkpoint
+     * only it made stable), and a quiet system would give them no other chance, also when they miss only its
+     * tail and wait for nothing. Bounded by {@link #RELAYS_PER_RETRANSMIT} per round.
      */
     private void relayToLaggards() {
-        List<Integer> laggards = new ArrayList<>();
-        for (int r = 0; r < n; r++) {
-            if (r != self && viewChangeState.complains(r, view)) {
-                laggards.add(r);
-            }
-        }
-        if (laggards.isEmpty()) {
-            return;
-        }
         int relayed = 0;
         for (Slot slot : slots.values()) {
             PrePrepare pp = slot.prePrepare;
-            if (!slot.prepared || now - slot.preparedAt < config.retransmitTicks() || pp == null || slot.fromNewView || pp.seq() <= newViewUpTo || slot.proposer == self
-                    || slot.proposer != leader(pp.seq())) {
+            if (!slot.prepared || now - slot.preparedAt < config.retransmitTicks() || pp == null || slot.fromNewView
+                    || pp.seq() <= newViewUpTo || slot.proposer == self || slot.proposer != leader(pp.seq())) {
                 continue;
             }
-            for (int r : laggards) {
-                if (r != slot.proposer && !slot.prepares.containsKey(r) && !slot.commits.containsKey(r)) {
+            for (int r = 0; r < n; r++) {
+                if (r != self && r != slot.proposer && !slot.prepares.containsKey(r) && !slot.commits.containsKey(r)
+                        && (slot.committed || viewChangeState.complains(r, view))) {
                     if (relayed++ >= RELAYS_PER_RETRANSMIT) {
                         return;
                     }

@@ -283,6 +283,9 @@ class PbftCluster {
             }
         }
         recoveryPoint.merge(id, high, Math::max);
+        for (PbftPillar p : fresh.pillars) {
+            p.recovering(high); // it may have led instances up to the others' high watermark before
+        }
         if (donor != null) {
             fresh.onStable(donor);
         }
