@@ -284,7 +284,7 @@ class ByzantineNetwork extends SimulatedNetwork<PbftEnvelope> {
     }
 
     /** One Byzantine replica: what it does, its signer, its own random, and what it saw and sent. */
-    final class Adversary {
+    private final class Adversary {
         final int id;
         final ByzantineBehaviour behaviour;
         /** Signs only as this replica: the adversary cannot sign as anyone else. */
