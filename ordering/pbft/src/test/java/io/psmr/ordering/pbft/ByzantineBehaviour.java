@@ -21,7 +21,10 @@ enum ByzantineBehaviour {
     /**
      * As a leader, sends a different PRE-PREPARE for the same (view, seq) to each correct replica: the
      * request, another client request (or EMPTY), and nothing; so no value prepares and the correct
-     * replicas must change views away from it.
+     * replicas must change views away from it. With f &gt; 1, at every other instance of a pillar (by view + seq / Np) it sends another
+     * value (or nothing) to one correct replica only and the request to every other replica: the request
+     * prepares and commits, and that one correct replica, holding another value, must learn the decision
+     * from the COMMITs inside the view.
      */
     EQUIVOCATING_LEADER(List.of(Refusal.CONFLICTING_PRE_PREPARE, Refusal.WRONG_VIEW)),
     /**

@@ -12,13 +12,15 @@ import io.psmr.ordering.pbft.byzantine.ByzantinePillarNetwork;
 import io.psmr.ordering.protocol.sim.SimulatedNetwork;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 
 /**
- * A {@link SimulatedNetwork} of envelopes in which replica {@link #byzantine} follows a {@link ByzantineBehaviour}: its
- * outgoing envelopes are rewritten, dropped or multiplied in {@link #transmit}, and in {@link #tick}
- * it sends what no correct replica would. Its own decisions use a separate seeded random, so a
- * (seed, behaviour) pair always gives the same run.
+ * A {@link SimulatedNetwork} of envelopes in which each of 1 to f replicas follows a {@link ByzantineBehaviour}
+ * ({@link #behaviours}): their outgoing envelopes are rewritten, dropped or multiplied in {@link #transmit}, and in
+ * {@link #tick} they send what no correct replica would. Each adversary acts alone and as itself: it MACs and signs
+ * only as its own replica, and its decisions use its own seeded random, so a seed and an assignment of behaviours
+ * always give the same run. Envelopes between two adversaries travel like any other (each rewrites what it sends).
  */
 class ByzantineNetwork extends SimulatedNetwork<PbftEnvelope> {
 
@@ -57,53 +59,75 @@ class ByzantineNetwork extends SimulatedNetwork<PbftEnvelope> {
     /** How long the colluding network holds back a PREPARE/COMMIT of a split instance: well past a view change. */
     private static final int HOLD_TICKS = 200;
 
-    /** An instance a {@link ByzantineBehaviour#SPLITTING_LEADER} pre-prepared at two correct replicas only. */
+    /** An instance a {@link ByzantineBehaviour#SPLITTING_LEADER} pre-prepared at some correct replicas only. */
     private record Split(int pillar, long view, long seq) {
     }
 
     private record Held(long at, PbftEnvelope envelope) {
     }
 
-    final int byzantine;
-    final ByzantineBehaviour behaviour;
+    /** The Byzantine replicas by id, in id order (ticks and draws go in this order). */
+    private final java.util.SortedMap<Integer, Adversary> adversaries = new java.util.TreeMap<>();
+    /** The replicas that are not Byzantine, in id order. */
+    private final List<Integer> correct = new ArrayList<>();
     private final PbftConfig config;
     private final Authenticator auth;
-    /** Signs only as the Byzantine replica: the adversary cannot sign as anyone else. */
-    private final Authenticator signer;
-    private final Random adversary;
-    private PbftPillar[] pillars;
-    private final List<Request> seenRequests = new ArrayList<>();
-    private final List<PbftEnvelope> sentByMe = new ArrayList<>();
-    private final List<PbftEnvelope> receivedByMe = new ArrayList<>();
     private long now;
     private boolean healed;
-    private final java.util.Set<Split> splits = new java.util.HashSet<>();
     private final List<Held> held = new ArrayList<>();
-    /** PRE-PREPAREs a {@link ByzantineBehaviour#SLOW_LEADER} held back. */
-    private long delayed;
 
+    /** One Byzantine replica, {@code byzantine}, following {@code behaviour}. */
     ByzantineNetwork(Random random, int byzantine, ByzantineBehaviour behaviour, PbftConfig config, Authenticator auth) {
-        super(random, PbftEnvelope::from, PbftEnvelope::to);
-        this.byzantine = byzantine;
-        this.behaviour = behaviour;
-        this.config = config;
-        this.auth = auth;
-        this.signer = ChecksumAuthenticator.signingOnlyFor(byzantine);
-        this.adversary = new Random(random.nextLong());
+        this(random, Map.of(byzantine, behaviour), config, auth);
     }
 
-    /** Gives the adversary its replica's pillars, whose views and watermarks it reads. */
+    /**
+     * Replicas {@code behaviours.keySet()} (1 to f of them) Byzantine, each following its behaviour. Each
+     * adversary's random is drawn from {@code random}, in id order.
+     */
+    ByzantineNetwork(Random random, Map<Integer, ByzantineBehaviour> behaviours, PbftConfig config, Authenticator auth) {
+        super(random, PbftEnvelope::from, PbftEnvelope::to);
+        if (behaviours.isEmpty() || behaviours.size() > config.f()) {
+            throw new IllegalArgumentException(behaviours.size() + " Byzantine replicas; the model allows 1 to f = " + config.f());
+        }
+        this.config = config;
+        this.auth = auth;
+        new java.util.TreeMap<>(behaviours).forEach((id, behaviour) -> {
+            if (id < 0 || id >= config.replicaCount()) {
+                throw new IllegalArgumentException("no replica " + id + " among " + config.replicaCount());
+            }
+            adversaries.put(id, new Adversary(id, behaviour, new Random(random.nextLong())));
+        });
+        for (int r = 0; r < config.replicaCount(); r++) {
+            if (!adversaries.containsKey(r)) {
+                correct.add(r);
+            }
+        }
+    }
+
+    /** Gives each adversary its replica's pillars, whose views and watermarks it reads, and marks it Byzantine. */
     void attach(PbftCluster cluster) {
-        pillars = cluster.replicas[byzantine].pillars;
-        cluster.byzantine.add(byzantine);
+        for (Adversary a : adversaries.values()) {
+            a.pillars = cluster.replicas[a.id].pillars;
+            cluster.byzantine.add(a.id);
+        }
+    }
+
+    /** The Byzantine replicas and what each does. */
+    Map<Integer, ByzantineBehaviour> behaviours() {
+        Map<Integer, ByzantineBehaviour> m = new java.util.TreeMap<>();
+        adversaries.forEach((id, a) -> m.put(id, a.behaviour));
+        return m;
     }
 
     @Override
     public void transmit(PbftEnvelope e, long now) {
-        if (e.from() != byzantine) {
-            if (e.to() == byzantine) {
-                remember(receivedByMe, e);
-                learnRequests(e);
+        Adversary from = adversaries.get(e.from());
+        if (from == null) {
+            Adversary to = adversaries.get(e.to());
+            if (to != null) {
+                remember(to.receivedByMe, e);
+                to.learnRequests(e);
             }
             if (holdBack(e)) {
                 held.add(new Held(now + HOLD_TICKS, e));
@@ -112,13 +136,13 @@ class ByzantineNetwork extends SimulatedNetwork<PbftEnvelope> {
             super.transmit(e, now);
             return;
         }
-        learnRequests(e);
-        for (PbftEnvelope out : rewrite(e)) {
-            remember(sentByMe, out);
-            if (behaviour == ByzantineBehaviour.SLOW_LEADER && out.message() instanceof PrePrepare) {
+        from.learnRequests(e);
+        for (PbftEnvelope out : from.rewrite(e)) {
+            remember(from.sentByMe, out);
+            if (from.behaviour == ByzantineBehaviour.SLOW_LEADER && out.message() instanceof PrePrepare) {
                 // Released by tick in the order held: every one waits the same number of ticks.
                 held.add(new Held(now + slowLeaderDelayTicks(config), out));
-                delayed++;
+                from.delayed++;
                 continue;
             }
             super.transmit(out, now);
@@ -134,9 +158,10 @@ class ByzantineNetwork extends SimulatedNetwork<PbftEnvelope> {
         return Math.max(1, (long) (config.requestTimeoutTicks() * ByzantinePillarNetwork.SLOW_LEADER_TIMEOUT_FRACTION));
     }
 
-    /** PRE-PREPAREs a {@link ByzantineBehaviour#SLOW_LEADER} held back so far. */
-    long delayed() {
-        return delayed;
+    /** PRE-PREPAREs that replica {@code byzantine}, a {@link ByzantineBehaviour#SLOW_LEADER}, held back so far. */
+    long delayed(int byzantine) {
+        Adversary a = adversaries.get(byzantine);
+        return a == null ? 0 : a.delayed;
     }
 
     @Override
@@ -151,7 +176,7 @@ class ByzantineNetwork extends SimulatedNetwork<PbftEnvelope> {
      * prepare before the view change. Only while the network is faulty.
      */
     private boolean holdBack(PbftEnvelope e) {
-        if (behaviour != ByzantineBehaviour.SPLITTING_LEADER || healed) {
+        if (healed) {
             return false;
         }
         long v;
@@ -165,13 +190,26 @@ class ByzantineNetwork extends SimulatedNetwork<PbftEnvelope> {
         } else {
             return false;
         }
-        return splits.contains(new Split(e.pillar(), v, s)) && e.from() == role(1, v, s) && e.to() == role(2, v, s);
+        for (Adversary a : adversaries.values()) {
+            if (a.behaviour == ByzantineBehaviour.SPLITTING_LEADER && a.splits.contains(new Split(e.pillar(), v, s))
+                    && e.from() == role(1, v, s) && e.to() == role(2, v, s)) {
+                return true;
+            }
+        }
+        return false;
     }
 
-    /** For a split instance: role 0 gets no pre-prepare, role 1 ("X") gets the Byzantine COMMIT, role 2 ("Y") neither. */
+    /**
+     * For a split instance, the correct replica in {@code role}: role 1 ("X") gets the pre-prepare and the Byzantine
+     * COMMIT, role 2 ("Y") the pre-prepare only, role 0 and every other replica neither.
+     */
     private int role(int role, long view, long seq) {
-        int k = (int) Math.floorMod(seq + view + role, 3L);
-        return k < byzantine ? k : k + 1;
+        return correct.get((int) Math.floorMod(seq + view + role, (long) correct.size()));
+    }
+
+    /** The correct replica that an {@link ByzantineBehaviour#EQUIVOCATING_LEADER} of f &gt; 1 sets apart at an instance. */
+    private int loneDissenter(long view, long seq) {
+        return correct.get((int) Math.floorMod(seq + view, (long) correct.size()));
     }
 
     @Override
@@ -184,193 +222,23 @@ class ByzantineNetwork extends SimulatedNetwork<PbftEnvelope> {
                 super.transmit(h.envelope(), now);
             }
         }
-        if (pillars == null) {
-            return;
-        }
-        int p = adversary.nextInt(config.pillars());
-        PbftPillar pillar = pillars[p];
-        switch (behaviour) {
-            case FORGED_MACS -> {
-                if (now % 5 == 0) {
-                    // A request no client sent; the adversary cannot compute client MACs.
-                    Request forged = new Request(1000 + adversary.nextInt(4), 1 + adversary.nextInt(100), randomBytes(8),
-                            garbageMacs());
-                    multicast(p, forged);
-                }
-            }
-            case REPLAYS -> {
-                if (now % 2 == 0 && !sentByMe.isEmpty()) {
-                    // An exact old envelope of its own: its MAC is genuine.
-                    super.transmit(sentByMe.get(adversary.nextInt(sentByMe.size())), now);
-                }
-                if (now % 2 == 1 && !receivedByMe.isEmpty()) {
-                    // Another replica's message, re-enveloped under its own (valid) MAC.
-                    PbftEnvelope old = receivedByMe.get(adversary.nextInt(receivedByMe.size()));
-                    super.transmit(PbftEnvelope.seal(byzantine, otherThan(byzantine), old.pillar(), old.message(), auth), now);
-                }
-            }
-            case LYING_VIEW_CHANGE -> {
-                if (now % 7 == 0) {
-                    multicast(p, lie(pick(Lie.detectable()), p, pillar.view() + 1));
-                }
-            }
-            case WRONG_CHECKPOINTS -> {
-                if (now % 9 == 0) {
-                    long k = config.checkpointInterval();
-                    long far = pillar.lowWatermark() + k * (1 + adversary.nextInt((int) (config.watermarkWindow() / k) + 4));
-                    multicast(p, Checkpoint.signed(far, randomBytes(32), byzantine, signer));
-                    if (k > 1) {
-                        multicast(p, Checkpoint.signed(pillar.lowWatermark() + 1, randomBytes(32), byzantine, signer));
-                    }
-                    // A checkpoint with a made-up signature.
-                    multicast(p, new Checkpoint(pillar.lowWatermark() + k, randomBytes(32), byzantine, randomBytes(16)));
-                }
-            }
-            case FORGED_NEW_VIEW -> {
-                if (now % 11 == 0) {
-                    multicast(p, madeUpNewView(p, pillar));
-                }
-            }
-            case EMPTY_NOT_OWNED -> {
-                if (now % 3 == 0) {
-                    long np = config.pillars();
-                    long view = pillar.view();
-                    long s = firstAbove(pillar.lowWatermark(), p) + np * adversary.nextInt((int) (config.watermarkWindow() / np));
-                    if (config.leader(s, view) != byzantine) {
-                        multicast(p, PrePrepare.empty(view, s));
-                    }
-                    if (np > 1) {
-                        multicast(p, PrePrepare.empty(view, s + 1)); // an instance of another pillar
-                    }
-                }
-            }
-            default -> {
+        for (Adversary a : adversaries.values()) {
+            if (a.pillars != null) {
+                a.tick();
             }
         }
     }
 
-    /** What the Byzantine replica sends instead of {@code e}. */
-    private List<PbftEnvelope> rewrite(PbftEnvelope e) {
-        PbftMessage m = e.message();
-        switch (behaviour) {
-            case SILENT:
-                return List.of();
-            case EQUIVOCATING_LEADER:
-                if (m instanceof PrePrepare pp) {
-                    int k = e.to() < byzantine ? e.to() : e.to() - 1; // 0..n-2 among the others
-                    int variant = (int) Math.floorMod(k + pp.seq() + pp.view(), 3L);
-                    if (variant == 0) {
-                        return List.of(e);
-                    }
-                    if (variant == 2) {
-                        return List.of();
-                    }
-                    Request other = otherRequest(pp.request());
-                    if (other == null && pp.request() == null) {
-                        return List.of();
-                    }
-                    PrePrepare alt = other == null ? PrePrepare.empty(pp.view(), pp.seq())
-                            : new PrePrepare(pp.view(), pp.seq(), other.digest(), other);
-                    return List.of(seal(e, alt));
-                }
-                return List.of(e);
-            case SPLITTING_LEADER:
-                if (m instanceof PrePrepare pp) {
-                    if (e.to() == role(0, pp.view(), pp.seq())) {
-                        return List.of();
-                    }
-                    splits.add(new Split(e.pillar(), pp.view(), pp.seq()));
-                    return List.of(e);
-                }
-                if (m instanceof Commit c && splits.contains(new Split(e.pillar(), c.view(), c.seq()))) {
-                    return e.to() == role(1, c.view(), c.seq()) ? List.of(e) : List.of();
-                }
-                if (m instanceof ViewChange vc) {
-                    // Hides its P and Q sets: a lie by omission, undetectable and harmless with 2f+1 quorums.
-                    return List.of(seal(e, ViewChange.signed(e.pillar(), vc.newView(), vc.stableSeq(), vc.stableProof(),
-                            List.of(), List.of(), vc.replica(), signer)));
-                }
-                return List.of(e);
-            case FORGED_MACS: {
-                double r = adversary.nextDouble();
-                if (r < 0.2) {
-                    byte[] mac = e.mac();
-                    mac[adversary.nextInt(mac.length)] ^= 1;
-                    return List.of(new PbftEnvelope(e.from(), e.to(), e.pillar(), m, mac));
-                }
-                if (r < 0.3) {
-                    return List.of(new PbftEnvelope(e.from(), e.to(), e.pillar(), m, new byte[0]));
-                }
-                if (r < 0.4) {
-                    // Impersonates another replica, but can only attach its own MAC.
-                    return List.of(new PbftEnvelope(otherThan(e.to()), e.to(), e.pillar(), m, e.mac()));
-                }
-                if (r < 0.6 && m instanceof Request q) {
-                    return List.of(seal(e, withGarbageMacs(q)));
-                }
-                if (r < 0.6 && m instanceof PrePrepare pp && pp.request() != null) {
-                    return List.of(seal(e, new PrePrepare(pp.view(), pp.seq(), pp.digest(), withGarbageMacs(pp.request()))));
-                }
-                return List.of(e);
-            }
-            case WRONG_DIGESTS: {
-                if (adversary.nextBoolean()) {
-                    return List.of(e);
-                }
-                if (m instanceof PrePrepare pp) {
-                    if (pp.request() != null && adversary.nextBoolean()) {
-                        // A request whose payload was changed: the digest matches it, the client MACs do not.
-                        Request q = pp.request();
-                        Request changed = new Request(q.client(), q.number(), randomBytes(q.payload().length + 1), q.macs());
-                        return List.of(seal(e, new PrePrepare(pp.view(), pp.seq(), changed.digest(), changed)));
-                    }
-                    return List.of(seal(e, new PrePrepare(pp.view(), pp.seq(), randomBytes(32), pp.request())));
-                }
-                if (m instanceof Prepare p) {
-                    return List.of(seal(e, new Prepare(p.view(), p.seq(), randomBytes(32), p.replica())));
-                }
-                if (m instanceof Commit c) {
-                    return List.of(seal(e, new Commit(c.view(), c.seq(), randomBytes(32), c.replica())));
-                }
-                return List.of(e);
-            }
-            case LYING_VIEW_CHANGE:
-                if (m instanceof ViewChange vc) {
-                    return List.of(seal(e, lie(pick(Lie.detectable()), e.pillar(), vc.newView())));
-                }
-                return List.of(e);
-            case LYING_PREPARED:
-                if (m instanceof PrePrepare) {
-                    return List.of(); // a silent leader forces the view changes its lies are for
-                }
-                if (m instanceof ViewChange vc) {
-                    return List.of(seal(e, falselyPrepared(e.pillar(), vc)));
-                }
-                return List.of(e);
-            case FORGED_NEW_VIEW:
-                if (m instanceof PrePrepare) {
-                    return List.of(); // a silent leader forces view changes, some to views it leads
-                }
-                if (m instanceof NewView nv && adversary.nextBoolean()) {
-                    return List.of(seal(e, unfoundedChoices(e.pillar(), nv)));
-                }
-                return List.of(e);
-            case WRONG_CHECKPOINTS:
-                if (m instanceof Checkpoint c) {
-                    // A consistent lie: the same wrong digest for a checkpoint to everyone (signed: it is its own vote).
-                    byte[] wrong = PbftDigests.sha256(("wrong" + c.seq()).getBytes(java.nio.charset.StandardCharsets.US_ASCII));
-                    return List.of(seal(e, Checkpoint.signed(c.seq(), wrong, c.replica(), signer)));
-                }
-                return List.of(e);
-            default:
-                return List.of(e);
-        }
+    /** Puts {@code e} on the wire now, past every adversary. */
+    private void send(PbftEnvelope e) {
+        super.transmit(e, now);
     }
 
-    /** A VIEW-CHANGE for {@code newView} of {@code pillar} from the Byzantine replica carrying {@code lie}. */
-    ViewChange lie(Lie lie, int pillar, long newView) {
-        return lie(lie, config, byzantine, pillar, newView, seenRequests.isEmpty() ? null : pick(seenRequests),
-                randomBytes(32), signer);
+    private static void remember(List<PbftEnvelope> ring, PbftEnvelope e) {
+        if (ring.size() >= RING) {
+            ring.remove(0);
+        }
+        ring.add(e);
     }
 
     /**
@@ -415,140 +283,348 @@ class ByzantineNetwork extends SimulatedNetwork<PbftEnvelope> {
         return lie == Lie.FORGED_SIGNATURE ? vc.withSignature(junk) : vc;
     }
 
-    /**
-     * The Byzantine replica's own VIEW-CHANGE with made-up P and Q entries: for its first instances above
-     * h, "prepared" at view newView-1 another request it saw (or EMPTY). Signed by itself, so accepted;
-     * rule A never adopts it without f+1 backing Q entries.
-     */
-    private ViewChange falselyPrepared(int pillar, ViewChange vc) {
-        List<PrePrepare> prepared = new ArrayList<>();
-        List<PrePrepared> prePrepared = new ArrayList<>();
-        long np = config.pillars();
-        long s = firstAbove(vc.stableSeq(), pillar);
-        for (int i = 0; i < 3 && s <= vc.stableSeq() + config.watermarkWindow(); i++, s += np) {
-            Request other = seenRequests.isEmpty() || adversary.nextInt(3) == 0 ? null : pick(seenRequests);
-            PrePrepare pp = other == null ? PrePrepare.empty(vc.newView() - 1, s)
-                    : new PrePrepare(vc.newView() - 1, s, other.digest(), other);
-            prepared.add(pp);
-            prePrepared.add(new PrePrepared(s, vc.newView() - 1, pp.digest()));
-        }
-        return ViewChange.signed(pillar, vc.newView(), vc.stableSeq(), vc.stableProof(), prepared, prePrepared,
-                vc.replica(), signer);
-    }
+    /** One Byzantine replica: what it does, its signer, its own random, and what it saw and sent. */
+    private final class Adversary {
+        final int id;
+        final ByzantineBehaviour behaviour;
+        /** Signs only as this replica: the adversary cannot sign as anyone else. */
+        final Authenticator signer;
+        final Random choices;
+        PbftPillar[] pillars;
+        final List<Request> seenRequests = new ArrayList<>();
+        final List<PbftEnvelope> sentByMe = new ArrayList<>();
+        final List<PbftEnvelope> receivedByMe = new ArrayList<>();
+        final java.util.Set<Split> splits = new java.util.HashSet<>();
+        /** PRE-PREPAREs a {@link ByzantineBehaviour#SLOW_LEADER} held back. */
+        long delayed;
 
-    /** A NEW-VIEW for the next view the Byzantine replica leads, of VIEW-CHANGEs it made up (others' signatures forged). */
-    private NewView madeUpNewView(int pillar, PbftPillar own) {
-        int n = config.replicaCount();
-        long v = own.view() + 1;
-        while (config.primary(v) != byzantine) {
-            v++;
+        Adversary(int id, ByzantineBehaviour behaviour, Random choices) {
+            this.id = id;
+            this.behaviour = behaviour;
+            this.signer = ChecksumAuthenticator.signingOnlyFor(id);
+            this.choices = choices;
         }
-        List<ViewChange> madeUp = new ArrayList<>();
-        for (int r = 0; r < n && madeUp.size() < config.quorum(); r++) {
-            ViewChange vc = r == byzantine ? ViewChange.signed(pillar, v, 0, List.of(), List.of(), List.of(), r, signer)
-                    : new ViewChange(v, 0, List.of(), List.of(), List.of(), r, randomBytes(16));
-            madeUp.add(vc);
-        }
-        return new NewView(v, madeUp, List.of(), byzantine);
-    }
 
-    /**
-     * Its real NEW-VIEW (from genuine VIEW-CHANGEs) with choices rules A/B do not allow: every
-     * re-proposal EMPTY (or one EMPTY added), or one VIEW-CHANGE dropped and another counted twice.
-     */
-    private NewView unfoundedChoices(int pillar, NewView nv) {
-        if (adversary.nextBoolean() && nv.viewChanges().size() > 1) {
-            List<ViewChange> vcs = new ArrayList<>(nv.viewChanges());
-            vcs.set(0, vcs.get(1));
-            return new NewView(nv.view(), vcs, nv.prePrepares(), nv.replica());
-        }
-        List<PrePrepare> empties = new ArrayList<>();
-        for (PrePrepare pp : nv.prePrepares()) {
-            empties.add(PrePrepare.empty(pp.view(), pp.seq()));
-        }
-        if (nv.prePrepares().stream().allMatch(PrePrepare::isEmpty)) {
-            long h = pillars[pillar].lowWatermark();
-            long last = empties.isEmpty() ? h : empties.get(empties.size() - 1).seq();
-            empties.add(PrePrepare.empty(nv.view(), firstAbove(Math.max(h, last), pillar)));
-        }
-        return new NewView(nv.view(), nv.viewChanges(), empties, nv.replica());
-    }
-
-    private void multicast(int pillar, PbftMessage m) {
-        for (int r = 0; r < config.replicaCount(); r++) {
-            if (r != byzantine) {
-                PbftEnvelope e = PbftEnvelope.seal(byzantine, r, pillar, m, auth);
-                remember(sentByMe, e);
-                super.transmit(e, now);
+        /** What it sends unprompted at this tick. */
+        void tick() {
+            int p = choices.nextInt(config.pillars());
+            PbftPillar pillar = pillars[p];
+            switch (behaviour) {
+                case FORGED_MACS -> {
+                    if (now % 5 == 0) {
+                        // A request no client sent; the adversary cannot compute client MACs.
+                        Request forged = new Request(1000 + choices.nextInt(4), 1 + choices.nextInt(100), randomBytes(8),
+                                garbageMacs());
+                        multicast(p, forged);
+                    }
+                }
+                case REPLAYS -> {
+                    if (now % 2 == 0 && !sentByMe.isEmpty()) {
+                        // An exact old envelope of its own: its MAC is genuine.
+                        send(sentByMe.get(choices.nextInt(sentByMe.size())));
+                    }
+                    if (now % 2 == 1 && !receivedByMe.isEmpty()) {
+                        // Another replica's message, re-enveloped under its own (valid) MAC.
+                        PbftEnvelope old = receivedByMe.get(choices.nextInt(receivedByMe.size()));
+                        send(PbftEnvelope.seal(id, otherThan(id), old.pillar(), old.message(), auth));
+                    }
+                }
+                case LYING_VIEW_CHANGE -> {
+                    if (now % 7 == 0) {
+                        multicast(p, lie(pick(Lie.detectable()), p, pillar.view() + 1));
+                    }
+                }
+                case WRONG_CHECKPOINTS -> {
+                    if (now % 9 == 0) {
+                        long k = config.checkpointInterval();
+                        long far = pillar.lowWatermark() + k * (1 + choices.nextInt((int) (config.watermarkWindow() / k) + 4));
+                        multicast(p, Checkpoint.signed(far, randomBytes(32), id, signer));
+                        if (k > 1) {
+                            multicast(p, Checkpoint.signed(pillar.lowWatermark() + 1, randomBytes(32), id, signer));
+                        }
+                        // A checkpoint with a made-up signature.
+                        multicast(p, new Checkpoint(pillar.lowWatermark() + k, randomBytes(32), id, randomBytes(16)));
+                    }
+                }
+                case FORGED_NEW_VIEW -> {
+                    if (now % 11 == 0) {
+                        multicast(p, madeUpNewView(p, pillar));
+                    }
+                }
+                case EMPTY_NOT_OWNED -> {
+                    if (now % 3 == 0) {
+                        long np = config.pillars();
+                        long view = pillar.view();
+                        long s = firstAbove(pillar.lowWatermark(), p) + np * choices.nextInt((int) (config.watermarkWindow() / np));
+                        if (config.leader(s, view) != id) {
+                            multicast(p, PrePrepare.empty(view, s));
+                        }
+                        if (np > 1) {
+                            multicast(p, PrePrepare.empty(view, s + 1)); // an instance of another pillar
+                        }
+                    }
+                }
+                default -> {
+                }
             }
         }
-    }
-
-    private PbftEnvelope seal(PbftEnvelope like, PbftMessage m) {
-        return PbftEnvelope.seal(like.from(), like.to(), like.pillar(), m, auth);
-    }
-
-    private void learnRequests(PbftEnvelope e) {
-        Request r = e.message() instanceof Request q ? q
-                : e.message() instanceof PrePrepare pp ? pp.request() : null;
-        if (r != null && r.client() < 1000 && !seenRequests.contains(r)) {
-            if (seenRequests.size() >= 64) {
-                seenRequests.remove(0);
+        /** What this adversary sends instead of {@code e}. */
+        List<PbftEnvelope> rewrite(PbftEnvelope e) {
+            PbftMessage m = e.message();
+            switch (behaviour) {
+                case SILENT:
+                    return List.of();
+                case EQUIVOCATING_LEADER:
+                    if (m instanceof PrePrepare pp) {
+                        int k = e.to() < id ? e.to() : e.to() - 1; // 0..n-2 among the others
+                        int variant = (int) Math.floorMod(k + pp.seq() + pp.view(), 3L);
+                        if (config.f() > 1 && Math.floorMod(pp.seq() / config.pillars() + pp.view(), 2L) == 0) {
+                            // One correct replica alone gets another value; the request prepares at the rest
+                            // (at least f+1 correct), so the lone one must learn the decision from COMMITs.
+                            variant = e.to() == loneDissenter(pp.view(), pp.seq()) ? 1 : 0;
+                        }
+                        if (variant == 0) {
+                            return List.of(e);
+                        }
+                        if (variant == 2) {
+                            return List.of();
+                        }
+                        Request other = otherRequest(pp.request());
+                        if (other == null && pp.request() == null) {
+                            return List.of();
+                        }
+                        PrePrepare alt = other == null ? PrePrepare.empty(pp.view(), pp.seq())
+                                : new PrePrepare(pp.view(), pp.seq(), other.digest(), other);
+                        return List.of(seal(e, alt));
+                    }
+                    return List.of(e);
+                case SPLITTING_LEADER:
+                    if (m instanceof PrePrepare pp) {
+                        if (e.to() != role(1, pp.view(), pp.seq()) && e.to() != role(2, pp.view(), pp.seq())) {
+                            return List.of(); // only X and Y get it (with n = 4 that leaves out one correct replica)
+                        }
+                        splits.add(new Split(e.pillar(), pp.view(), pp.seq()));
+                        return List.of(e);
+                    }
+                    if (m instanceof Commit c && splits.contains(new Split(e.pillar(), c.view(), c.seq()))) {
+                        return e.to() == role(1, c.view(), c.seq()) ? List.of(e) : List.of();
+                    }
+                    if (m instanceof ViewChange vc) {
+                        // Hides its P and Q sets: a lie by omission, undetectable and harmless with 2f+1 quorums.
+                        return List.of(seal(e, ViewChange.signed(e.pillar(), vc.newView(), vc.stableSeq(), vc.stableProof(),
+                                List.of(), List.of(), vc.replica(), signer)));
+                    }
+                    return List.of(e);
+                case FORGED_MACS: {
+                    double r = choices.nextDouble();
+                    if (r < 0.2) {
+                        byte[] mac = e.mac();
+                        mac[choices.nextInt(mac.length)] ^= 1;
+                        return List.of(new PbftEnvelope(e.from(), e.to(), e.pillar(), m, mac));
+                    }
+                    if (r < 0.3) {
+                        return List.of(new PbftEnvelope(e.from(), e.to(), e.pillar(), m, new byte[0]));
+                    }
+                    if (r < 0.4) {
+                        // Impersonates another replica, but can only attach its own MAC.
+                        return List.of(new PbftEnvelope(otherThan(e.to()), e.to(), e.pillar(), m, e.mac()));
+                    }
+                    if (r < 0.6 && m instanceof Request q) {
+                        return List.of(seal(e, withGarbageMacs(q)));
+                    }
+                    if (r < 0.6 && m instanceof PrePrepare pp && pp.request() != null) {
+                        return List.of(seal(e, new PrePrepare(pp.view(), pp.seq(), pp.digest(), withGarbageMacs(pp.request()))));
+                    }
+                    return List.of(e);
+                }
+                case WRONG_DIGESTS: {
+                    if (choices.nextBoolean()) {
+                        return List.of(e);
+                    }
+                    if (m instanceof PrePrepare pp) {
+                        if (pp.request() != null && choices.nextBoolean()) {
+                            // A request whose payload was changed: the digest matches it, the client MACs do not.
+                            Request q = pp.request();
+                            Request changed = new Request(q.client(), q.number(), randomBytes(q.payload().length + 1), q.macs());
+                            return List.of(seal(e, new PrePrepare(pp.view(), pp.seq(), changed.digest(), changed)));
+                        }
+                        return List.of(seal(e, new PrePrepare(pp.view(), pp.seq(), randomBytes(32), pp.request())));
+                    }
+                    if (m instanceof Prepare p) {
+                        return List.of(seal(e, new Prepare(p.view(), p.seq(), randomBytes(32), p.replica())));
+                    }
+                    if (m instanceof Commit c) {
+                        return List.of(seal(e, new Commit(c.view(), c.seq(), randomBytes(32), c.replica())));
+                    }
+                    return List.of(e);
+                }
+                case LYING_VIEW_CHANGE:
+                    if (m instanceof ViewChange vc) {
+                        return List.of(seal(e, lie(pick(Lie.detectable()), e.pillar(), vc.newView())));
+                    }
+                    return List.of(e);
+                case LYING_PREPARED:
+                    if (m instanceof PrePrepare) {
+                        return List.of(); // a silent leader forces the view changes its lies are for
+                    }
+                    if (m instanceof ViewChange vc) {
+                        return List.of(seal(e, falselyPrepared(e.pillar(), vc)));
+                    }
+                    return List.of(e);
+                case FORGED_NEW_VIEW:
+                    if (m instanceof PrePrepare) {
+                        return List.of(); // a silent leader forces view changes, some to views it leads
+                    }
+                    if (m instanceof NewView nv && choices.nextBoolean()) {
+                        return List.of(seal(e, unfoundedChoices(e.pillar(), nv)));
+                    }
+                    return List.of(e);
+                case WRONG_CHECKPOINTS:
+                    if (m instanceof Checkpoint c) {
+                        // A consistent lie: the same wrong digest for a checkpoint to everyone (signed: it is its own vote).
+                        byte[] wrong = PbftDigests.sha256(("wrong" + c.seq()).getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+                        return List.of(seal(e, Checkpoint.signed(c.seq(), wrong, c.replica(), signer)));
+                    }
+                    return List.of(e);
+                default:
+                    return List.of(e);
             }
-            seenRequests.add(r);
         }
-    }
 
-    private Request otherRequest(Request not) {
-        for (int i = seenRequests.size() - 1; i >= 0; i--) {
-            Request r = seenRequests.get(i);
-            if (not == null || !r.id().equals(not.id())) {
-                return r;
+        /** A VIEW-CHANGE for {@code newView} of {@code pillar} from this adversary carrying {@code lie}. */
+        ViewChange lie(Lie lie, int pillar, long newView) {
+            return ByzantineNetwork.lie(lie, config, id, pillar, newView, seenRequests.isEmpty() ? null : pick(seenRequests),
+                    randomBytes(32), signer);
+        }
+
+        /**
+         * This adversary's own VIEW-CHANGE with made-up P and Q entries: for its first instances above
+         * h, "prepared" at view newView-1 another request it saw (or EMPTY). Signed by itself, so accepted;
+         * rule A never adopts it without f+1 backing Q entries.
+         */
+        ViewChange falselyPrepared(int pillar, ViewChange vc) {
+            List<PrePrepare> prepared = new ArrayList<>();
+            List<PrePrepared> prePrepared = new ArrayList<>();
+            long np = config.pillars();
+            long s = firstAbove(vc.stableSeq(), pillar);
+            for (int i = 0; i < 3 && s <= vc.stableSeq() + config.watermarkWindow(); i++, s += np) {
+                Request other = seenRequests.isEmpty() || choices.nextInt(3) == 0 ? null : pick(seenRequests);
+                PrePrepare pp = other == null ? PrePrepare.empty(vc.newView() - 1, s)
+                        : new PrePrepare(vc.newView() - 1, s, other.digest(), other);
+                prepared.add(pp);
+                prePrepared.add(new PrePrepared(s, vc.newView() - 1, pp.digest()));
+            }
+            return ViewChange.signed(pillar, vc.newView(), vc.stableSeq(), vc.stableProof(), prepared, prePrepared,
+                    vc.replica(), signer);
+        }
+
+        /** A NEW-VIEW for the next view this adversary leads, of VIEW-CHANGEs it made up (others' signatures forged). */
+        NewView madeUpNewView(int pillar, PbftPillar own) {
+            int n = config.replicaCount();
+            long v = own.view() + 1;
+            while (config.primary(v) != id) {
+                v++;
+            }
+            List<ViewChange> madeUp = new ArrayList<>();
+            for (int r = 0; r < n && madeUp.size() < config.quorum(); r++) {
+                ViewChange vc = r == id ? ViewChange.signed(pillar, v, 0, List.of(), List.of(), List.of(), r, signer)
+                        : new ViewChange(v, 0, List.of(), List.of(), List.of(), r, randomBytes(16));
+                madeUp.add(vc);
+            }
+            return new NewView(v, madeUp, List.of(), id);
+        }
+
+        /**
+         * Its real NEW-VIEW (from genuine VIEW-CHANGEs) with choices rules A/B do not allow: every
+         * re-proposal EMPTY (or one EMPTY added), or one VIEW-CHANGE dropped and another counted twice.
+         */
+        NewView unfoundedChoices(int pillar, NewView nv) {
+            if (choices.nextBoolean() && nv.viewChanges().size() > 1) {
+                List<ViewChange> vcs = new ArrayList<>(nv.viewChanges());
+                vcs.set(0, vcs.get(1));
+                return new NewView(nv.view(), vcs, nv.prePrepares(), nv.replica());
+            }
+            List<PrePrepare> empties = new ArrayList<>();
+            for (PrePrepare pp : nv.prePrepares()) {
+                empties.add(PrePrepare.empty(pp.view(), pp.seq()));
+            }
+            if (nv.prePrepares().stream().allMatch(PrePrepare::isEmpty)) {
+                long h = pillars[pillar].lowWatermark();
+                long last = empties.isEmpty() ? h : empties.get(empties.size() - 1).seq();
+                empties.add(PrePrepare.empty(nv.view(), firstAbove(Math.max(h, last), pillar)));
+            }
+            return new NewView(nv.view(), nv.viewChanges(), empties, nv.replica());
+        }
+
+        void multicast(int pillar, PbftMessage m) {
+            for (int r = 0; r < config.replicaCount(); r++) {
+                if (r != id) {
+                    PbftEnvelope e = PbftEnvelope.seal(id, r, pillar, m, auth);
+                    remember(sentByMe, e);
+                    send(e);
+                }
             }
         }
-        return null;
-    }
 
-    private static void remember(List<PbftEnvelope> ring, PbftEnvelope e) {
-        if (ring.size() >= RING) {
-            ring.remove(0);
+        PbftEnvelope seal(PbftEnvelope like, PbftMessage m) {
+            return PbftEnvelope.seal(like.from(), like.to(), like.pillar(), m, auth);
         }
-        ring.add(e);
-    }
 
-    private int otherThan(int excluded) {
-        int r;
-        do {
-            r = adversary.nextInt(config.replicaCount());
-        } while (r == excluded || r == byzantine);
-        return r;
-    }
-
-    private long firstAbove(long x, int pillar) {
-        long np = config.pillars();
-        long c = x + 1 + Math.floorMod(pillar - (x + 1), np);
-        return c < 1 ? c + np : c;
-    }
-
-    private Request withGarbageMacs(Request q) {
-        return new Request(q.client(), q.number(), q.payload(), garbageMacs());
-    }
-
-    private List<byte[]> garbageMacs() {
-        List<byte[]> macs = new ArrayList<>();
-        for (int r = 0; r < config.replicaCount(); r++) {
-            macs.add(randomBytes(4));
+        void learnRequests(PbftEnvelope e) {
+            Request r = e.message() instanceof Request q ? q
+                    : e.message() instanceof PrePrepare pp ? pp.request() : null;
+            if (r != null && r.client() < 1000 && !seenRequests.contains(r)) {
+                if (seenRequests.size() >= 64) {
+                    seenRequests.remove(0);
+                }
+                seenRequests.add(r);
+            }
         }
-        return macs;
-    }
 
-    private byte[] randomBytes(int length) {
-        byte[] b = new byte[length];
-        adversary.nextBytes(b);
-        return b;
-    }
+        Request otherRequest(Request not) {
+            for (int i = seenRequests.size() - 1; i >= 0; i--) {
+                Request r = seenRequests.get(i);
+                if (not == null || !r.id().equals(not.id())) {
+                    return r;
+                }
+            }
+            return null;
+        }
 
-    private <T> T pick(List<T> from) {
-        return from.get(adversary.nextInt(from.size()));
+        int otherThan(int excluded) {
+            int r;
+            do {
+                r = choices.nextInt(config.replicaCount());
+            } while (r == excluded || r == id);
+            return r;
+        }
+
+        long firstAbove(long x, int pillar) {
+            long np = config.pillars();
+            long c = x + 1 + Math.floorMod(pillar - (x + 1), np);
+            return c < 1 ? c + np : c;
+        }
+
+        Request withGarbageMacs(Request q) {
+            return new Request(q.client(), q.number(), q.payload(), garbageMacs());
+        }
+
+        List<byte[]> garbageMacs() {
+            List<byte[]> macs = new ArrayList<>();
+            for (int r = 0; r < config.replicaCount(); r++) {
+                macs.add(randomBytes(4));
+            }
+            return macs;
+        }
+
+        byte[] randomBytes(int length) {
+            byte[] b = new byte[length];
+            choices.nextBytes(b);
+            return b;
+        }
+
+        <T> T pick(List<T> from) {
+            return from.get(choices.nextInt(from.size()));
+        }
     }
 }

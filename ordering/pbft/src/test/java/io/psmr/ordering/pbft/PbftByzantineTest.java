@@ -18,33 +18,57 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The Byzantine campaign (issue 12): 4 replicas (f=1) × 1–2 pillars, FIXED or ROTATING leaders, a
- * lossy, duplicating, reordering network, and one replica following a {@link ByzantineBehaviour}.
- * After every run: agreement, total order, validity, and — once the network healed — liveness (every
- * request of the correct clients delivered by every correct replica, none excused, and a view change
+ * lossy, duplicating, reordering network, and one replica following a {@link ByzantineBehaviour}; and
+ * the same with 7 replicas (f=2), two of them Byzantine ({@link #adversariesOfTwo}), under either leader
+ * selection. After every run: agreement, total order, validity, and — once the network healed — liveness
+ * (every request of the correct clients delivered by every correct replica, none excused, and a view change
  * away from a silent or equivocating primary).
  *
- * <p>{@code -Dpsmr.pbft.seeds=N} seeds per behaviour (default 40); {@code -Dpsmr.seed=S} only seed S;
- * {@code -Dpsmr.pbft.behaviour=NAME} only that behaviour. A failure names its seed and behaviour.
+ * <p>{@code -Dpsmr.pbft.seeds=N} seeds per behaviour (default 40 at f=1; also the f=2 count unless
+ * {@code -Dpsmr.pbft.f2Seeds=N} is given, default {@value #F2_SEEDS}); {@code -Dpsmr.seed=S} only seed S;
+ * {@code -Dpsmr.pbft.behaviour=NAME} only that behaviour. A failure names its seed, behaviour and test.
  */
 class PbftByzantineTest {
 
     private static final int FAULT_TICKS = 400;
     private static final int HEAL_LIMIT_TICKS = 20_000;
+    /** Seeds per behaviour of the f = 2 campaign in CI. */
+    static final int F2_SEEDS = 4;
 
-    record Outcome(long seed, ByzantineBehaviour behaviour, List<String> violations, Map<Refusal, Long> refusals,
-                   int requests, long views) {
+    /**
+     * One run's outcome. {@code adversaries}: the Byzantine replicas and their behaviours; {@code uniform}: all
+     * of them follow {@code behaviour} (only such runs count towards its refusals).
+     */
+    record Outcome(long seed, ByzantineBehaviour behaviour, Map<Integer, ByzantineBehaviour> adversaries, boolean uniform,
+                   List<String> violations, Map<Refusal, Long> refusals, int requests, long views) {
     }
 
-    /** One run of {@code behaviour} under {@code seed}; {@code commitQuorum} 0 means the real one. */
+    /** One run (f = 1) of {@code behaviour} under {@code seed}; {@code commitQuorum} 0 means the real one. */
     static Outcome runSeed(long seed, ByzantineBehaviour behaviour, int commitQuorum) {
-        Random random = new Random(seed * 31 + behaviour.ordinal());
+        return runSeed(seed, behaviour, 1, commitQuorum);
+    }
+
+    /**
+     * One run of n = 3f + 1 replicas, f of them Byzantine, one following {@code behaviour} (at replica 0 if it
+     * {@link ByzantineBehaviour#leadsFirst leads}); at f = 2 the other is drawn by {@link #adversariesOfTwo}, and so
+     * is the leader selection. {@code commitQuorum} 0 means the real one.
+     */
+    static Outcome runSeed(long seed, ByzantineBehaviour behaviour, int f, int commitQuorum) {
+        Random random = PbftSimulationTest.runRandom(seed * 31 + behaviour.ordinal(), f);
         int pillars = 1 + random.nextInt(2);
         LeaderRotation rotation = random.nextBoolean() ? LeaderRotation.ROTATING : LeaderRotation.FIXED;
-        PbftConfig config = PbftSimulationTest.smallConfig(pillars, rotation);
+        PbftConfig config = PbftSimulationTest.smallConfig(f, pillars, rotation);
+        if (f > 1 && random.nextBoolean()) {
+            config = config.withLeaderSelection(LeaderSelection.ALL_REPLICAS, config.proposeTimeoutTicks(),
+                    config.leaderBackoffInstances());
+        }
         int n = config.replicaCount();
-        int byzantine = behaviour.leadsFirst() ? 0 : random.nextInt(n);
+        Map<Integer, ByzantineBehaviour> adversaries = f == 1
+                ? Map.of(behaviour.leadsFirst() ? 0 : random.nextInt(n), behaviour)
+                : adversariesOfTwo(behaviour, (seed + behaviour.ordinal()) % 2 == 1, n, random);
+        int byzantine = adversaries.entrySet().stream().filter(a -> a.getValue() == behaviour).findFirst().orElseThrow().getKey();
         ChecksumAuthenticator auth = new ChecksumAuthenticator();
-        ByzantineNetwork net = new ByzantineNetwork(random, byzantine, behaviour, config, auth);
+        ByzantineNetwork net = new ByzantineNetwork(random, adversaries, config, auth);
         PbftCluster c = new PbftCluster(config, auth, net);
         net.attach(c);
         if (commitQuorum > 0) {
@@ -87,7 +111,7 @@ class PbftByzantineTest {
         }
         List<String> violations = new ArrayList<>(c.violations);
         checkTotalOrder(c, violations);
-        if (behaviour == ByzantineBehaviour.SLOW_LEADER && net.delayed() == 0) {
+        if (behaviour == ByzantineBehaviour.SLOW_LEADER && net.delayed(byzantine) == 0) {
             // Its attack is refused by nobody (refusedAs is empty): show instead that it led and held PRE-PREPAREs.
             violations.add("slow leader: replica " + byzantine + " held no PRE-PREPARE of an instance it led");
         }
@@ -109,9 +133,10 @@ class PbftByzantineTest {
                 views = Math.min(views, p.view());
             }
         }
+        ByzantineBehaviour primary = adversaries.get(0);
         boolean mustLeave = rotation == LeaderRotation.FIXED
-                && (behaviour == ByzantineBehaviour.SILENT || behaviour == ByzantineBehaviour.EQUIVOCATING_LEADER
-                || behaviour == ByzantineBehaviour.SPLITTING_LEADER);
+                && (primary == ByzantineBehaviour.SILENT || primary == ByzantineBehaviour.EQUIVOCATING_LEADER
+                || primary == ByzantineBehaviour.SPLITTING_LEADER);
         if (mustLeave) {
             for (int p = 0; p < pillars; p++) {
                 int moved = 0;
@@ -130,9 +155,40 @@ class PbftByzantineTest {
             }
         }
         if (!violations.isEmpty()) {
-            violations.add(0, "(" + pillars + " pillars, " + rotation + ", Byzantine replica " + byzantine + ")");
+            violations.add(0, "(n=" + n + ", " + pillars + " pillars, " + rotation + ", " + config.leaderSelection()
+                    + ", Byzantine " + adversaries + ")");
         }
-        return new Outcome(seed, behaviour, violations, refusals, c.submitted.size(), views);
+        boolean uniform = adversaries.values().stream().allMatch(b -> b == behaviour);
+        return new Outcome(seed, behaviour, Map.copyOf(adversaries), uniform, violations, refusals, c.submitted.size(), views);
+    }
+
+    /**
+     * The two Byzantine replicas of a run of 7: one follows {@code behaviour}; the other the same behaviour if
+     * {@code same} (the campaign alternates by seed, so any two consecutive seeds hold one run of each), else one
+     * drawn from the rest (never {@code SPLITTING_LEADER}: its colluding network is built around one splitting
+     * leader). Leader behaviours take replica 0 first (the
+     * primary of view 0), then, on a coin, replica 1 (FIXED leaders then meet two faulty primaries in a row), else
+     * a drawn replica; the others a drawn free replica.
+     */
+    static Map<Integer, ByzantineBehaviour> adversariesOfTwo(ByzantineBehaviour behaviour, boolean same, int n, Random random) {
+        List<ByzantineBehaviour> others = java.util.Arrays.stream(ByzantineBehaviour.values())
+                .filter(b -> b != behaviour && b != ByzantineBehaviour.SPLITTING_LEADER).toList();
+        ByzantineBehaviour second = same ? behaviour : others.get(random.nextInt(others.size()));
+        Map<Integer, ByzantineBehaviour> adversaries = new java.util.TreeMap<>();
+        for (ByzantineBehaviour b : List.of(behaviour, second)) {
+            int at;
+            if (b.leadsFirst() && !adversaries.containsKey(0)) {
+                at = 0;
+            } else if (b.leadsFirst() && random.nextBoolean() && !adversaries.containsKey(1)) {
+                at = 1;
+            } else {
+                do {
+                    at = random.nextInt(n);
+                } while (adversaries.containsKey(at));
+            }
+            adversaries.put(at, b);
+        }
+        return adversaries;
     }
 
     /**
@@ -169,40 +225,59 @@ class PbftByzantineTest {
 
     @Test
     void everyBehaviourOverManySeeds() {
+        campaign(1, PbftSimulationTest.seedCount(1, 40, F2_SEEDS), "everyBehaviourOverManySeeds");
+    }
+
+    /**
+     * n = 7, f = 2: two Byzantine replicas ({@link #adversariesOfTwo}), ROTATING or FIXED leaders, blacklist or
+     * all-replicas leader selection, the same checks.
+     */
+    @Test
+    void everyBehaviourWithTwoByzantineReplicasOfSeven() {
+        campaign(2, PbftSimulationTest.seedCount(2, 40, F2_SEEDS), "everyBehaviourWithTwoByzantineReplicasOfSeven");
+    }
+
+    private static void campaign(int f, int seeds, String test) {
         String only = System.getProperty("psmr.seed");
         long first = only != null ? Long.parseLong(only) : 1;
-        int count = only != null ? 1 : Integer.getInteger("psmr.pbft.seeds", 40);
+        int count = only != null ? 1 : seeds;
         List<String> failures = new ArrayList<>();
+        List<String> unreached = new ArrayList<>();
         for (ByzantineBehaviour b : behaviours()) {
             long requests = 0;
             long views = 0;
+            int uniformRuns = 0;
             Map<Refusal, Long> refusals = new EnumMap<>(Refusal.class);
             for (long seed = first; seed < first + count; seed++) {
                 Outcome o;
                 try {
-                    o = runSeed(seed, b, 0);
+                    o = runSeed(seed, b, f, 0);
                 } catch (RuntimeException | AssertionError e) {
-                    throw new AssertionError(rerun(seed, b) + " threw", e);
+                    throw new AssertionError(rerun(seed, b, f, test) + " threw", e);
                 }
                 if (!o.violations().isEmpty()) {
-                    failures.add(rerun(seed, b) + ": " + o.violations());
+                    failures.add(rerun(seed, b, f, test) + ": " + o.violations());
                 }
                 requests += o.requests();
                 views += o.views();
-                o.refusals().forEach((k, v) -> refusals.merge(k, v, Long::sum));
+                if (o.uniform()) {
+                    uniformRuns++;
+                    o.refusals().forEach((k, v) -> refusals.merge(k, v, Long::sum));
+                }
             }
-            System.out.printf("pbft byzantine %s: %d seeds from %d, %d requests, %d views, refusals %s%n",
-                    b, count, first, requests, views, refusals);
+            System.out.printf("pbft byzantine n=%d %s: %d seeds from %d, %d requests, %d views, refusals in %d runs of %s only %s%n",
+                    3 * f + 1, b, count, first, requests, views, uniformRuns, b, refusals);
             if (only == null) { // one seed may legitimately order few requests
                 assertTrue(requests > count * 10L, b + ": the runs ordered almost nothing: " + requests);
             }
-            if (only == null && !b.refusedAs().isEmpty()) {
-                assertTrue(b.refusedAs().stream().anyMatch(r -> refusals.getOrDefault(r, 0L) > 0),
-                        b + ": the attack never reached a correct replica; expected one of " + b.refusedAs() + ", got " + refusals);
+            if (only == null && uniformRuns > 0 && !b.refusedAs().isEmpty()
+                    && b.refusedAs().stream().noneMatch(r -> refusals.getOrDefault(r, 0L) > 0)) {
+                unreached.add(b + ": the attack never reached a correct replica; expected one of " + b.refusedAs() + ", got " + refusals);
             }
         }
-        if (!failures.isEmpty()) {
-            fail(failures.size() + " failing runs:\n" + String.join("\n", failures));
+        if (!failures.isEmpty() || !unreached.isEmpty()) {
+            failures.addAll(unreached);
+            fail(failures.size() + " failures (n=" + (3 * f + 1) + "):\n" + String.join("\n", failures));
         }
     }
 
@@ -285,7 +360,12 @@ class PbftByzantineTest {
     }
 
     private static String rerun(long seed, ByzantineBehaviour b) {
-        return "seed " + seed + " behaviour " + b + " (rerun with -Dpsmr.seed=" + seed + " -Dpsmr.pbft.behaviour=" + b + ")";
+        return rerun(seed, b, 1, "everyBehaviourOverManySeeds");
+    }
+
+    private static String rerun(long seed, ByzantineBehaviour b, int f, String test) {
+        return "f=" + f + " seed " + seed + " behaviour " + b + " (rerun with -Dtest=PbftByzantineTest#" + test + " -Dpsmr.seed=" + seed
+                + " -Dpsmr.pbft.behaviour=" + b + ")";
     }
 
     @Test
@@ -293,5 +373,7 @@ class PbftByzantineTest {
         for (ByzantineBehaviour b : ByzantineBehaviour.values()) {
             assertEquals(runSeed(7, b, 0), runSeed(7, b, 0), b.name());
         }
+        ByzantineBehaviour b = ByzantineBehaviour.EQUIVOCATING_LEADER;
+        assertEquals(runSeed(7, b, 2, 0), runSeed(7, b, 2, 0), "f=2 " + b);
     }
 }

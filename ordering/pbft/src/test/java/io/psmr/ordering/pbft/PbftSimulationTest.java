@@ -14,13 +14,14 @@ import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 /**
- * PBFT pillars over the seeded simulated network: 4 replicas × 1 or 2 pillars, loss, duplication,
- * reordering, delay, and per seed ({@link Faults}) no crash, a crash-stop, crashes with recovery (state
- * kept) or crashes with amnesiac restarts of one replica, one replica down at a time. Then the network
- * heals and every request must be ordered and executed by every live replica, restarted ones included;
- * agreement must hold throughout.
+ * PBFT pillars over the seeded simulated network: 4 replicas (f = 1) or 7 (f = 2) × 1 or 2 pillars, loss,
+ * duplication, reordering, delay, and per seed ({@link Faults}) no crash, crash-stops, crashes with recovery
+ * (state kept) or crashes with amnesiac restarts, never more than f replicas faulty (crash-stopped or amnesiac).
+ * Then the network heals and every request must be ordered and executed by every live replica, restarted ones
+ * included; agreement must hold throughout.
  *
- * <p>{@code -Dpsmr.pbft.seeds=N} runs N seeds (default 100); {@code -Dpsmr.seed=S} runs only seed S.
+ * <p>{@code -Dpsmr.pbft.seeds=N} runs N seeds (default 100 at f = 1; also the f = 2 count unless
+ * {@code -Dpsmr.pbft.f2Seeds=N} is given, default {@value #F2_SEEDS}); {@code -Dpsmr.seed=S} runs only seed S.
  * A failure names its seed.
  */
 class PbftSimulationTest {
@@ -30,9 +31,35 @@ class PbftSimulationTest {
     /** A restart comes 5 to 5 + this many ticks after its crash (possibly after healing). */
     private static final int MAX_DOWN_TICKS = 200;
 
-    /** A small configuration so that checkpoints, watermarks and view changes happen in short runs. */
+    /** Seeds of the f = 2 runs in CI (each costs several f = 1 runs). */
+    static final int F2_SEEDS = 8;
+
+    /** A small configuration (f = 1) so that checkpoints, watermarks and view changes happen in short runs. */
     static PbftConfig smallConfig(int pillars, LeaderRotation rotation) {
-        return new PbftConfig(1, pillars, 4, 8, 40, 320, 2, 10, rotation, 64, 64);
+        return smallConfig(1, pillars, rotation);
+    }
+
+    /** The small configuration for n = 3f + 1 replicas. */
+    static PbftConfig smallConfig(int f, int pillars, LeaderRotation rotation) {
+        return new PbftConfig(f, pillars, 4, 8, 40, 320, 2, 10, rotation, 64, 64);
+    }
+
+    /**
+     * How many seeds a campaign at {@code f} runs: {@code -Dpsmr.pbft.seeds=N}, or at f &gt; 1 {@code -Dpsmr.pbft.f2Seeds=N}
+     * first, or the default ({@code f1Default}, {@code f2Default}).
+     */
+    static int seedCount(int f, int f1Default, int f2Default) {
+        Integer all = Integer.getInteger("psmr.pbft.seeds");
+        if (f == 1) {
+            return all != null ? all : f1Default;
+        }
+        Integer f2 = Integer.getInteger("psmr.pbft.f2Seeds");
+        return f2 != null ? f2 : all != null ? all : f2Default;
+    }
+
+    /** The random of a run: the seed itself at f = 1 (runs as they always were), another stream per f above. */
+    static Random runRandom(long seed, int f) {
+        return new Random(f == 1 ? seed : seed * 1_000_003L + f);
     }
 
     record Outcome(long seed, List<String> violations, long ticks, long messages, int requests, long views,
@@ -56,10 +83,14 @@ class PbftSimulationTest {
     }
 
     /**
-     * The run's crashes and restarts, in time order, never overlapping: at most one replica is down
-     * at a time, and after an amnesiac restart only that (faulty) replica crashes again.
+     * The run's crashes and restarts. At f = 1 (and outside the model) one chain in time order, never
+     * overlapping: at most one replica is down at a time, and after an amnesiac restart only that (faulty)
+     * replica crashes again. At f &gt; 1 see {@link #scheduleOfF}.
      */
-    static List<Episode> schedule(Faults faults, Random random, int n, boolean outsideModel) {
+    static List<Episode> schedule(Faults faults, Random random, int n, int f, boolean outsideModel) {
+        if (f > 1 && !outsideModel) {
+            return scheduleOfF(faults, random, n, f);
+        }
         List<Episode> episodes = new ArrayList<>();
         if (faults == Faults.CRASH_STOP) {
             episodes.add(new Episode(random.nextInt(n), random.nextInt(FAULT_TICKS), -1));
@@ -77,19 +108,67 @@ class PbftSimulationTest {
         return episodes;
     }
 
+    /**
+     * The crashes and restarts of a run with n = 3f + 1, f &gt; 1: f chains, which may overlap in time (up to f
+     * replicas down at once), never two on one replica. {@code CRASH_STOP}: f distinct replicas crash-stop.
+     * {@code RECOVER}: chain j crashes and recovers (state kept) replicas r with r mod f = j, 1–3 episodes.
+     * {@code AMNESIA}: f distinct victims; the first is restarted with amnesia 1–3 times, each other one either
+     * so or crash-stopped (a coin per victim): never more than f faulty replicas.
+     */
+    static List<Episode> scheduleOfF(Faults faults, Random random, int n, int f) {
+        List<Episode> episodes = new ArrayList<>();
+        List<Integer> replicas = new ArrayList<>();
+        for (int r = 0; r < n; r++) {
+            replicas.add(r);
+        }
+        java.util.Collections.shuffle(replicas, random);
+        List<Integer> victims = replicas.subList(0, f);
+        for (int j = 0; j < f; j++) {
+            switch (faults) {
+                case NONE -> {
+                }
+                case CRASH_STOP -> episodes.add(new Episode(victims.get(j), random.nextInt(FAULT_TICKS), -1));
+                case RECOVER, AMNESIA -> {
+                    if (faults == Faults.AMNESIA && j > 0 && random.nextBoolean()) {
+                        episodes.add(new Episode(victims.get(j), random.nextInt(FAULT_TICKS), -1));
+                        continue;
+                    }
+                    long at = random.nextInt(FAULT_TICKS / 2);
+                    int count = 1 + random.nextInt(3);
+                    for (int i = 0; i < count && at < FAULT_TICKS; i++) {
+                        int replica = faults == Faults.AMNESIA ? victims.get(j) : j + f * random.nextInt((n - 1 - j) / f + 1);
+                        long restartAt = at + 5 + random.nextInt(MAX_DOWN_TICKS);
+                        episodes.add(new Episode(replica, at, restartAt));
+                        at = restartAt + 1 + random.nextInt(100);
+                    }
+                }
+            }
+        }
+        return episodes;
+    }
+
     static Outcome runSeed(long seed) {
-        return runSeed(seed, false);
+        return runSeed(seed, 1, false);
+    }
+
+    static Outcome runSeed(long seed, boolean outsideModel) {
+        return runSeed(seed, 1, outsideModel);
     }
 
     /**
-     * One run. {@code outsideModel} breaks the fault model on purpose: every run restarts replicas with
-     * amnesia, 3–6 times, 5–19 ticks down, any replica each time (so up to f+3 faulty replicas).
+     * One run with n = 3f + 1 replicas. {@code outsideModel} (f = 1 only) breaks the fault model on purpose:
+     * every run restarts replicas with amnesia, 3–6 times, 5–19 ticks down, any replica each time (so up to
+     * f+3 faulty replicas). At f &gt; 1 the leader selection is drawn too (blacklist or all replicas).
      */
-    static Outcome runSeed(long seed, boolean outsideModel) {
-        Random random = new Random(seed);
+    static Outcome runSeed(long seed, int f, boolean outsideModel) {
+        Random random = runRandom(seed, f);
         int pillars = 1 + random.nextInt(2);
         LeaderRotation rotation = random.nextBoolean() ? LeaderRotation.ROTATING : LeaderRotation.FIXED;
-        PbftConfig config = smallConfig(pillars, rotation);
+        PbftConfig config = smallConfig(f, pillars, rotation);
+        if (f > 1 && random.nextBoolean()) {
+            config = config.withLeaderSelection(LeaderSelection.ALL_REPLICAS, config.proposeTimeoutTicks(),
+                    config.leaderBackoffInstances());
+        }
         SimulatedNetwork<PbftEnvelope> net = PbftCluster.network(random);
         PbftCluster c = new PbftCluster(config, new ChecksumAuthenticator(), net);
         net.lossRate(random.nextDouble() * 0.15);
@@ -103,7 +182,7 @@ class PbftSimulationTest {
         if (outsideModel) {
             faults = Faults.AMNESIA;
         }
-        List<Episode> episodes = schedule(faults, random, n, outsideModel);
+        List<Episode> episodes = schedule(faults, random, n, f, outsideModel);
         long lastEvent = 0;
         for (Episode e : episodes) {
             lastEvent = Math.max(lastEvent, Math.max(e.crashAt(), e.restartAt()));
@@ -196,7 +275,7 @@ class PbftSimulationTest {
             }
         }
         if (!violations.isEmpty()) {
-            violations.add(0, rotation + " " + faults + " " + episodes + ", amnesiac " + c.amnesiac + ", excused " + c.excused);
+            violations.add(0, "f=" + f + " " + pillars + " pillars " + rotation + " " + config.leaderSelection() + " " + faults + " " + episodes + ", amnesiac " + c.amnesiac + ", excused " + c.excused);
         }
         return new Outcome(seed, violations, c.now, net.sent(), c.submitted.size(), views, c.recoveries, c.amnesiacRestarts,
                 recoveryNumber, new EnumMap<>(c.excused));
@@ -204,9 +283,19 @@ class PbftSimulationTest {
 
     @Test
     void manySeedsUnderFaults() {
+        campaign(1, seedCount(1, 100, F2_SEEDS));
+    }
+
+    /** n = 7, f = 2: up to two replicas crash-stopped or amnesiac ({@link #scheduleOfF}), both leader selections. */
+    @Test
+    void sevenReplicasWithUpToTwoFaulty() {
+        campaign(2, seedCount(2, 100, F2_SEEDS));
+    }
+
+    private static void campaign(int f, int seeds) {
         String only = System.getProperty("psmr.seed");
         long first = only != null ? Long.parseLong(only) : 1;
-        int count = only != null ? 1 : Integer.getInteger("psmr.pbft.seeds", 100);
+        int count = only != null ? 1 : seeds;
         long requests = 0;
         long messages = 0;
         long viewChanges = 0;
@@ -214,15 +303,17 @@ class PbftSimulationTest {
         long amnesiacRestarts = 0;
         long recoveryRequests = 0;
         Map<Refusal, Long> excused = new EnumMap<>(Refusal.class);
+        String test = f == 1 ? "manySeedsUnderFaults" : "sevenReplicasWithUpToTwoFaulty";
         for (long seed = first; seed < first + count; seed++) {
             Outcome o;
+            String rerun = "f=" + f + " seed " + seed + " (rerun with -Dtest=PbftSimulationTest#" + test + " -Dpsmr.seed=" + seed + ")";
             try {
-                o = runSeed(seed);
+                o = runSeed(seed, f, false);
             } catch (RuntimeException | AssertionError e) {
-                throw new AssertionError("seed " + seed + " threw; rerun with -Dpsmr.seed=" + seed, e);
+                throw new AssertionError(rerun + " threw", e);
             }
             if (!o.violations().isEmpty()) {
-                fail("seed " + seed + " (rerun with -Dpsmr.seed=" + seed + "): " + o.violations());
+                fail(rerun + ": " + o.violations());
             }
             requests += o.requests();
             messages += o.messages();
@@ -232,14 +323,14 @@ class PbftSimulationTest {
             recoveryRequests += o.recoveryRequests();
             o.excused().forEach((reason, k) -> excused.merge(reason, k, Long::sum));
         }
-        if (count >= 20) { // one run alone may order few requests and restart nothing
+        if (count >= (f == 1 ? 20 : 8)) { // one run alone may order few requests and restart nothing
             assertTrue(requests > count * 10L, "the runs ordered almost nothing: " + requests);
             assertTrue(recoveries > 0 && amnesiacRestarts > 0, "no restart happened: " + recoveries + " recoveries, "
                     + amnesiacRestarts + " amnesiac restarts");
         }
-        System.out.printf("pbft simulation: %d seeds from %d, %d requests, %d messages, %d views reached, %d recoveries,"
-                + " %d amnesiac restarts, %d recovery requests in total; refused from amnesiac replicas: %s%n", count, first, requests,
-                messages, viewChanges, recoveries, amnesiacRestarts, recoveryRequests, excused);
+        System.out.printf("pbft simulation (n=%d, f=%d): %d seeds from %d, %d requests, %d messages, %d views reached, %d recoveries,"
+                + " %d amnesiac restarts, %d recovery requests in total; refused from amnesiac replicas: %s%n", 3 * f + 1, f, count,
+                first, requests, messages, viewChanges, recoveries, amnesiacRestarts, recoveryRequests, excused);
     }
 
     /**
