@@ -157,24 +157,28 @@ public final class FaultsCommand implements Callable<Integer> {
             o.flush();
         }
         int[] n = {0};
+        boolean compares = settings.selections().size() > 1;
+        List<String> runs = new ArrayList<>(); // what each run does, in the order FaultBench runs them
+        for (FaultScenario s : settings.scenarios()) {
+            for (LeaderSelection selection : settings.selections()) {
+                runs.add((compares ? s + " (" + selection.cliName() + ")" : s.toString()) + ": " + s.describe(settings.targets()));
+            }
+        }
         if (!output.quiet()) {
-            err.printf(Locale.ROOT, "%s: [1/%d] %s: %s%n", name, settings.scenarios().size(), settings.scenarios().get(0),
-                    settings.scenarios().get(0).describe(settings.targets()));
+            err.printf(Locale.ROOT, "%s: [1/%d] %s%n", name, runs.size(), runs.get(0));
             err.flush();
         }
         FaultReport report = bench.run(r -> {
             n[0]++;
             if (!output.quiet()) {
-                err.printf(Locale.ROOT, "%s: %s %s%n", name, r.scenario(), r.ok()
+                err.printf(Locale.ROOT, "%s: %s %s%n", name, r.label(compares), r.ok()
                         ? String.format(Locale.ROOT, "done: %s -> %s op/s (%s), back at 0.8: %s; the cluster started in %s, "
                                 + "fault: %s", FaultReport.rate(r.faultFreeOps()), FaultReport.rate(r.faultyOps()),
                                 FaultReport.ratio(r.fraction()), FaultReport.recovery(r),
                                 FaultReport.seconds(r.startMillis()), FaultReport.onset(r))
                         : "FAILED: " + r.error());
-                if (n[0] < settings.scenarios().size()) {
-                    FaultScenario next = settings.scenarios().get(n[0]);
-                    err.printf(Locale.ROOT, "%s: [%d/%d] %s: %s%n", name, n[0] + 1, settings.scenarios().size(), next,
-                            next.describe(settings.targets()));
+                if (n[0] < runs.size()) {
+                    err.printf(Locale.ROOT, "%s: [%d/%d] %s%n", name, n[0] + 1, runs.size(), runs.get(n[0]));
                 }
                 err.flush();
             }
