@@ -28,7 +28,7 @@ import java.util.concurrent.TimeUnit;
 import org.HdrHistogram.Histogram;
 
 /**
- * One scenario of {@code psmr bench faults}: a fresh PBFT process cluster ({@link FaultSettings#clusterSpec()}), a
+ * One scenario of {@code psmr bench faults}: a fresh PBFT process cluster ({@link FaultSettings#clusterSpec(io.psmr.ordering.pbft.LeaderSelection)}), a
  * closed-loop load against it, the fault injected on the targets once the fault-free window has passed, and the
  * load stopped when the faulty window ends; the cluster is stopped whatever happened, and its replicas' stores deleted.
  *

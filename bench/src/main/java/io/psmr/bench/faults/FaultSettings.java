@@ -17,7 +17,7 @@ import java.util.Random;
 
 /**
  * What one {@code psmr bench faults} invocation runs, checked by {@link FaultsCommand}. The cluster of every scenario
- * is built in one place, {@link #clusterSpec()}, and the load in another, {@link #loadOptions}. Immutable; any thread.
+ * is built in one place, {@link #clusterSpec(LeaderSelection)}, and the load in another, {@link #loadOptions}. Immutable; any thread.
  *
  * @param replicas  PBFT replicas, 3f+1
  * @param pillars   COP pillars per replica
