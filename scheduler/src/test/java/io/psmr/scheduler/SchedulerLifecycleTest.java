@@ -364,10 +364,24 @@ class SchedulerLifecycleTest {
     @Test
     void metricsCountWhatHappened() throws Exception {
         ConflictDetection d = ConflictDetection.bitmap(1_024);
-        Scheduler<TestCommand, Long> s = Scheduler.<TestCommand, Long>builder(TestCommand::id).detection(d)
-                .graph(GraphKind.MONITOR).workers(2).maxPending(4).start();
+        // The first batch runs only once the second is delivered, so the second waits on it in the graph
+        // (else a fast worker could finish each batch before the next arrives, and no edge would form).
+        java.util.concurrent.CountDownLatch secondDelivered = new java.util.concurrent.CountDownLatch(1);
+        Scheduler<TestCommand, Long> s = Scheduler.<TestCommand, Long>builder(c -> {
+            if (c.id() == 2) {
+                try {
+                    assertTrue(secondDelivered.await(30, java.util.concurrent.TimeUnit.SECONDS), "batch 2 delivered");
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            return c.id();
+        }).detection(d).graph(GraphKind.MONITOR).workers(2).maxPending(4).start();
         for (long i = 1; i <= 100; i++) {
             s.deliver(batch(i, d, TestCommand.write(2 * i, 1), TestCommand.write(2 * i + 1, i)));
+            if (i == 2) {
+                secondDelivered.countDown();
+            }
         }
         s.close();
         SchedulerMetrics m = s.metrics();
