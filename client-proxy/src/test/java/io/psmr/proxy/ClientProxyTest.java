@@ -202,6 +202,7 @@ class ClientProxyTest {
                 for (int i = 0; i < 9; i++) {
                     rest.add(clients.get(i + 1).create(b("k" + i), b("v")));
                 }
+                awaitQueued(p, 9); // each create enqueues from its own client's path: wait until all nine are counted
                 assertEquals(9, p.stats().queued(), "window 1: the next batch waits for the first to be answered");
                 release.complete(null);
                 assertEquals(KvStatus.OK, get(first).status());
@@ -387,6 +388,7 @@ class ClientProxyTest {
                 // The proxy's queue: the window is taken, so two commands fill the queue and the third is refused.
                 CompletableFuture<KvResult> q1 = others[0].create(b("b"), b("1"));
                 CompletableFuture<KvResult> q2 = others[1].create(b("c"), b("1"));
+                awaitQueued(p, 2);
                 ExecutionException full = assertThrows(ExecutionException.class,
                         () -> others[2].create(b("d"), b("1")).get(30, TimeUnit.SECONDS));
                 assertInstanceOf(ProxyOverloadedException.class, full.getCause());
@@ -489,5 +491,13 @@ class ClientProxyTest {
         assertThrows(IllegalArgumentException.class, () -> proxy().maxBatchCommands(LIMITS.maxCommandsPerBatch() + 1).build());
         assertThrows(IllegalArgumentException.class, () -> proxy().retryTimeout(Duration.ZERO).build());
         assertThrows(IllegalArgumentException.class, () -> proxy().queueCapacity(0).build());
+    }
+
+    /** Waits, at most 10 s, until the proxy counts {@code n} queued commands (the test then asserts it). */
+    private static void awaitQueued(ClientProxy p, int n) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (p.stats().queued() < n && System.nanoTime() < deadline) {
+            Thread.onSpinWait();
+        }
     }
 }
