@@ -39,11 +39,11 @@ public record PbftConfig(int f, int pillars, long checkpointInterval, long water
 
     /**
      * The defaults: f=1, 2 pillars, K=1024, L=2K, rotating leaders, blacklisting of suspected leaders for
-     * 1,024 instances at first, a request timeout of 50 ticks and a propose timeout of 20.
+     * 4,096 instances at first, a request timeout of 50 ticks and a propose timeout of 20.
      */
     public static PbftConfig defaults() {
         return new PbftConfig(1, 2, 1024, 2048, 50, 6400, 0, 50, LeaderRotation.ROTATING, 1 << 20, 10_000,
-                LeaderSelection.BLACKLIST, 20, 1024);
+                LeaderSelection.BLACKLIST, 20, 4096);
     }
 
     /**

@@ -114,6 +114,8 @@ public final class PbftPillar implements PbftCore {
 
     /** Who may lead in this view ({@link LeaderSelection#BLACKLIST}): agreed from the NEW-VIEW that started it. */
     private LeaderPolicy leaders = LeaderPolicy.NONE;
+    /** The instance from which {@link #leaders} was computed: the installed NEW-VIEW's first undecided one. */
+    private long policyFrom = 1;
     /** The leader this replica blamed when it left its last installed view: its VIEW-CHANGEs name it. */
     private int suspect = LeaderPolicy.NO_SUSPECT;
     /** Timeouts are base · 2^level: one more per view installed, back to 0 after a clean view. */
@@ -230,13 +232,13 @@ public final class PbftPillar implements PbftCore {
         if (changing) {
             if (viewChangeState.timerExpired(now)) {
                 // The view change did not complete: try the next view, waiting twice as long.
-                startViewChange(viewChangeState.targetView() + 1);
+                startViewChange(nextView(viewChangeState.targetView()));
             }
         } else if (viewChangeState.complainedFor() <= view && (stalled() || slowLeader())) {
             // Step one only: complain and stay in this view. A replica that fell behind alone keeps
             // taking normal-case messages (and their retransmissions) and catches up; the view changes
             // only when 2f+1 complain.
-            complain(view + 1);
+            complain(nextView(view));
         }
         if (now % config.retransmitTicks() == 0) {
             retransmit();
@@ -366,6 +368,11 @@ public final class PbftPillar implements PbftCore {
     /** Whether a view change is in progress. */
     public boolean isChangingView() {
         return changing;
+    }
+
+    /** The view this pillar is changing to; while no view change is in progress, the current view. */
+    public long viewChangeTarget() {
+        return changing ? viewChangeState.targetView() : view;
     }
 
     /** Whether this replica complained against its current view (and has not left it). */
@@ -1024,6 +1031,22 @@ public final class PbftPillar implements PbftCore {
         }
     }
 
+    /**
+     * The view to change to after view {@code v}: the next one whose primary the leader policy of the current view
+     * does not keep out at the view's first undecided instance. The policy and that instance come from the installed
+     * NEW-VIEW, so every correct replica in this view picks the same target; a primary known to be faulty would only
+     * cost a view-change timeout. At most f views are skipped. Safety does not care which higher view is next.
+     */
+    private long nextView(long v) {
+        long next = v + 1;
+        if (config.leaderSelection() == LeaderSelection.BLACKLIST) {
+            for (int skipped = 0; skipped < config.f() && leaders.excluded(config.primary(next), policyFrom, config); skipped++) {
+                next++;
+            }
+        }
+        return next;
+    }
+
     private void complain(long target) {
         viewChangeState.complain(self, target);
         multicast(new Complaint(target, self));
@@ -1049,8 +1072,8 @@ public final class PbftPillar implements PbftCore {
             return;
         }
         switch (viewChangeState.complaintStep(view)) {
-            case LEAVE -> startViewChange(view + 1);
-            case COMPLAIN -> complain(view + 1);
+            case LEAVE -> startViewChange(nextView(view));
+            case COMPLAIN -> complain(nextView(view));
             case NONE -> { }
         }
     }
@@ -1185,7 +1208,8 @@ public final class PbftPillar implements PbftCore {
             decidedUpTo = Math.max(decidedUpTo, pp.seq());
         }
         if (config.leaderSelection() == LeaderSelection.BLACKLIST) {
-            leaders = LeaderPolicy.agreed(nv.viewChanges(), firstAbove(decidedUpTo), config);
+            policyFrom = firstAbove(decidedUpTo);
+            leaders = LeaderPolicy.agreed(nv.viewChanges(), policyFrom, config);
         }
         for (PrePrepare pp : nv.prePrepares()) {
             newViewUpTo = Math.max(newViewUpTo, pp.seq());

@@ -175,9 +175,21 @@ public final class PillarAgent implements Agent {
             nextTickAt = now + tickNanos;
         }
         if (ticks > 0 || snapshot == null) {
+            PillarSnapshot previous = snapshot;
             snapshot = core.snapshot(malformed); // once per tick: copying the counters every cycle would cost
+            if (previous != null && snapshot.view() != previous.view()) {
+                logViewChange(snapshot);
+            }
         }
         return ticks;
+    }
+
+    /** One line per installed view: operators see view changes and whom the leader policy keeps out. */
+    private void logViewChange(PillarSnapshot s) {
+        StringBuilder kept = new StringBuilder();
+        s.excluded().forEach((replica, through) -> kept.append(kept.length() == 0 ? "; kept from leading: " : ", ")
+                .append("replica ").append(replica).append(" through instance ").append(through));
+        LOG.info("{}: in view {}{}", role, s.view(), kept);
     }
 
     private int drainReady() {

@@ -197,6 +197,36 @@ class PbftPillarTest {
         assertTrue(rotating.get(0) >= 3 && rotating.get(1) >= 3, "views without blacklisting: " + rotating);
     }
 
+    /**
+     * A readmitted leader that fails again costs one view change, not two: the next view's primary is chosen past
+     * those the current view's agreed policy keeps out, so replica 2, crashed, never becomes the target primary.
+     */
+    @Test
+    void aViewChangeSkipsAPrimaryThePolicyKeepsOut() {
+        PbftConfig config = new PbftConfig(1, 1, 16, 64, 20, 160, 2, 10, LeaderRotation.ROTATING, 64, 64)
+                .withLeaderSelection(LeaderSelection.BLACKLIST, 4, 8);
+        PbftCluster c = reliable(config);
+        c.crash(2);
+        java.util.Set<Long> targets = new java.util.TreeSet<>();
+        for (int number = 1; number <= 12; number++) {
+            for (int client = 0; client < 4; client++) {
+                c.submit(request(client, number), client % 2);
+            }
+            for (int t = 0; t < 20_000 && !c.allDone(); t++) {
+                c.tick();
+                for (int r : new int[] {0, 1, 3}) {
+                    targets.add(c.replicas[r].pillars[0].viewChangeTarget());
+                }
+            }
+            assertTrue(c.allDone(), "requests of number " + number + " not done; view targets " + targets);
+        }
+        assertEquals(List.of(), c.violations);
+        assertTrue(c.replicas[0].pillars[0].view() >= 3, "replica 2 was readmitted and failed again: " + targets);
+        for (long v : targets) {
+            assertTrue(config.primary(v) != 2, "view " + v + " (primary 2, kept out) was a target: " + targets);
+        }
+    }
+
     /** Orders 40 requests with replica 3 crashed; returns replica 0's view per pillar (every live replica agrees). */
     private static List<Long> viewsAfterACrash(PbftConfig config) {
         PbftCluster c = reliable(config);
