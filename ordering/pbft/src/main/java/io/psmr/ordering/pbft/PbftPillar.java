@@ -411,7 +411,7 @@ public final class PbftPillar implements PbftCore {
                 }
             }
         }
-        return new PillarSnapshot(pillar, view, low, refusals(), malformed, excluded);
+        return new PillarSnapshot(pillar, view, low, refusals(), malformed, excluded, viewChangeTarget());
     }
 
     /** Refusals so far of one reason. */

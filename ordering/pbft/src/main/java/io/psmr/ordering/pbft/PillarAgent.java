@@ -179,6 +179,8 @@ public final class PillarAgent implements Agent {
             snapshot = core.snapshot(malformed); // once per tick: copying the counters every cycle would cost
             if (previous != null && snapshot.view() != previous.view()) {
                 logViewChange(snapshot);
+            } else if (previous != null && snapshot.isChangingView() && snapshot.changingTo() != previous.changingTo()) {
+                LOG.info("{}: leaves view {} for view {}", role, snapshot.view(), snapshot.changingTo());
             }
         }
         return ticks;

@@ -14,9 +14,10 @@ import java.util.Map;
  * @param malformed    frames and requests its agent could not decode
  * @param excluded     the replicas its leader selection keeps from leading its next instance, each with the last
  *                     instance through which it is excluded (empty if none, or if its core does not say)
+ * @param changingTo   the view it is changing to while it changes views; otherwise {@code view}
  */
 public record PillarSnapshot(int pillar, long view, long lowWatermark, Map<Refusal, Long> refusals, long malformed,
-                             Map<Integer, Long> excluded) {
+                             Map<Integer, Long> excluded, long changingTo) {
 
     /** Copies. */
     public PillarSnapshot {
@@ -24,9 +25,14 @@ public record PillarSnapshot(int pillar, long view, long lowWatermark, Map<Refus
         excluded = excluded.isEmpty() ? Map.of() : java.util.Collections.unmodifiableMap(new java.util.TreeMap<>(excluded));
     }
 
-    /** With no replica excluded from leading. */
+    /** With no replica excluded from leading, and not changing views. */
     public PillarSnapshot(int pillar, long view, long lowWatermark, Map<Refusal, Long> refusals, long malformed) {
-        this(pillar, view, lowWatermark, refusals, malformed, Map.of());
+        this(pillar, view, lowWatermark, refusals, malformed, Map.of(), view);
+    }
+
+    /** Whether the pillar is changing views. */
+    public boolean isChangingView() {
+        return changingTo != view;
     }
 
     /** Refusals of every reason together. */
