@@ -6,9 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
-import io.psmr.ordering.pbft.ByzantineNetwork.Lie;
 import io.psmr.ordering.pbft.PbftMessage.Request;
 import io.psmr.ordering.pbft.PbftMessage.ViewChange;
+import io.psmr.ordering.pbft.byzantine.ByzantineBehaviour;
+import io.psmr.ordering.pbft.byzantine.Lie;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
@@ -315,7 +316,7 @@ class PbftByzantineTest {
             for (Lie lie : Lie.values()) {
                 for (Request body : java.util.Arrays.asList(request, null)) {
                     PbftPillar target = new PbftPillar(config, 1, pillars - 1, auth);
-                    ViewChange vc = ByzantineNetwork.lie(lie, config, 3, pillars - 1, 1, body, new byte[32],
+                    ViewChange vc = lie.viewChange(config, 3, pillars - 1, 1, body, new byte[32],
                             ChecksumAuthenticator.signingOnlyFor(3));
                     target.step(PbftEnvelope.seal(3, 1, pillars - 1, vc, auth));
                     String what = lie + " with " + (body == null ? "EMPTY" : "a request") + ", " + pillars + " pillars";

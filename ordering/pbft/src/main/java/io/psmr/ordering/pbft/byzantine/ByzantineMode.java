@@ -1,11 +1,14 @@
 package io.psmr.ordering.pbft.byzantine;
 
 import java.util.Arrays;
+import java.util.Optional;
 import java.util.stream.Collectors;
 
 /**
- * What one deliberately Byzantine replica does: the behaviours the core's simulation campaign uses (as far as one
- * process can act them out on its own outgoing messages), plus {@link #WRONG_REPLIES}, which lies to clients instead.
+ * What one deliberately Byzantine replica process does, by the name it has on the command line and in
+ * {@code cluster.json}: each mode but {@link #WRONG_REPLIES} is a {@link ByzantineBehaviour} that
+ * {@link ByzantinePillarNetwork} acts out on the replica's outgoing envelopes ({@link #behaviour()}), the same
+ * transformations the core's simulated Byzantine campaign uses; {@link #WRONG_REPLIES} lies to clients instead.
  * <b>A testing and demonstration tool, never for production</b>: it exists to show that f such replicas cannot make
  * correct replicas disagree nor clients accept a wrong result.
  *
@@ -14,36 +17,43 @@ import java.util.stream.Collectors;
  */
 public enum ByzantineMode {
     /** Sends nothing to the other replicas (as a leader: they change views away from it). */
-    SILENT("silent", "sends no PBFT message at all"),
+    SILENT("silent", "sends no PBFT message at all", ByzantineBehaviour.SILENT),
     /** As a leader, a different PRE-PREPARE per receiver for one (view, seq): the request, another one or EMPTY, nothing. */
-    EQUIVOCATING_LEADER("equivocating-leader", "as a leader, pre-prepares different values at different replicas"),
+    EQUIVOCATING_LEADER("equivocating-leader", "as a leader, pre-prepares different values at different replicas",
+            ByzantineBehaviour.EQUIVOCATING_LEADER),
     /** Corrupted or empty envelope MACs; requests (forwarded or pre-prepared) with garbage client MACs, and made-up requests. */
-    FORGED_MACS("forged-macs", "corrupts envelope MACs and client MACs, sends requests no client sent"),
+    FORGED_MACS("forged-macs", "corrupts envelope MACs and client MACs, sends requests no client sent",
+            ByzantineBehaviour.FORGED_MACS),
     /** PRE-PREPARE digests that do not match the request, changed payloads, PREPARE/COMMIT digests of nothing. */
-    WRONG_DIGESTS("wrong-digests", "sends digests that match no request"),
+    WRONG_DIGESTS("wrong-digests", "sends digests that match no request", ByzantineBehaviour.WRONG_DIGESTS),
     /** Resends its own old envelopes and claims its messages come from other replicas (message-level sender forged). */
-    REPLAYS("replays", "replays its old envelopes and forges the sender inside messages"),
+    REPLAYS("replays", "replays its old envelopes and forges the sender inside messages", ByzantineBehaviour.REPLAYS),
     /** Every VIEW-CHANGE it sends (and one now and then unprompted) carries a lie the core detects. */
-    LYING_VIEW_CHANGE("lying-view-change", "sends VIEW-CHANGEs with detectable lies"),
+    LYING_VIEW_CHANGE("lying-view-change", "sends VIEW-CHANGEs with detectable lies", ByzantineBehaviour.LYING_VIEW_CHANGE),
     /** CHECKPOINTs with a consistent wrong digest, far-future ones, ones at non-checkpoint numbers, made-up signatures. */
-    WRONG_CHECKPOINTS("wrong-checkpoints", "sends wrong, far-future and badly signed CHECKPOINTs"),
+    WRONG_CHECKPOINTS("wrong-checkpoints", "sends wrong, far-future and badly signed CHECKPOINTs",
+            ByzantineBehaviour.WRONG_CHECKPOINTS),
     /** EMPTY PRE-PREPAREs for instances it does not lead, and for another pillar's instances. */
-    FOREIGN_EMPTIES("foreign-empties", "pre-prepares EMPTY for instances it does not lead or of another pillar"),
+    FOREIGN_EMPTIES("foreign-empties", "pre-prepares EMPTY for instances it does not lead or of another pillar",
+            ByzantineBehaviour.FOREIGN_EMPTIES),
     /**
      * Runs the protocol correctly, but holds every PRE-PREPARE it sends for just under the view-change timeout
-     * ({@link ByzantinePillarNetwork#SLOW_LEADER_TIMEOUT_FRACTION} of {@code requestTimeoutTicks}) before it goes out,
+     * ({@link Adversary#SLOW_LEADER_TIMEOUT_FRACTION} of {@code requestTimeoutTicks}) before it goes out,
      * as Aardvark's slow primary does: slow enough to cost throughput, never slow enough to trip a fixed timeout.
      */
-    SLOW_LEADER("slow-leader", "as a leader, holds each pre-prepare for just under the view-change timeout"),
+    SLOW_LEADER("slow-leader", "as a leader, holds each pre-prepare for just under the view-change timeout",
+            ByzantineBehaviour.SLOW_LEADER),
     /** Orders correctly, but forges the results of the replies it sends to clients (the store's reply path). */
-    WRONG_REPLIES("wrong-replies", "orders correctly but forges the results it replies to clients");
+    WRONG_REPLIES("wrong-replies", "orders correctly but forges the results it replies to clients", null);
 
     private final String cliName;
     private final String description;
+    private final ByzantineBehaviour behaviour;
 
-    ByzantineMode(String cliName, String description) {
+    ByzantineMode(String cliName, String description, ByzantineBehaviour behaviour) {
         this.cliName = cliName;
         this.description = description;
+        this.behaviour = behaviour;
     }
 
     /** The name on the command line and in {@code cluster.json}, such as {@code equivocating-leader}. */
@@ -57,11 +67,19 @@ public enum ByzantineMode {
     }
 
     /**
+     * The attack on the replica's PBFT envelopes that {@link ByzantinePillarNetwork} acts out; empty for wrong-replies,
+     * which leaves every envelope as it is.
+     */
+    public Optional<ByzantineBehaviour> behaviour() {
+        return Optional.ofNullable(behaviour);
+    }
+
+    /**
      * Whether the mode acts on the replica's PBFT envelopes ({@link ByzantinePillarNetwork}: rewrites, drops, adds or
      * delays them); all but wrong-replies.
      */
     public boolean rewritesEnvelopes() {
-        return this != WRONG_REPLIES;
+        return behaviour != null;
     }
 
     /** Every mode's {@link #cliName()}, comma-separated, in declaration order. */

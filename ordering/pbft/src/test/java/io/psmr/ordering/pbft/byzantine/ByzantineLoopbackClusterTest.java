@@ -73,7 +73,7 @@ class ByzantineLoopbackClusterTest {
         run(mode, false);
     }
 
-    /** Refusals at correct replicas that show the attack arrived (as in the simulation's {@code ByzantineBehaviour}). */
+    /** Refusals at correct replicas that show the attack arrived (within {@link ByzantineBehaviour#refusedAs}). */
     static List<Refusal> refusedAs(ByzantineMode mode) {
         return switch (mode) {
             case EQUIVOCATING_LEADER -> List.of(Refusal.CONFLICTING_PRE_PREPARE, Refusal.WRONG_VIEW);

@@ -281,7 +281,7 @@ class ByzantinePillarNetworkTest {
         assertTrue(at16.size() >= 3);
         for (Checkpoint c : at16) {
             if (c.signatureValid(ALL)) {
-                assertArrayEquals(ByzantinePillarNetwork.wrongDigest(16), c.stateDigest(), "the same wrong digest to all");
+                assertArrayEquals(Adversary.wrongDigest(16), c.stateDigest(), "the same wrong digest to all");
             }
         }
         assertTrue(cps.stream().anyMatch(c -> c.seq() > CONFIG.watermarkWindow()), "far-future");
