@@ -153,11 +153,17 @@ final class ViewChangeState {
         return set;
     }
 
-    /** Whether 2f+1 replicas want the target view or a higher one. */
+    /**
+     * Whether 2f+1 replicas want the target view or a higher one, or are seen in one. A replica already in the
+     * target view sends no VIEW-CHANGE for it any more; if its primary restarted and cannot resend its NEW-VIEW, the
+     * replicas still changing must time out and move on, and their VIEW-CHANGEs for the next view are the
+     * complaints that bring the others along.
+     */
     boolean quorumForTarget() {
         int count = 0;
-        for (ViewChange vc : latest.values()) {
-            if (vc.newView() >= targetView) {
+        for (int r = 0; r < config.replicaCount(); r++) {
+            ViewChange vc = latest.get(r);
+            if ((vc != null && vc.newView() >= targetView) || highestViewSeen.getOrDefault(r, -1L) >= targetView) {
                 count++;
             }
         }
@@ -166,7 +172,7 @@ final class ViewChangeState {
 
     /**
      * One tick at {@code now} while changing views. As in PBFT, the timer runs only once 2f+1 replicas
-     * want the target view: a replica alone in a view change waits for the others instead of racing to
+     * want the target view (or are in it): a replica alone in a view change waits for the others instead of racing to
      * ever higher views. On expiry the timeout doubles (up to {@code maxViewChangeTimeoutTicks}).
      *
      * @return whether the view change did not complete in time: the pillar tries the next view

@@ -227,6 +227,36 @@ class PbftPillarTest {
         }
     }
 
+    /**
+     * Replica 0 comes back while the others are in view 1, whose primary then crashed: nobody can send it view 1's
+     * NEW-VIEW. The others are seen in view 1, so its view-change timer runs; its VIEW-CHANGE for view 2 is the
+     * complaint that brings them along, and the four order again.
+     */
+    @Test
+    void aReplicaJoiningAViewWhosePrimaryCrashedMovesOnWithTheOthers() {
+        PbftConfig config = new PbftConfig(1, 1, 16, 64, 20, 160, 2, 10, LeaderRotation.FIXED, 64, 64)
+                .withLeaderSelection(LeaderSelection.ALL_REPLICAS, 4, 64);
+        PbftCluster c = reliable(config);
+        c.crash(0);
+        for (int client = 0; client < 3; client++) {
+            c.submit(request(client, 1), 1 + client);
+        }
+        runUntil(c, 5_000, c::allDone);
+        for (int r = 1; r <= 3; r++) {
+            assertEquals(1, c.replicas[r].pillars[0].view(), "replica " + r);
+        }
+        c.crash(1);
+        c.recover(0);
+        for (int client = 0; client < 3; client++) {
+            c.submit(request(client, 2), new int[] {0, 2, 3}[client]);
+        }
+        runUntil(c, 20_000, c::allDone);
+        assertEquals(List.of(), c.violations);
+        for (int r : new int[] {0, 2, 3}) {
+            assertEquals(2, c.replicas[r].pillars[0].view(), "replica " + r);
+        }
+    }
+
     /** Orders 40 requests with replica 3 crashed; returns replica 0's view per pillar (every live replica agrees). */
     private static List<Long> viewsAfterACrash(PbftConfig config) {
         PbftCluster c = reliable(config);
