@@ -24,7 +24,9 @@ import java.util.concurrent.TimeUnit;
  * <p>With a catch-up bound (PBFT), a heal during the load also waits until the replica has caught up
  * ({@link ReplicaCatchUp}): a replica that is behind adds nothing to a quorum, so it still counts
  * towards the f faulty at once. If it does not catch up in time, the fault carries the error, no
- * further fault is injected (the bound could no longer be kept) and {@link #stalled} says so. Once the
+ * further fault is injected (the bound could no longer be kept) and {@link #stalled} says so. A heal whose
+ * restart fails during the load leaves its node down, so it too ends the injecting (the final heal tries the
+ * restart once more). Once the
  * load has ended, and in the final heal, it waits only for serving: with the clients stopped, the
  * campaign's settle wait checks that every replica reaches one instance.
  *
@@ -45,6 +47,8 @@ final class Nemesis {
     private Thread thread;
     private long t0Nanos;
     private volatile boolean stalled;
+    /** A heal failed during the load: its node is still faulty, so injecting more could exceed the bound. */
+    private volatile boolean healFailed;
 
     /** One fault being carried out. */
     private static final class Active {
@@ -132,8 +136,8 @@ final class Nemesis {
                 }
                 if (e.heal()) {
                     heal(a, false);
-                    if (stalled) {
-                        return; // a replica that did not catch up still counts as faulty: inject nothing more
+                    if (stalled || healFailed) {
+                        return; // a replica that is down or did not catch up still counts as faulty: inject nothing more
                     }
                 } else if (elapsedMillis() <= lastInjectMillis) {
                     inject(e.fault());
@@ -206,6 +210,9 @@ final class Nemesis {
             synchronized (this) {
                 String failed = "healing " + a.plan.kindName() + " of " + a.plan.node() + ": " + e.getMessage();
                 a.error = a.error == null ? failed : a.error + "; " + failed;
+            }
+            if (!atEnd) {
+                healFailed = true;
             }
             return;
         }

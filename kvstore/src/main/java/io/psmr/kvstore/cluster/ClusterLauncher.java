@@ -683,13 +683,22 @@ public final class ClusterLauncher {
         }
     }
 
-    /** The kernel's ephemeral port range (Linux), or the IANA one where it cannot be read. */
+    /**
+     * The kernel's ephemeral port range (Linux), or where it cannot be read 32768 to 65535, which covers both Linux's
+     * default and IANA's. Read line by line: some kernels hand a whole-file read of a /proc file only its first byte.
+     */
     static int[] ephemeralRange() {
         try {
-            String[] parts = Files.readString(Path.of("/proc/sys/net/ipv4/ip_local_port_range")).trim().split("\\s+");
-            return new int[] {Integer.parseInt(parts[0]), Integer.parseInt(parts[1])};
+            List<String> lines = Files.readAllLines(Path.of("/proc/sys/net/ipv4/ip_local_port_range"));
+            String[] parts = lines.get(0).trim().split("\\s+");
+            int low = Integer.parseInt(parts[0]);
+            int high = Integer.parseInt(parts[1]);
+            if (low < 1 || high > 65535 || low > high) {
+                throw new IllegalArgumentException("not a port range: " + lines.get(0));
+            }
+            return new int[] {low, high};
         } catch (IOException | RuntimeException e) {
-            return new int[] {49152, 65535};
+            return new int[] {32768, 65535};
         }
     }
 
