@@ -1,5 +1,7 @@
 package io.psmr.ordering.agent;
 
+import java.util.List;
+
 /**
  * A unit of work with a duty cycle, run by an {@link AgentRunner} (the shape of Agrona's {@code Agent}, and of the
  * actors of seed 001): a COP pillar, the execution stage, a transport endpoint.
@@ -15,6 +17,15 @@ public interface Agent {
 
     /** A name for logs and thread dumps, unique within a runner (for example {@code replica-2/pillar-1}). */
     String roleName();
+
+    /**
+     * The queues this agent consumes. The runner wakes the agent's thread whenever one of them takes an element, so
+     * the thread may park long while idle; work that arrives any other way (a clock, a full queue that drains, a
+     * flag another thread sets) waits at most the runner's longest park. Called once, before {@link #onStart()}.
+     */
+    default List<BoundedQueue<?>> inboxes() {
+        return List.of();
+    }
 
     /** Called once on the runner thread before the first {@link #doWork()}. */
     default void onStart() {

@@ -186,12 +186,19 @@ public final class AgentRunner implements AutoCloseable {
         private final List<Agent> agents;
         private final IdleStrategy idle;
         private final Thread thread;
+        private final Doorbell doorbell;
 
         Worker(String threadName, List<Agent> agents, IdleStrategy idle) {
             this.agents = List.copyOf(agents);
             this.idle = idle;
             this.thread = new Thread(this, threadName);
             thread.setDaemon(true);
+            this.doorbell = new Doorbell(thread);
+            for (Agent a : agents) {
+                for (BoundedQueue<?> q : a.inboxes()) {
+                    q.wakes(doorbell);
+                }
+            }
         }
 
         @Override
@@ -228,6 +235,11 @@ public final class AgentRunner implements AutoCloseable {
 
         private void loop() {
             while (running) {
+                // Armed before the cycle looks at the inboxes: an element that the cycle misses rings the bell.
+                boolean mayPark = idle.parksNext();
+                if (mayPark) {
+                    doorbell.arm();
+                }
                 int work = 0;
                 for (Agent a : agents) {
                     try {
@@ -238,6 +250,9 @@ public final class AgentRunner implements AutoCloseable {
                     }
                 }
                 idle.idle(work);
+                if (mayPark) {
+                    doorbell.disarm();
+                }
             }
         }
     }

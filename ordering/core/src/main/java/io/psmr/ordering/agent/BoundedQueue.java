@@ -10,7 +10,9 @@ import java.util.function.Consumer;
  * (backpressure); the queue never grows past its capacity.
  *
  * <p>Thread safety: {@link #offer} from any thread; {@link #poll} and {@link #drain} from the consumer's thread only
- * (the queue itself is safe for more, but the element order a consumer sees is only meaningful with one).
+ * (the queue itself is safe for more, but the element order a consumer sees is only meaningful with one). A queue
+ * that its consumer agent lists in {@link Agent#inboxes()} is bound to the {@link Doorbell} of the runner thread
+ * that runs it, and every successful {@code offer} rings that bell.
  *
  * @param <E> the element type
  */
@@ -19,6 +21,7 @@ public final class BoundedQueue<E> {
     private final String name;
     private final int capacity;
     private final ArrayBlockingQueue<E> queue;
+    private volatile Doorbell consumer;
 
     /**
      * @param name     for error messages (for example {@code replica-1/pillar-0 inbox})
@@ -35,7 +38,23 @@ public final class BoundedQueue<E> {
 
     /** Adds {@code e} unless the queue is full. @return false if full (nothing was added) */
     public boolean offer(E e) {
-        return queue.offer(Objects.requireNonNull(e, "element"));
+        if (!queue.offer(Objects.requireNonNull(e, "element"))) {
+            return false;
+        }
+        Doorbell bell = consumer;
+        if (bell != null) {
+            bell.ring();
+        }
+        return true;
+    }
+
+    /**
+     * Rings {@code bell} on every element added from now on: the consumer's runner thread may then park until one
+     * comes. Called by the {@link AgentRunner} that runs the consumer; a later call replaces the bell (a consumer
+     * restarted on a new runner takes over its queues).
+     */
+    void wakes(Doorbell bell) {
+        consumer = Objects.requireNonNull(bell, "bell");
     }
 
     /** The oldest element, removed, or null if empty. */

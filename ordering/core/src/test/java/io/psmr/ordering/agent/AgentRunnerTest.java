@@ -225,4 +225,59 @@ class AgentRunnerTest {
         assertEquals("need 1 <= minParkNanos <= maxParkNanos, got 5 and 4",
                 assertThrows(IllegalArgumentException.class, () -> new IdleStrategy(0, 0, 5, 4)).getMessage());
     }
+
+    /**
+     * A thread that parks for an hour between idle cycles still takes an element at once: its agent lists the
+     * queue as an inbox, so the offer rings the thread's doorbell. Without the doorbell the wait below times out.
+     */
+    @Test
+    void anInboxWakesAThreadParkedForLong() throws Exception {
+        BoundedQueue<Integer> inbox = new BoundedQueue<>("inbox", 4);
+        List<Integer> taken = java.util.Collections.synchronizedList(new ArrayList<>());
+        java.util.concurrent.atomic.AtomicReference<Thread> runnerThread = new java.util.concurrent.atomic.AtomicReference<>();
+        Agent consumer = new Agent() {
+            @Override
+            public String roleName() {
+                return "consumer";
+            }
+
+            @Override
+            public List<BoundedQueue<?>> inboxes() {
+                return List.of(inbox);
+            }
+
+            @Override
+            public int doWork() {
+                runnerThread.set(Thread.currentThread());
+                return inbox.drain(taken::add, 16);
+            }
+        };
+        long hour = TimeUnit.HOURS.toNanos(1);
+        try (AgentRunner runner = new AgentRunner("bell", List.of(consumer), 1, () -> new IdleStrategy(0, 0, hour, hour))) {
+            runner.start();
+            for (int v = 1; v <= 3; v++) {
+                awaitParked(runnerThread);
+                assertTrue(inbox.offer(v));
+                int expected = v;
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                while (taken.size() < expected && System.nanoTime() < deadline) {
+                    Thread.onSpinWait();
+                }
+                assertEquals(expected, taken.size(), "element " + v + " not taken within 10 s: the offer did not wake the thread");
+            }
+            assertEquals(List.of(1, 2, 3), taken);
+        }
+    }
+
+    private static void awaitParked(java.util.concurrent.atomic.AtomicReference<Thread> thread) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (System.nanoTime() < deadline) {
+            Thread t = thread.get();
+            if (t != null && t.getState() == Thread.State.TIMED_WAITING) {
+                return;
+            }
+            Thread.onSpinWait();
+        }
+        throw new AssertionError("the runner thread never parked");
+    }
 }

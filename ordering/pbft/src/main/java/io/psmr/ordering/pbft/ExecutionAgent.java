@@ -139,6 +139,12 @@ public final class ExecutionAgent implements Agent {
         return transferring;
     }
 
+    /** The pillars' commits and stable checkpoints: each wakes this agent's thread. */
+    @Override
+    public List<BoundedQueue<?>> inboxes() {
+        return List.copyOf(fromPillars);
+    }
+
     @Override
     public int doWork() {
         int work = flushCommands();

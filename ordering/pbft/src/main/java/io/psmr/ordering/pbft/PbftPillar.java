@@ -75,8 +75,14 @@ public final class PbftPillar implements PbftCore {
     /** For {@link #recovering}: up to the first stable checkpoint learned after the restart, plus L. */
     public static final long UNTIL_FIRST_STABLE_CHECKPOINT = Long.MAX_VALUE;
 
-    /** Commits in one view after which it counts as clean and the timeouts return to their base. */
+    /** Commits in one view after which it counts as clean and its timeouts may come down. */
     static final int CLEAN_VIEW_COMMITS = 16;
+    /**
+     * Ticks of a clean view per doubling of the timeouts undone (5 s at 10 ms ticks). A view change raises the
+     * timeouts at once and they come down slowly: on an overloaded machine, where a correct leader now and then
+     * misses the propose timeout, the timeouts settle where such spurious suspicions are rare.
+     */
+    static final int TIMEOUT_DECAY_TICKS = 500;
     /** The most doublings of the request and propose timeouts after repeated view changes. */
     static final int MAX_TIMEOUT_LEVEL = 5;
     /** How many recent propose delays the slow-leader rule compares a leader against. */
@@ -118,8 +124,14 @@ public final class PbftPillar implements PbftCore {
     private long policyFrom = 1;
     /** The leader this replica blamed when it left its last installed view: its VIEW-CHANGEs name it. */
     private int suspect = LeaderPolicy.NO_SUSPECT;
+    /** Why this replica complained against its current view (null: it has not). */
+    private ViewChangeCause complaintCause;
+    /** Why it left its last view (null before the first view change). */
+    private ViewChangeCause leftBecause;
     /** Timeouts are base · 2^level: one more per view installed, back to 0 after a clean view. */
     private int timeoutLevel;
+    /** When the timeout level last changed (a tick). */
+    private long timeoutLevelSince;
     private int commitsInView;
     /** The instance whose leader's pre-prepare this replica waits for, and since when (-1: nothing waits for it). */
     private long dueSeq;
@@ -232,13 +244,17 @@ public final class PbftPillar implements PbftCore {
         if (changing) {
             if (viewChangeState.timerExpired(now)) {
                 // The view change did not complete: try the next view, waiting twice as long.
-                startViewChange(nextView(viewChangeState.targetView()));
+                startViewChange(nextView(viewChangeState.targetView()), ViewChangeCause.VIEW_CHANGE_TIMER);
             }
-        } else if (viewChangeState.complainedFor() <= view && (stalled() || slowLeader())) {
+        } else if (viewChangeState.complainedFor() <= view) {
             // Step one only: complain and stay in this view. A replica that fell behind alone keeps
             // taking normal-case messages (and their retransmissions) and catches up; the view changes
             // only when 2f+1 complain.
-            complain(nextView(view));
+            if (stalled()) {
+                complain(nextView(view), ViewChangeCause.REQUEST_TIMEOUT);
+            } else if (slowLeader()) {
+                complain(nextView(view), ViewChangeCause.SLOW_LEADER);
+            }
         }
         if (now % config.retransmitTicks() == 0) {
             retransmit();
@@ -375,6 +391,16 @@ public final class PbftPillar implements PbftCore {
         return changing ? viewChangeState.targetView() : view;
     }
 
+    /** How often its timeouts are doubled now (0: at their base). */
+    int timeoutLevel() {
+        return timeoutLevel;
+    }
+
+    /** Why this replica left its last view, as it saw it (empty before its first view change). */
+    public java.util.Optional<ViewChangeCause> leftBecause() {
+        return java.util.Optional.ofNullable(leftBecause);
+    }
+
     /** Whether this replica complained against its current view (and has not left it). */
     public boolean isComplaining() {
         return !changing && viewChangeState.complainedFor() > view;
@@ -411,7 +437,7 @@ public final class PbftPillar implements PbftCore {
                 }
             }
         }
-        return new PillarSnapshot(pillar, view, low, refusals(), malformed, excluded, viewChangeTarget());
+        return new PillarSnapshot(pillar, view, low, refusals(), malformed, excluded, viewChangeTarget(), leftBecause);
     }
 
     /** Refusals so far of one reason. */
@@ -956,8 +982,9 @@ public final class PbftPillar implements PbftCore {
         PrePrepare pp = slot.prePrepare;
         committed(seq, view, pp.request(), pp.digest());
         viewChangeState.viewWorks(); // the next view change starts short again
-        if (++commitsInView >= CLEAN_VIEW_COMMITS) {
-            timeoutLevel = 0; // a clean view: timeouts come down to their base
+        if (++commitsInView >= CLEAN_VIEW_COMMITS && timeoutLevel > 0 && now - timeoutLevelSince >= TIMEOUT_DECAY_TICKS) {
+            timeoutLevel--; // a clean view for a while: timeouts come down one step
+            timeoutLevelSince = now;
         }
     }
 
@@ -1027,7 +1054,7 @@ public final class PbftPillar implements PbftCore {
         OptionalLong join = viewChangeState.sawView(from, v, changing ? viewChangeState.targetView() : view);
         if (join.isPresent()) {
             // f+1 replicas are in higher views, so at least one correct one is: join the smallest such view.
-            startViewChange(join.getAsLong());
+            startViewChange(join.getAsLong(), ViewChangeCause.JOINED_HIGHER_VIEW);
         }
     }
 
@@ -1047,7 +1074,8 @@ public final class PbftPillar implements PbftCore {
         return next;
     }
 
-    private void complain(long target) {
+    private void complain(long target, ViewChangeCause cause) {
+        complaintCause = cause;
         viewChangeState.complain(self, target);
         multicast(new Complaint(target, self));
         checkComplaints();
@@ -1072,16 +1100,19 @@ public final class PbftPillar implements PbftCore {
             return;
         }
         switch (viewChangeState.complaintStep(view)) {
-            case LEAVE -> startViewChange(nextView(view));
-            case COMPLAIN -> complain(nextView(view));
+            case LEAVE -> startViewChange(nextView(view),
+                    complaintCause != null ? complaintCause : ViewChangeCause.OTHERS_COMPLAINED);
+            case COMPLAIN -> complain(nextView(view), ViewChangeCause.OTHERS_COMPLAINED);
             case NONE -> { }
         }
     }
 
-    private void startViewChange(long target) {
+    private void startViewChange(long target, ViewChangeCause cause) {
         if (!changing) {
             suspect = suspectOfThisView();
         }
+        leftBecause = cause;
+        complaintCause = null;
         changing = true;
         List<PrePrepare> prepared = new ArrayList<>();
         List<PrePrepared> prePrepared = new ArrayList<>();
@@ -1196,9 +1227,8 @@ public final class PbftPillar implements PbftCore {
         }
         viewChangeState.installed(view);
         lastProgress = now; // timers restart in the new view
-        if (commitsInView < CLEAN_VIEW_COMMITS) {
-            timeoutLevel = Math.min(timeoutLevel + 1, MAX_TIMEOUT_LEVEL); // views keep failing: wait longer
-        }
+        timeoutLevel = Math.min(timeoutLevel + 1, MAX_TIMEOUT_LEVEL); // every view change: wait longer for a while
+        timeoutLevelSince = now;
         commitsInView = 0;
         dueSince = -1;
         int primary = config.primary(view);

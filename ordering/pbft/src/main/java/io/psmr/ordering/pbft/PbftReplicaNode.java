@@ -188,7 +188,9 @@ public final class PbftReplicaNode implements AutoCloseable {
         agents.add(0, new ExecutionAgent(replica, stage, events, commands, sink, 2 * window + 2 + onStart.size(), window,
                 checkpoints == null ? null : checkpoints.app(), checkpoints == null || checkpoints.resume() == null ? 0
                         : checkpoints.resume().seq(), onStart));
-        this.runner = new AgentRunner("psmr-pbft-replica-" + replica, agents, settings.threads(), IdleStrategy::backoff);
+        // Inboxes wake the threads, so an idle thread may park for a whole tick: only ticks arrive by the clock.
+        this.runner = new AgentRunner("psmr-pbft-replica-" + replica, agents, settings.threads(),
+                () -> IdleStrategy.backoff(settings.tickNanos()));
     }
 
     /** Starts the agents' threads. */

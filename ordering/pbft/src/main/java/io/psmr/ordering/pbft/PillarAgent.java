@@ -5,6 +5,7 @@ import io.psmr.ordering.protocol.Ready;
 import io.psmr.ordering.agent.Agent;
 import io.psmr.ordering.agent.BoundedQueue;
 import java.util.ArrayDeque;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.function.LongSupplier;
@@ -92,6 +93,12 @@ public final class PillarAgent implements Agent {
         return role;
     }
 
+    /** Frames, requests and the execution stage's commands: each wakes this agent's thread. */
+    @Override
+    public List<BoundedQueue<?>> inboxes() {
+        return List.of(frames, requests, commands);
+    }
+
     @Override
     public void onStart() {
         nextTickAt = clock.getAsLong() + tickNanos;
@@ -103,7 +110,7 @@ public final class PillarAgent implements Agent {
         if (held.isEmpty()) {
             work += requests.drain(this::propose, BATCH);
             work += frames.drain(this::step, BATCH);
-            work += tick();
+            tick(); // not work by itself: what a tick sends counts below, and an idle thread may park until the next
         } else {
             // Held back by this replica's own execution: time spent so must not fire the core's timers, or the
             // pillar would suspect a leader for its own slowness and start a view change alone.
@@ -180,7 +187,8 @@ public final class PillarAgent implements Agent {
             if (previous != null && snapshot.view() != previous.view()) {
                 logViewChange(snapshot);
             } else if (previous != null && snapshot.isChangingView() && snapshot.changingTo() != previous.changingTo()) {
-                LOG.info("{}: leaves view {} for view {}", role, snapshot.view(), snapshot.changingTo());
+                LOG.info("{}: leaves view {} for view {}: {}", role, snapshot.view(), snapshot.changingTo(),
+                        snapshot.leftBecause() == null ? "no cause given" : snapshot.leftBecause().description());
             }
         }
         return ticks;

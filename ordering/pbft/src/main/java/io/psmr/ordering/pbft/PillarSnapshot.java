@@ -15,9 +15,10 @@ import java.util.Map;
  * @param excluded     the replicas its leader selection keeps from leading its next instance, each with the last
  *                     instance through which it is excluded (empty if none, or if its core does not say)
  * @param changingTo   the view it is changing to while it changes views; otherwise {@code view}
+ * @param leftBecause  why it left its last view (null before its first view change, or if its core does not say)
  */
 public record PillarSnapshot(int pillar, long view, long lowWatermark, Map<Refusal, Long> refusals, long malformed,
-                             Map<Integer, Long> excluded, long changingTo) {
+                             Map<Integer, Long> excluded, long changingTo, ViewChangeCause leftBecause) {
 
     /** Copies. */
     public PillarSnapshot {
@@ -27,7 +28,7 @@ public record PillarSnapshot(int pillar, long view, long lowWatermark, Map<Refus
 
     /** With no replica excluded from leading, and not changing views. */
     public PillarSnapshot(int pillar, long view, long lowWatermark, Map<Refusal, Long> refusals, long malformed) {
-        this(pillar, view, lowWatermark, refusals, malformed, Map.of(), view);
+        this(pillar, view, lowWatermark, refusals, malformed, Map.of(), view, null);
     }
 
     /** Whether the pillar is changing views. */

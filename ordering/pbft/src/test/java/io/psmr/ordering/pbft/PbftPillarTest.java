@@ -171,6 +171,43 @@ class PbftPillarTest {
         }
     }
 
+    /**
+     * A view change doubles the timeouts at once; a clean view brings them down one step per
+     * {@link PbftPillar#TIMEOUT_DECAY_TICKS}, not at its first commits, so that a machine too loaded for the base
+     * timeout does not change views over and over. Each replica also says why it left the view.
+     */
+    @Test
+    void aViewChangeRaisesTheTimeoutsWhichComeDownSlowlyInACleanView() {
+        PbftCluster c = reliable(ONE_PILLAR);
+        c.crash(0); // the primary of view 0
+        c.submit(request(1, 1), 1);
+        runUntil(c, 400, c::allDone);
+        for (PbftCluster.Replica r : c.live()) {
+            PbftPillar p = r.pillars[0];
+            assertEquals(1, p.view(), "replica " + r.id);
+            assertEquals(1, p.timeoutLevel(), "replica " + r.id);
+            assertTrue(p.leftBecause().isPresent(), "replica " + r.id + " says why it left view 0");
+        }
+        long viewInstalled = c.now;
+        long number = 2;
+        while (c.now < viewInstalled + PbftPillar.TIMEOUT_DECAY_TICKS - 100) { // commits, but not for long enough
+            c.submit(request(1, number++), 1);
+            runUntil(c, 400, c::allDone);
+        }
+        for (PbftCluster.Replica r : c.live()) {
+            assertEquals(1, r.pillars[0].timeoutLevel(), "replica " + r.id + " before the decay period");
+        }
+        while (c.now < viewInstalled + PbftPillar.TIMEOUT_DECAY_TICKS + 100) {
+            c.submit(request(1, number++), 1);
+            runUntil(c, 400, c::allDone);
+        }
+        for (PbftCluster.Replica r : c.live()) {
+            assertEquals(1, r.pillars[0].view(), "replica " + r.id);
+            assertEquals(0, r.pillars[0].timeoutLevel(), "replica " + r.id + " after a clean decay period");
+        }
+        assertEquals(List.of(), c.violations);
+    }
+
     @Test
     void rotatingLeadersSurviveACrashedReplicaWithTwoPillars() {
         PbftConfig config = new PbftConfig(1, 2, 4, 8, 20, 160, 2, 10, LeaderRotation.ROTATING, 64, 64);
