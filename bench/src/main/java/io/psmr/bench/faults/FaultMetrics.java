@@ -12,7 +12,11 @@ import java.util.OptionalLong;
  * {@code end}) those windows start at every bucket from {@code onset} to {@code end - SMOOTHING_BUCKETS}. The
  * recovery is the first such start from which every later window holds at least {@value #RECOVERED} × the
  * fault-free rate, less {@code onset}: 0 if throughput never dropped below it, empty ("never") if the last
- * window of the faulty window is below it.
+ * window of the faulty window is below it. That is strict: one dip anywhere in the faulty window, the fault's or the
+ * machine's, sets it. So the report also gives the <b>first return</b> ({@link #firstBackMillis}: the first window
+ * from the onset on at or above the threshold) and, for the fault-free and the faulty window alike, the
+ * <b>share of windows below</b> the threshold ({@link #shareBelow}): a faulty window with no larger share than the
+ * fault-free one dips no more than the machine does without a fault.
  */
 public final class FaultMetrics {
 
@@ -54,10 +58,7 @@ public final class FaultMetrics {
      * @throws IllegalArgumentException if the faulty window is shorter than the smoothing window or outside the timeline
      */
     public static OptionalLong recoveryMillis(long[] buckets, int onset, int end, long bucketMillis, double faultFree) {
-        if (onset < 0 || end - onset < SMOOTHING_BUCKETS || end > buckets.length) {
-            throw new IllegalArgumentException("faulty window [" + onset + ", " + end + ") is shorter than "
-                    + SMOOTHING_BUCKETS + " buckets or outside a timeline of " + buckets.length + " buckets");
-        }
+        checkWindow(buckets, onset, end);
         double threshold = RECOVERED * faultFree;
         int back = -1;
         for (int s = end - SMOOTHING_BUCKETS; s >= onset; s--) {
@@ -67,6 +68,51 @@ public final class FaultMetrics {
             back = s;
         }
         return back < 0 ? OptionalLong.empty() : OptionalLong.of((back - onset) * bucketMillis);
+    }
+
+    /**
+     * The time from the onset until the first 1 s window (starting at a bucket of [{@code onset}, {@code end})) holds
+     * at least {@value #RECOVERED} × {@code faultFree}, in milliseconds: 0 if the first one does; empty if none does.
+     *
+     * @throws IllegalArgumentException as {@link #recoveryMillis}
+     */
+    public static OptionalLong firstBackMillis(long[] buckets, int onset, int end, long bucketMillis, double faultFree) {
+        checkWindow(buckets, onset, end);
+        double threshold = RECOVERED * faultFree;
+        for (int s = onset; s <= end - SMOOTHING_BUCKETS; s++) {
+            if (opsPerSecond(buckets, s, s + SMOOTHING_BUCKETS, bucketMillis) >= threshold) {
+                return OptionalLong.of((s - onset) * bucketMillis);
+            }
+        }
+        return OptionalLong.empty();
+    }
+
+    /**
+     * The share of the 1 s windows starting at the buckets of [{@code from}, {@code to} − {@link #SMOOTHING_BUCKETS}]
+     * whose rate is below {@value #RECOVERED} × {@code faultFree}, from 0 to 1.
+     *
+     * @throws IllegalArgumentException if [{@code from}, {@code to}) is shorter than the smoothing window or outside
+     *                                  the timeline
+     */
+    public static double shareBelow(long[] buckets, int from, int to, long bucketMillis, double faultFree) {
+        checkWindow(buckets, from, to);
+        double threshold = RECOVERED * faultFree;
+        int below = 0;
+        int windows = 0;
+        for (int s = from; s <= to - SMOOTHING_BUCKETS; s++) {
+            windows++;
+            if (opsPerSecond(buckets, s, s + SMOOTHING_BUCKETS, bucketMillis) < threshold) {
+                below++;
+            }
+        }
+        return (double) below / windows;
+    }
+
+    private static void checkWindow(long[] buckets, int from, int to) {
+        if (from < 0 || to - from < SMOOTHING_BUCKETS || to > buckets.length) {
+            throw new IllegalArgumentException("window [" + from + ", " + to + ") is shorter than "
+                    + SMOOTHING_BUCKETS + " buckets or outside a timeline of " + buckets.length + " buckets");
+        }
     }
 
     /** Completions per whole second: the sums of each {@code 1000 / bucketMillis} buckets (a last partial second dropped). */

@@ -90,12 +90,14 @@ public record FaultReport(int cores, String java, int replicas, int faultsTolera
 
     /** The table, one row per scenario, then each failed scenario's error. */
     public void table(PrintWriter o) {
-        o.printf(Locale.ROOT, "%-28s %-22s %10s %10s %8s %10s %17s %17s%n", "fault", "targets", "free op/s",
-                "faulty op/s", "fraction", "to 0.8", "free p50/p99 ms", "faulty p50/p99 ms");
+        o.printf(Locale.ROOT, "%-28s %-22s %10s %10s %8s %9s %9s %13s %17s %17s%n", "fault", "targets", "free op/s",
+                "faulty op/s", "fraction", "first 0.8", "holds 0.8", "below 0.8 f/F", "free p50/p99 ms",
+                "faulty p50/p99 ms");
         for (ScenarioResult r : scenarios) {
-            o.printf(Locale.ROOT, "%-28s %-22s %10s %10s %8s %10s %17s %17s%n", r.label(compares()), String.join(",", r.targets()),
-                    rate(r.faultFreeOps()), rate(r.faultyOps()), ratio(r.fraction()), recovery(r),
-                    latency(r.faultFreeP50Ms(), r.faultFreeP99Ms()), latency(r.faultyP50Ms(), r.faultyP99Ms()));
+            o.printf(Locale.ROOT, "%-28s %-22s %10s %10s %8s %9s %9s %13s %17s %17s%n", r.label(compares()),
+                    String.join(",", r.targets()), rate(r.faultFreeOps()), rate(r.faultyOps()), ratio(r.fraction()),
+                    firstBack(r), recovery(r), below(r), latency(r.faultFreeP50Ms(), r.faultFreeP99Ms()),
+                    latency(r.faultyP50Ms(), r.faultyP99Ms()));
         }
         for (ScenarioResult r : failed()) {
             o.println(r.label(compares()) + " FAILED: " + r.error());
@@ -127,19 +129,22 @@ public record FaultReport(int cores, String java, int replicas, int faultsTolera
         o.println();
         o.printf(Locale.ROOT, "Each fault runs on a new PBFT process cluster under closed-loop load. Throughput is "
                 + "completed operations per second; fault-free is its own run's window from %s to %s; faulty is the "
-                + "%s from the onset (rounded up to %d ms); `to %.1f` is the time from the onset until throughput over "
-                + "%d ms windows is back at %.1f x fault-free and stays there to the end of the faulty window. Latency "
-                + "is from submit to reply, as the client sees it.%n", seconds(warmupMillis), seconds(faultFreeMillis),
-                seconds(faultyMillis), CompletionTimeline.BUCKET_MILLIS, recoveredFraction, smoothingMillis,
-                recoveredFraction);
+                + "%s from the onset (rounded up to %d ms). Over %d ms windows: `first %.1f` is the time from the onset "
+                + "until the first window at %.1f x fault-free or above; `holds %.1f` until the window from which every "
+                + "later one of the faulty window holds it; `below %.1f` is the share of windows below it in the "
+                + "fault-free window and in the faulty one (the machine's own dips, against the fault's). Latency is "
+                + "from submit to reply, as the client sees it.%n", seconds(warmupMillis), seconds(faultFreeMillis),
+                seconds(faultyMillis), CompletionTimeline.BUCKET_MILLIS, smoothingMillis, recoveredFraction,
+                recoveredFraction, recoveredFraction, recoveredFraction);
         o.println();
-        o.println("| fault | what | fault-free op/s | faulty op/s | fraction | to 0.8 | fault-free p50/p99 ms "
-                + "| faulty p50/p99 ms | onset |");
-        o.println("|---|---|---:|---:|---:|---:|---:|---:|---|");
+        o.println("| fault | what | fault-free op/s | faulty op/s | fraction | first 0.8 | holds 0.8 "
+                + "| below 0.8 fault-free/faulty | fault-free p50/p99 ms | faulty p50/p99 ms | onset |");
+        o.println("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|");
         for (ScenarioResult r : scenarios) {
-            o.printf(Locale.ROOT, "| %s | %s | %s | %s | %s | %s | %s | %s | %s |%n", r.label(compares()), r.action(),
-                    rate(r.faultFreeOps()), rate(r.faultyOps()), ratio(r.fraction()), recovery(r),
-                    latency(r.faultFreeP50Ms(), r.faultFreeP99Ms()), latency(r.faultyP50Ms(), r.faultyP99Ms()), onset(r));
+            o.printf(Locale.ROOT, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |%n", r.label(compares()),
+                    r.action(), rate(r.faultFreeOps()), rate(r.faultyOps()), ratio(r.fraction()), firstBack(r),
+                    recovery(r), below(r), latency(r.faultFreeP50Ms(), r.faultFreeP99Ms()),
+                    latency(r.faultyP50Ms(), r.faultyP99Ms()), onset(r));
         }
         if (!failed().isEmpty()) {
             o.println();
@@ -168,6 +173,23 @@ public record FaultReport(int cores, String java, int replicas, int faultsTolera
             return "-";
         }
         return r.recoveryMillis() == null ? "never" : seconds(r.recoveryMillis());
+    }
+
+    /** The time to the first window back at 0.8, {@code never}, or {@code -}. */
+    static String firstBack(ScenarioResult r) {
+        if (r.faultyOps() == null || r.faultFreeOps() == null || r.faultFreeOps() <= 0) {
+            return "-";
+        }
+        return r.firstBackMillis() == null ? "never" : seconds(r.firstBackMillis());
+    }
+
+    /** The shares of windows below 0.8, fault-free then faulty, as percentages: {@code 12%/9%}. */
+    static String below(ScenarioResult r) {
+        return percent(r.faultFreeBelowShare()) + "/" + percent(r.faultyBelowShare());
+    }
+
+    private static String percent(Double share) {
+        return share == null ? "-" : String.format(Locale.ROOT, "%.0f%%", share * 100);
     }
 
     static String rate(Double v) {

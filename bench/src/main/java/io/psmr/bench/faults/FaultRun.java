@@ -269,17 +269,24 @@ final class FaultRun {
         Double faulty = faultyDone ? FaultMetrics.opsPerSecond(buckets, faultyFrom, faultyEnd, bucket) : null;
         Double fraction = faultFree != null && faulty != null && faultFree > 0 ? FaultMetrics.fraction(faultFree, faulty) : null;
         Long recovery = null;
+        Long firstBack = null;
+        Double faultyBelow = null;
         if (faultFree != null && faulty != null && faultFree > 0) {
             var r = FaultMetrics.recoveryMillis(buckets, faultyFrom, faultyEnd, bucket, faultFree);
             recovery = r.isPresent() ? r.getAsLong() : null;
+            var first = FaultMetrics.firstBackMillis(buckets, faultyFrom, faultyEnd, bucket, faultFree);
+            firstBack = first.isPresent() ? first.getAsLong() : null;
+            faultyBelow = FaultMetrics.shareBelow(buckets, faultyFrom, faultyEnd, bucket, faultFree);
         }
+        Double faultFreeBelow = faultFree != null && faultFree > 0 && ffTo - ffFrom >= FaultMetrics.SMOOTHING_BUCKETS
+                ? FaultMetrics.shareBelow(buckets, ffFrom, ffTo, bucket, faultFree) : null;
         Histogram ff = timeline.faultFreeLatency();
         Histogram fy = timeline.faultyLatency();
         return new ScenarioResult(scenario.name(), selection.cliName(), scenario.kind().name().toLowerCase(java.util.Locale.ROOT), targets,
                 scenario.describe(targets), error, startMillis, bucket, buckets, FaultMetrics.perSecond(buckets, bucket),
                 settings.warmup().toMillis(), settings.faultFree().toMillis(), millis(injected), millis(onset),
                 faultyFrom < 0 ? null : faultyFrom * bucket, faultyEnd < 0 ? null : faultyEnd * bucket, millis(healed),
-                faultFree, faulty, fraction, recovery, recovery != null,
+                faultFree, faulty, fraction, recovery, recovery != null, firstBack, faultFreeBelow, faultyBelow,
                 percentile(ff, 50), percentile(ff, 99), faultyDone ? percentile(fy, 50) : null,
                 faultyDone ? percentile(fy, 99) : null);
     }

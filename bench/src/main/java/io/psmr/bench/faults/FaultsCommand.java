@@ -50,8 +50,9 @@ import picocli.CommandLine.Spec;
                 + "f replicas (1 of 4, 2 of 7) chosen by --seed, the same in every scenario.",
             "",
             "Reports per fault: throughput over the fault-free window (less its first --warmup), over the "
-                + "faulty window, their fraction, the time from the onset until throughput over 1 s windows is back at "
-                + "0.8 of fault-free and stays there (or never), and p50/p99 latency in both windows. Prints a table; "
+                + "faulty window, their fraction; over 1 s windows, the time from the onset until the first one back at "
+                + "0.8 of fault-free, the time until one from which all hold 0.8 (or never), and the share of windows "
+                + "below 0.8 in the fault-free and in the faulty window; p50/p99 latency in both windows. Prints a table; "
                 + "writes faults.json, summary.md, faults-timeline.png (one panel per fault) and timeline-<fault>.png to "
                 + "<out>/bench-faults-<timestamp>/, with each cluster (logs, status) under clusters/<fault>/.",
             "",
@@ -172,9 +173,10 @@ public final class FaultsCommand implements Callable<Integer> {
             n[0]++;
             if (!output.quiet()) {
                 err.printf(Locale.ROOT, "%s: %s %s%n", name, r.label(compares), r.ok()
-                        ? String.format(Locale.ROOT, "done: %s -> %s op/s (%s), back at 0.8: %s; the cluster started in %s, "
-                                + "fault: %s", FaultReport.rate(r.faultFreeOps()), FaultReport.rate(r.faultyOps()),
-                                FaultReport.ratio(r.fraction()), FaultReport.recovery(r),
+                        ? String.format(Locale.ROOT, "done: %s -> %s op/s (%s), first at 0.8: %s, holds 0.8: %s; the "
+                                + "cluster started in %s, fault: %s", FaultReport.rate(r.faultFreeOps()),
+                                FaultReport.rate(r.faultyOps()), FaultReport.ratio(r.fraction()), FaultReport.firstBack(r),
+                                FaultReport.recovery(r),
                                 FaultReport.seconds(r.startMillis()), FaultReport.onset(r))
                         : "FAILED: " + r.error());
                 if (n[0] < runs.size()) {

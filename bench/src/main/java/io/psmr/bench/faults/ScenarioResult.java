@@ -33,6 +33,11 @@ import java.util.List;
  *                             0.8 × faultFreeOps and stays there to the window's end ({@link FaultMetrics}); null
  *                             if it never is, if faultFreeOps is 0, or if the scenario failed before
  * @param recovered            whether {@link #recoveryMillis} is set
+ * @param firstBackMillis      time from the faulty window's start until the first 1 s window at 0.8 × faultFreeOps
+ *                             or above ({@link FaultMetrics#firstBackMillis}); null as for recoveryMillis
+ * @param faultFreeBelowShare  the share of 1 s windows of the fault-free window below 0.8 × faultFreeOps: the
+ *                             machine's own dips ({@link FaultMetrics#shareBelow}); null if it was not measured
+ * @param faultyBelowShare     the same share over the faulty window; null as for recoveryMillis
  * @param faultFreeP50Ms       median latency of operations completed in the fault-free window
  * @param faultFreeP99Ms       99th percentile of the same
  * @param faultyP50Ms          median latency of operations completed in the faulty window
@@ -42,7 +47,8 @@ public record ScenarioResult(String scenario, String leaderSelection, String kin
                              Long startMillis, long bucketMillis, long[] buckets, long[] opsPerSecond, long warmupMillis,
                              long faultFreeEndMillis, Long injectedMillis, Long onsetMillis, Long faultyFromMillis,
                              Long faultyEndMillis, Long healedMillis, Double faultFreeOps, Double faultyOps,
-                             Double fraction, Long recoveryMillis, boolean recovered, Double faultFreeP50Ms,
+                             Double fraction, Long recoveryMillis, boolean recovered, Long firstBackMillis,
+                             Double faultFreeBelowShare, Double faultyBelowShare, Double faultFreeP50Ms,
                              Double faultFreeP99Ms, Double faultyP50Ms, Double faultyP99Ms) {
 
     /** Copies the list. */

@@ -92,6 +92,32 @@ class FaultMetricsTest {
         assertEquals(OptionalLong.of(0), FaultMetrics.recoveryMillis(b, 20, 40, B, 100));
     }
 
+    /**
+     * A fault that costs 1.5 s, then a dip of the machine's own later on: the first return comes right after the
+     * fault's gap, the strict recovery only after the later dip; the share of windows below counts both.
+     */
+    @Test
+    void firstReturnIgnoresALaterDipThatTheStrictRecoveryCounts() {
+        long[] b = flat(80, 10);
+        for (int i = 20; i < 35; i++) {
+            b[i] = 0;
+        }
+        for (int i = 50; i < 60; i++) {
+            b[i] = 2;
+        }
+        assertEquals(OptionalLong.of(1300), FaultMetrics.firstBackMillis(b, 20, 80, B, 100));
+        assertEquals(OptionalLong.of((58 - 20) * B), FaultMetrics.recoveryMillis(b, 20, 80, B, 100));
+        // The 51 windows starting at buckets 20..70, counted one by one: 13 over the gap (starts 20..32), 15 over the dip (43..57).
+        long below = java.util.stream.IntStream.rangeClosed(20, 70)
+                .filter(s -> FaultMetrics.opsPerSecond(b, s, s + 10, B) < 80).count();
+        assertEquals(28, below);
+        assertEquals(below / 51.0, FaultMetrics.shareBelow(b, 20, 80, B, 100), 1e-12);
+        assertEquals(0.0, FaultMetrics.shareBelow(b, 0, 20, B, 100), 1e-12);
+        long[] never = flat(40, 1);
+        assertEquals(OptionalLong.empty(), FaultMetrics.firstBackMillis(never, 20, 40, B, 100));
+        assertEquals(1.0, FaultMetrics.shareBelow(never, 20, 40, B, 100), 1e-12);
+    }
+
     @Test
     void aFaultyWindowShorterThanTheSmoothingIsRefused() {
         assertThrows(IllegalArgumentException.class, () -> FaultMetrics.recoveryMillis(flat(30, 1), 25, 30, B, 10));

@@ -41,9 +41,12 @@ class FaultReportTest {
         double free = FaultMetrics.opsPerSecond(b, 10, 40, 100);
         double faulty = FaultMetrics.opsPerSecond(b, (int) (from / 100), end, 100);
         var rec = FaultMetrics.recoveryMillis(b, (int) (from / 100), end, 100, free);
+        var first = FaultMetrics.firstBackMillis(b, (int) (from / 100), end, 100, free);
         return new ScenarioResult(s.name(), "blacklist", s.kind().name().toLowerCase(java.util.Locale.ROOT), List.of("replica-2"), s.describe(List.of("replica-2")),
                 error, 5000L, 100, b, FaultMetrics.perSecond(b, 100), 1000, 4000, injected, onset, from, end * 100L, healed,
-                free, faulty, faulty / free, rec.isPresent() ? rec.getAsLong() : null, rec.isPresent(), 2.0, 9.0, 3.0, 20.0);
+                free, faulty, faulty / free, rec.isPresent() ? rec.getAsLong() : null, rec.isPresent(),
+                first.isPresent() ? first.getAsLong() : null, 0.0,
+                FaultMetrics.shareBelow(b, (int) (from / 100), end, 100, free), 2.0, 9.0, 3.0, 20.0);
     }
 
     private FaultReport report() {
@@ -58,11 +61,14 @@ class FaultReportTest {
         StringWriter w = new StringWriter();
         report().table(new PrintWriter(w));
         List<String> lines = w.toString().lines().toList();
-        assertTrue(lines.get(0).startsWith("fault ") && lines.get(0).contains("to 0.8"), lines.get(0));
-        assertTrue(lines.get(1).matches("crash\\s+replica-2\\s+100\\.0\\s+100\\.0\\s+1\\.00\\s+0\\.0 s\\s+2\\.0/9\\.0\\s+3\\.0/20\\.0"),
-                lines.get(1));
-        assertTrue(lines.get(2).matches("pause\\s+replica-2\\s+100\\.0\\s+30\\.0\\s+0\\.30\\s+never\\s.*"), lines.get(2));
-        assertTrue(lines.get(3).matches("silent\\s+replica-2\\s+100\\.0\\s+90\\.0\\s+0\\.90\\s+0\\.0 s\\s.*"), lines.get(3));
+        assertTrue(lines.get(0).startsWith("fault ") && lines.get(0).contains("first 0.8")
+                && lines.get(0).contains("holds 0.8") && lines.get(0).contains("below 0.8 f/F"), lines.get(0));
+        assertTrue(lines.get(1).matches("crash\\s+replica-2\\s+100\\.0\\s+100\\.0\\s+1\\.00\\s+0\\.0 s\\s+0\\.0 s"
+                + "\\s+0%/0%\\s+2\\.0/9\\.0\\s+3\\.0/20\\.0"), lines.get(1));
+        assertTrue(lines.get(2).matches("pause\\s+replica-2\\s+100\\.0\\s+30\\.0\\s+0\\.30\\s+never\\s+never\\s+0%/100%\\s.*"),
+                lines.get(2));
+        assertTrue(lines.get(3).matches("silent\\s+replica-2\\s+100\\.0\\s+90\\.0\\s+0\\.90\\s+0\\.0 s\\s+0\\.0 s\\s.*"),
+                lines.get(3));
         assertEquals("silent FAILED: the load stalled", lines.get(4));
         assertEquals(1, report().failed().size());
     }
