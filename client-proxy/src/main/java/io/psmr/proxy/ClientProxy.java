@@ -79,7 +79,10 @@ import org.slf4j.LoggerFactory;
  * was proposed, it is proposed again: the same bytes, the same batch id, the same client ids and
  * request sequences, so the replicas' exactly-once rule answers already executed commands from
  * their reply cache and never applies one twice. A proposal refused by the broadcast
- * ({@link OverloadedException}, never ordered) is proposed again at once. After
+ * ({@link OverloadedException}, never ordered) is proposed again after a pause of 1 ms doubling per
+ * attempt (at most the retry timeout); one whose outcome the broadcast cannot tell
+ * ({@link OutcomeUnknownException}: sent, then the connection was lost) after that pause the first time,
+ * and on the retry timeout after that. After
  * {@link ProxyConfig#maxRetries()} retries the unanswered commands fail with
  * {@link ProxyTimeoutException}. Retries take precedence over new batches and do not take
  * another window slot (the batch already holds one).
@@ -658,31 +661,41 @@ public final class ClientProxy implements ReplyChannel, AutoCloseable {
         if (cause instanceof OverloadedException) {
             // Overload counts against the same retry budget as timeouts, with a growing pause, so a
             // broadcast that refuses at once cannot keep the sender spinning forever.
-            if (o.attempts > config.maxRetries()) {
-                timedOut.increment();
-                failRemaining(o, new ProxyTimeoutException("batch " + o.batchId + " of proxy " + config.proxyId()
-                        + " was refused as overloaded " + o.attempts + " times: " + cause.getMessage()));
-                return;
-            }
-            long pauseNanos = Math.min(retryTimeoutNanos, TimeUnit.MILLISECONDS.toNanos(1L << Math.min(o.attempts, 10)));
-            LOG.debug("proxy {}: batch {} not ordered ({}); proposing it again in {} us", config.proxyId(), o.batchId,
-                    cause.getMessage(), pauseNanos / 1000);
-            try {
-                timer.schedule(() -> queueRetry(o), pauseNanos, TimeUnit.NANOSECONDS);
-            } catch (java.util.concurrent.RejectedExecutionException e) {
-                // closing: close() fails what is left
-            }
+            retrySoon(o, cause, "was refused as overloaded " + o.attempts + " times: " + cause.getMessage());
         } else if (cause instanceof OutcomeUnknownException) {
-            // It may have been ordered: the replicas' exactly-once rule makes proposing it again safe,
-            // so the retry timer armed with this attempt does that, within maxRetries.
+            // It may have been ordered: the replicas' exactly-once rule makes proposing it again safe. The first time
+            // after a short pause, not a whole retry timeout: a crashed entry replica would leave its clients idle that
+            // long. Later times wait for the retry timer armed with the attempt, so that a failover of some seconds,
+            // where every attempt fails at once, does not use up the retries.
+            boolean first = !o.outcomeUnknown;
             o.outcomeUnknown = true;
-            LOG.debug("proxy {}: batch {}'s outcome is unknown ({}); it will be proposed again on timeout",
-                    config.proxyId(), o.batchId, cause.getMessage());
+            if (first) {
+                retrySoon(o, cause, "was proposed " + o.attempts + " times and its outcome stayed unknown ("
+                        + cause.getMessage() + "); the command may have executed");
+            }
         } else if (cause instanceof BroadcastClosedException) {
             failRemaining(o, new ProxyClosedException("the atomic broadcast closed; batch " + o.batchId
                     + (o.outcomeUnknown ? " may or may not have been ordered by an earlier attempt" : " was not ordered"), cause));
         } else {
             failRemaining(o, new ProxyClosedException("proposing batch " + o.batchId + " failed: " + cause, cause));
+        }
+    }
+
+    /** Proposes {@code o} again after a pause that grows with its attempts, or fails it with {@code giveUp} past maxRetries. */
+    private void retrySoon(Outstanding o, Throwable cause, String giveUp) {
+        if (o.attempts > config.maxRetries()) {
+            timedOut.increment();
+            failRemaining(o, new ProxyTimeoutException("batch " + o.batchId + " of proxy " + config.proxyId() + " "
+                    + giveUp));
+            return;
+        }
+        long pauseNanos = Math.min(retryTimeoutNanos, TimeUnit.MILLISECONDS.toNanos(1L << Math.min(o.attempts, 10)));
+        LOG.debug("proxy {}: batch {} not known to be ordered ({}); proposing it again in {} us", config.proxyId(),
+                o.batchId, cause.getMessage(), pauseNanos / 1000);
+        try {
+            timer.schedule(() -> queueRetry(o), pauseNanos, TimeUnit.NANOSECONDS);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            // closing: close() fails what is left
         }
     }
 

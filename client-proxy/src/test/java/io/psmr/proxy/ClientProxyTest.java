@@ -291,6 +291,27 @@ class ClientProxyTest {
         }
     }
 
+    /**
+     * A batch whose entry replica crashed after taking it (the outcome is unknown, and it was not ordered) is proposed
+     * again at once, not after the retry timeout: with an hour's timeout the command still completes.
+     */
+    @Test
+    void aProposalWhoseOutcomeIsUnknownIsProposedAgainWithoutWaitingForTheTimeout() throws Exception {
+        try (EmbeddedCluster c = EmbeddedCluster.start(3, replicas())) {
+            AtomicInteger n = new AtomicInteger();
+            Interposer lost = new Interposer(c.broadcast(), v -> n.incrementAndGet() == 1
+                    ? CompletableFuture.failedFuture(new OutcomeUnknownException("test: entry replica gone")) : null);
+            try (ClientProxy p = ClientProxy.start(proxy().retryTimeout(Duration.ofHours(1)).build(), lost, c.router())) {
+                CompletableFuture<KvResult> f = p.newClient().create(b("k"), b("v"));
+                assertEquals(KvStatus.OK, f.get(30, TimeUnit.SECONDS).status(), "answered without the hour's timeout");
+                assertTrue(c.awaitQuiescent(30, TimeUnit.SECONDS));
+                for (Replica r : c.replicas()) {
+                    assertEquals(1, r.stats().commandsExecuted(), "executed once on replica " + r.id());
+                }
+            }
+        }
+    }
+
     @Test
     void anOverloadedProposalIsProposedAgain() throws Exception {
         try (EmbeddedCluster c = EmbeddedCluster.start(1, replicas())) {
