@@ -3,6 +3,7 @@ package io.psmr.bench.cli;
 import java.io.PrintWriter;
 
 import io.psmr.bench.chaos.ChaosCommand;
+import io.psmr.bench.clusterbench.ClusterBenchCommand;
 import io.psmr.bench.e2e.E2eCommand;
 import io.psmr.bench.faults.FaultsCommand;
 import io.psmr.bench.load.LoadCommand;
@@ -67,7 +68,8 @@ public final class PsmrMain {
         cl.getSubcommands().get("bench")
                 .addSubcommand(new MicroCommand())
                 .addSubcommand(new E2eCommand())
-                .addSubcommand(new FaultsCommand());
+                .addSubcommand(new FaultsCommand())
+                .addSubcommand(new ClusterBenchCommand());
         RenamedOptions.addTo(cl);
         answerVersionEverywhere(cl, new PsmrVersion());
         cl.setParameterExceptionHandler(PsmrMain::handleUsageError);

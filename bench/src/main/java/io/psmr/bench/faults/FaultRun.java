@@ -13,12 +13,7 @@ import io.psmr.kvstore.cluster.ClusterDescriptor;
 import io.psmr.kvstore.cluster.ClusterDirectory;
 import io.psmr.kvstore.cluster.ClusterLauncher;
 import io.psmr.kvstore.cluster.ClusterNode;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
-import java.util.stream.Stream;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -155,7 +150,7 @@ final class FaultRun {
             }
             if (launcher.directory().exists()) {
                 launcher.stop(STOP_GRACE);
-                deleteData(launcher.directory());
+                deleteStores(launcher);
             }
             try {
                 Runtime.getRuntime().removeShutdownHook(hook);
@@ -166,37 +161,20 @@ final class FaultRun {
         return result(error);
     }
 
+    /** Deletes the stopped cluster's stores; logs, status files and cluster.json stay. */
+    private static void deleteStores(ClusterLauncher launcher) {
+        try {
+            launcher.deleteStores();
+        } catch (RuntimeException e) {
+            // a node that outlived its stop, or an unreadable cluster.json: the results do not depend on it
+        }
+    }
+
     private static void resumeQuietly(long pid) {
         try {
             ProcessSignals.resume(pid);
         } catch (InterruptedException | RuntimeException e) {
             // best effort, on the way out
-        }
-    }
-
-    /**
-     * Deletes the stopped replicas' stores (tens of megabytes each, of no use once measured); the logs, status
-     * files and cluster.json stay. A file that cannot be deleted is left.
-     */
-    private static void deleteData(ClusterDirectory dir) {
-        List<ClusterNode> nodes;
-        try {
-            nodes = dir.read().nodes();
-        } catch (RuntimeException e) {
-            return; // an unreadable cluster.json: leave the files as they are
-        }
-        for (ClusterNode n : nodes) {
-            Path data = dir.dataDir(n.name());
-            if (!Files.exists(data)) {
-                continue;
-            }
-            try (Stream<Path> walk = Files.walk(data)) {
-                for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) {
-                    Files.deleteIfExists(p);
-                }
-            } catch (IOException | UncheckedIOException e) {
-                // the results do not depend on it
-            }
         }
     }
 

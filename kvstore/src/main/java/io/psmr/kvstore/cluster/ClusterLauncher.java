@@ -577,6 +577,21 @@ public final class ClusterLauncher {
         return removed;
     }
 
+    /**
+     * Deletes a stopped cluster's stores ({@code data/}), keeping cluster.json, the logs and the status files: what a
+     * benchmark does once it has measured a cluster, whose stores (tens of megabytes per node) are of no use after.
+     *
+     * @return whether there were stores to delete
+     * @throws IllegalStateException if nodes of the cluster still run
+     */
+    public boolean deleteStores() {
+        requireStopped(dir.read());
+        Path data = dir.path().resolve("data");
+        boolean had = Files.exists(data);
+        deleteTree(data);
+        return had;
+    }
+
     private void requireStopped(ClusterDescriptor cluster) {
         List<String> running = cluster.nodes().stream().filter(n -> live(n).isPresent()).map(ClusterNode::name).toList();
         if (!running.isEmpty()) {
