@@ -128,7 +128,7 @@ public final class PbftPillar implements PbftCore {
     private ViewChangeCause complaintCause;
     /** Why it left its last view (null before the first view change). */
     private ViewChangeCause leftBecause;
-    /** Timeouts are base · 2^level: one more per view installed, back to 0 after a clean view. */
+    /** Timeouts are base · 2^level: one more per view installed, one less per {@link #TIMEOUT_DECAY_TICKS} of a clean view. */
     private int timeoutLevel;
     /** When the timeout level last changed (a tick). */
     private long timeoutLevelSince;
@@ -397,8 +397,8 @@ public final class PbftPillar implements PbftCore {
     }
 
     /** Why this replica left its last view, as it saw it (empty before its first view change). */
-    public java.util.Optional<ViewChangeCause> leftBecause() {
-        return java.util.Optional.ofNullable(leftBecause);
+    public Optional<ViewChangeCause> leftBecause() {
+        return Optional.ofNullable(leftBecause);
     }
 
     /** Whether this replica complained against its current view (and has not left it). */
