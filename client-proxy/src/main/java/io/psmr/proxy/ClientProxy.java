@@ -79,7 +79,7 @@ import org.slf4j.LoggerFactory;
  * was proposed, it is proposed again: the same bytes, the same batch id, the same client ids and
  * request sequences, so the replicas' exactly-once rule answers already executed commands from
  * their reply cache and never applies one twice. A proposal refused by the broadcast
- * ({@link OverloadedException}, never ordered) is proposed again after a pause of 1 ms doubling per
+ * ({@link OverloadedException}, never ordered) is proposed again after a pause of 2 ms doubling per
  * attempt (at most the retry timeout); one whose outcome the broadcast cannot tell
  * ({@link OutcomeUnknownException}: sent, then the connection was lost) after that pause the first time,
  * and on the retry timeout after that. After

@@ -255,9 +255,7 @@ public final class ClusterBench {
 
     /** {@code bench e2e}'s settings for the one-JVM reference at {@code clients} clients: bitmap-indexed only. */
     E2eSettings e2eSettings(int clients) {
-        WorkloadSpec w = settings.loadOptions(settings.orderings().get(0), clients, settings.warmup()).workload();
-        WorkloadSpec spec = new WorkloadSpec(clients, w.keys(), w.readFraction(), w.multiPutFraction(), w.multiPutKeys(),
-                w.valueSize(), settings.duration(), 0, settings.seed());
+        WorkloadSpec spec = settings.workload(clients, settings.duration());
         return new E2eSettings(settings.orderings(), List.of(SchedulerMode.BITMAP_INDEXED), spec, ClusterBenchSettings.WORKERS,
                 ClusterBenchSettings.BATCH, settings.window(), 0, 1_024_000, settings.runs(), settings.warmup(),
                 settings.duration(), settings.seed(), settings.cores(), settings.outDir());

@@ -83,9 +83,13 @@ public record ClusterBenchSettings(List<OrderingProtocol> orderings, List<Intege
 
     /** The load of one run: {@code clients} clients for a warm-up of {@code warm} and the measured window together. */
     public LoadOptions loadOptions(OrderingProtocol ordering, int clients, Duration warm) {
-        WorkloadSpec w = new WorkloadSpec(clients, KEYS, 0.5, 0.05, 4, VALUE_SIZE, warm.plus(duration), 0, seed);
         return new LoadOptions(clusterSpec(ordering).replicas(), MODE, WORKERS, BATCH, window, Duration.ZERO, 0,
-                Duration.ofSeconds(5), w);
+                Duration.ofSeconds(5), workload(clients, warm.plus(duration)));
+    }
+
+    /** {@code ./psmr load}'s mix for {@code clients} clients over {@code length}: the processes' and the reference's. */
+    public WorkloadSpec workload(int clients, Duration length) {
+        return new WorkloadSpec(clients, KEYS, 0.5, 0.05, 4, VALUE_SIZE, length, 0, seed);
     }
 
     /** Roughly how long the invocation takes, in seconds: cluster starts, idle windows, loads and the reference. */
