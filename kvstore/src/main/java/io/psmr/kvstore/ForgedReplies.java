@@ -15,6 +15,9 @@ import java.util.concurrent.atomic.LongAdder;
  * with its last byte changed (an empty one as {@code "forged"}), OK without a value becomes NOT_FOUND, NOT_FOUND
  * becomes OK with the value {@code "forged"}, and every other status becomes OK.
  *
+ * <p>Constructed dormant, it hands every reply on unchanged until {@link #wake()}: a replica that warmed up as a correct
+ * one starts lying at one moment, as a fault benchmark needs.
+ *
  * <p><b>Threads.</b> As {@link ReplyRouter}: called concurrently from the replica's threads; it only builds a new reply
  * and hands it on.
  */
@@ -25,14 +28,36 @@ public final class ForgedReplies implements ReplyRouter {
 
     private final ReplyRouter delegate;
     private final LongAdder forged = new LongAdder();
+    /** False while dormant; set once by {@link #wake()}. */
+    private volatile boolean awake;
 
     /** Forges every reply before {@code delegate} sends it. */
     public ForgedReplies(ReplyRouter delegate) {
+        this(delegate, false);
+    }
+
+    /** As the constructor above; {@code dormant}: replies pass unchanged until {@link #wake()}. */
+    public ForgedReplies(ReplyRouter delegate, boolean dormant) {
         this.delegate = Objects.requireNonNull(delegate, "delegate");
+        this.awake = !dormant;
+    }
+
+    /** Ends the dormancy: every reply routed from now on is forged. Any thread; idempotent. */
+    public void wake() {
+        awake = true;
+    }
+
+    /** False while dormant. */
+    public boolean awake() {
+        return awake;
     }
 
     @Override
     public void route(KvReply reply) {
+        if (!awake) {
+            delegate.route(reply);
+            return;
+        }
         forged.increment();
         delegate.route(new KvReply(reply.replicaId(), reply.proxyId(), reply.batchId(), reply.index(), reply.instance(),
                 forge(reply.result())));

@@ -35,4 +35,18 @@ class ForgedRepliesTest {
         assertEquals(KvResult.ok("forged".getBytes(StandardCharsets.US_ASCII)), sent.get(3).result(), "NOT_FOUND becomes a value");
         assertEquals(KvResult.ok(), sent.get(5).result(), "FULL becomes OK");
     }
+
+    @Test
+    void aDormantLiarRepliesTruthfullyUntilWoken() {
+        List<KvReply> sent = new ArrayList<>();
+        ForgedReplies liar = new ForgedReplies(sent::add, true);
+        KvReply truth = new KvReply(3, 77, 5, 0, 42, KvResult.notFound());
+        liar.route(truth);
+        assertEquals(List.of(truth), sent, "dormant: the true reply, unchanged");
+        assertEquals(0, liar.forged());
+        liar.wake();
+        liar.route(truth);
+        assertEquals(KvResult.ok("forged".getBytes(StandardCharsets.US_ASCII)), sent.get(1).result(), "awake: a lie");
+        assertEquals(1, liar.forged());
+    }
 }

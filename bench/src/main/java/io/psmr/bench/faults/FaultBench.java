@@ -40,13 +40,12 @@ public final class FaultBench {
 
     /**
      * About how long a run takes, in seconds: each scenario's windows plus a guess of 20 s for a cluster's start and
-     * stop, and 15 s more per target for a Byzantine restart. Both take longer on a busy machine.
+     * stop, which takes longer on a busy machine.
      */
     public long estimateSeconds() {
         long total = 0;
         for (FaultScenario s : settings.scenarios()) {
-            total += settings.selections().size() * ( settings.faultFree().toSeconds() + settings.faulty().toSeconds() + 20
-                    + (s.kind() == FaultScenario.Kind.BYZANTINE ? 15L * settings.faultsTolerated() : 0));
+            total += settings.selections().size() * (settings.faultFree().toSeconds() + settings.faulty().toSeconds() + 20);
         }
         return total;
     }

@@ -21,8 +21,8 @@ import org.knowm.xchart.style.markers.SeriesMarkers;
 /**
  * The timelines of {@code psmr bench faults}, as Aardvark's and RBFT's figures: per scenario, throughput (completed
  * operations per second over the trailing 1 s, at every 100 ms) against time since the load started, with the fault
- * marked by a vertical line at its onset (and, for a Byzantine restart, one at the kill; for a pause, one at the
- * SIGCONT), and the fault-free level and 0.8 of it as horizontal lines. {@code timeline-<fault>.png} holds one
+ * marked by a vertical line at its onset (and one at the injection if it came
+ * earlier; for a pause, one at the SIGCONT), and the fault-free level and 0.8 of it as horizontal lines. {@code timeline-<fault>.png} holds one
  * scenario, {@value #ALL_FILE} every scenario, one panel each. Stateless.
  */
 public final class FaultCharts {
@@ -109,7 +109,7 @@ public final class FaultCharts {
             level(chart, "0.8 x fault-free", FaultMetrics.RECOVERED * r.faultFreeOps(), end, new Color(44, 160, 44));
         }
         if (r.injectedMillis() != null && (r.onsetMillis() == null || !r.injectedMillis().equals(r.onsetMillis()))) {
-            marker(chart, "kill at " + FaultReport.seconds(r.injectedMillis()), r.injectedMillis(), top, new Color(255, 127, 14));
+            marker(chart, "injected at " + FaultReport.seconds(r.injectedMillis()), r.injectedMillis(), top, new Color(255, 127, 14));
         }
         if (r.onsetMillis() != null) {
             marker(chart, "onset at " + FaultReport.seconds(r.onsetMillis()), r.onsetMillis(), top, Color.RED);

@@ -156,13 +156,13 @@ public record FaultReport(int cores, String java, int replicas, int faultsTolera
         return w.toString();
     }
 
-    /** When the fault struck, in words: the injection and, for a restart, when it served. */
+    /** When the fault struck, in words: the onset and, where it came earlier, the injection. */
     static String onset(ScenarioResult r) {
         if (r.onsetMillis() == null) {
             return r.injectedMillis() == null ? "-" : "injected at " + seconds(r.injectedMillis());
         }
         if (r.injectedMillis() != null && !r.injectedMillis().equals(r.onsetMillis())) {
-            return "killed at " + seconds(r.injectedMillis()) + ", served at " + seconds(r.onsetMillis());
+            return "injected at " + seconds(r.injectedMillis()) + ", struck at " + seconds(r.onsetMillis());
         }
         return "at " + seconds(r.onsetMillis());
     }

@@ -13,10 +13,13 @@ import io.psmr.kvstore.cluster.ClusterDescriptor;
 import io.psmr.kvstore.cluster.ClusterDirectory;
 import io.psmr.kvstore.cluster.ClusterLauncher;
 import io.psmr.kvstore.cluster.ClusterNode;
+import io.psmr.kvstore.cluster.ClusterSpec;
+import io.psmr.ordering.pbft.byzantine.ByzantineMode;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.Optional;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -29,9 +32,9 @@ import org.HdrHistogram.Histogram;
  *
  * <p><b>Timing.</b> Time 0 is when the load's clients start. The fault is injected at {@code --fault-free}: a crash
  * SIGKILLs each target ({@link ClusterLauncher#kill}), a pause SIGSTOPs it ({@link ProcessSignals}), and a Byzantine
- * scenario restarts it in its mode ({@link ClusterLauncher#restartAs}), which returns once the new incarnation serves.
- * The onset is the signal, or for a Byzantine scenario when the last target serves again (the restart takes
- * seconds: both moments are reported). The faulty window starts at the onset rounded up to a 100 ms bucket and
+ * scenario cues it ({@link ClusterLauncher#cueByzantine}): its targets started as dormant Byzantine replicas, correct
+ * and warm until then, and act in their mode within a status poll (100 ms) of the cue. The onset is the signal or the
+ * cue. The faulty window starts at the onset rounded up to a 100 ms bucket and
  * lasts {@code --faulty}; a paused target gets SIGCONT when it ends, and the load is stopped then.
  *
  * <p><b>The load.</b> It runs on a thread of its own, through {@link ClusterLoad#withProxy} and
@@ -39,7 +42,7 @@ import org.HdrHistogram.Histogram;
  * {@link LoadGenerator#run} answers by interrupting its clients. Its stall timeout ({@value #STALL_SECONDS} s without
  * any operation completing) ends a scenario that stalled, naming what it cannot hear from.
  *
- * <p><b>Bounded.</b> Every wait is: the cluster's start and a Byzantine restart ({@link #START_TIMEOUT}), the load's
+ * <p><b>Bounded.</b> Every wait is: the cluster's start ({@link #START_TIMEOUT}), a cue ({@link #CUE_TIMEOUT}), the load's
  * start, the load itself (its stall timeout), and its end.
  *
  * <p>While a scenario runs, a shutdown hook stops its cluster (and resumes a paused target), since the nodes run in
@@ -49,8 +52,10 @@ import org.HdrHistogram.Histogram;
  */
 final class FaultRun {
 
-    /** How long a cluster may take to serve, and a Byzantine restart to serve again. */
+    /** How long a cluster may take to serve. */
     static final Duration START_TIMEOUT = Duration.ofSeconds(120);
+    /** How long a cued Byzantine replica may take to say it acts (it polls for its cue every 100 ms). */
+    static final Duration CUE_TIMEOUT = Duration.ofSeconds(10);
     /** How long the load may go without completing any operation. */
     static final long STALL_SECONDS = 10;
     /** How long the load may take to reach the replicas and start its clients. */
@@ -84,9 +89,8 @@ final class FaultRun {
         this.scenario = scenario;
         this.clusterDir = clusterDir;
         this.targets = settings.targets();
-        // The load must outlast the fault-free window, the targets' Byzantine restarts (each a kill of up to 10 s and a
-        // start) and the faulty window; it is ended earlier.
-        this.longest = settings.faultFree().plus(START_TIMEOUT.plusSeconds(10).multipliedBy(targets.size()))
+        // The load must outlast the fault-free window, the targets' cues and the faulty window; it is ended earlier.
+        this.longest = settings.faultFree().plus(CUE_TIMEOUT.multipliedBy(targets.size()))
                 .plus(settings.faulty()).plus(LOAD_END_TIMEOUT);
         this.timeline = new CompletionTimeline(longest, settings.warmup(), settings.faultFree(), settings.faulty());
     }
@@ -115,7 +119,7 @@ final class FaultRun {
         try {
             try {
                 long begin = System.nanoTime();
-                launcher.start(settings.clusterSpec(selection), START_TIMEOUT);
+                launcher.start(clusterSpec(), START_TIMEOUT);
                 startMillis = (System.nanoTime() - begin) / 1_000_000;
             } catch (IllegalStateException | IllegalArgumentException e) {
                 throw new Failure("the cluster did not start: " + e.getMessage());
@@ -178,6 +182,20 @@ final class FaultRun {
         }
     }
 
+    /**
+     * The scenario's cluster: for a Byzantine one, the targets start as dormant Byzantine replicas, correct until
+     * their cue at the onset, so that the faulty window measures the attack of a warm replica and not a restart.
+     */
+    private ClusterSpec clusterSpec() {
+        ClusterSpec spec = settings.clusterSpec(selection);
+        if (scenario.kind() != FaultScenario.Kind.BYZANTINE) {
+            return spec;
+        }
+        Map<String, ByzantineMode> modes = new TreeMap<>();
+        targets.forEach(t -> modes.put(t, scenario.mode()));
+        return spec.withDormantByzantine(modes);
+    }
+
     /** Waits out the fault-free window, injects the fault, waits out the faulty window; throws on a failure. */
     private void drive(ClusterLauncher launcher, LoadThread load) throws InterruptedException, Failure {
         long t0 = load.awaitStarted();
@@ -209,12 +227,10 @@ final class FaultRun {
                 }
                 case BYZANTINE -> {
                     try {
-                        launcher.restartAs(t, Optional.of(scenario.mode()), START_TIMEOUT);
+                        launcher.cueByzantine(t, CUE_TIMEOUT);
                     } catch (IllegalStateException | IllegalArgumentException e) {
-                        throw new Failure(t + " did not serve again as " + scenario.mode().cliName() + " within "
-                                + START_TIMEOUT.toSeconds() + " s: " + e.getMessage());
+                        throw new Failure(t + " did not turn " + scenario.mode().cliName() + ": " + e.getMessage());
                     }
-                    onsetNanos = System.nanoTime();
                 }
             }
         }

@@ -9,7 +9,7 @@ import java.util.stream.Collectors;
 
 /**
  * One fault that {@code psmr bench faults} injects into a PBFT cluster under load: a crash (SIGKILL), a pause
- * (SIGSTOP for the faulty window, then SIGCONT), or a restart as a Byzantine replica in one {@link ByzantineMode}.
+ * (SIGSTOP for the faulty window, then SIGCONT), or a warm replica turning Byzantine in one {@link ByzantineMode}.
  * The Byzantine scenarios are every constant of {@link ByzantineMode}, so a mode added there is benchmarked too.
  * Immutable; any thread.
  *
@@ -24,7 +24,10 @@ public record FaultScenario(Kind kind, ByzantineMode mode) {
         CRASH,
         /** SIGSTOP for the faulty window, then SIGCONT: the replica is alive but silent. */
         PAUSE,
-        /** The replica is restarted Byzantine in a mode and serves as such for the faulty window. */
+        /**
+         * The replica, started as a dormant Byzantine replica in a mode (correct until cued), is cued at the onset and
+         * acts in its mode for the faulty window, without a restart.
+         */
         BYZANTINE
     }
 
@@ -42,7 +45,7 @@ public record FaultScenario(Kind kind, ByzantineMode mode) {
     /** A pause. */
     public static final FaultScenario PAUSE = new FaultScenario(Kind.PAUSE, null);
 
-    /** A restart as a Byzantine replica in {@code mode}. */
+    /** A warm replica turning Byzantine in {@code mode}. */
     public static FaultScenario byzantine(ByzantineMode mode) {
         return new FaultScenario(Kind.BYZANTINE, Objects.requireNonNull(mode, "mode"));
     }
@@ -86,7 +89,7 @@ public record FaultScenario(Kind kind, ByzantineMode mode) {
         return switch (kind) {
             case CRASH -> "SIGKILL " + who;
             case PAUSE -> "SIGSTOP " + who + " for the faulty window, then SIGCONT";
-            case BYZANTINE -> "restart " + who + " Byzantine: " + mode.cliName() + " (" + mode.description() + ")";
+            case BYZANTINE -> "cue " + who + " to turn Byzantine: " + mode.cliName() + " (" + mode.description() + ")";
         };
     }
 

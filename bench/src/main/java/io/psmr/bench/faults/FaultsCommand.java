@@ -34,7 +34,7 @@ import picocli.CommandLine.Spec;
  * {@link FaultRun}.
  *
  * <p>Exit codes: 0 every scenario ran, 1 a scenario could not run (its cluster did not start, its load stalled, a
- * restart did not serve in time: each named on stderr; the others still run and are reported) or the results
+ * cued Byzantine replica did not act in time: each named on stderr; the others still run and are reported) or the results
  * cannot be written, 2 bad usage, with a message naming the flag.
  */
 @Command(name = "faults",
@@ -46,7 +46,8 @@ import picocli.CommandLine.Spec;
                 + "fault injected on f replicas after the fault-free window, the load stopped after the faulty window.",
             "",
             "Faults: crash (SIGKILL), pause (SIGSTOP for the faulty window, then SIGCONT), and each Byzantine mode "
-                + "(the replica restarted Byzantine in that mode; the onset is when it serves again). The targets are "
+                + "(the replica starts as a dormant Byzantine replica in that mode, correct until the onset, when it is "
+                + "cued and turns Byzantine without a restart). The targets are "
                 + "f replicas (1 of 4, 2 of 7) chosen by --seed, the same in every scenario.",
             "",
             "Reports per fault: throughput over the fault-free window (less its first --warmup), over the "
@@ -61,7 +62,8 @@ import picocli.CommandLine.Spec;
                 + "completes nothing for 10 s fails, naming what it cannot hear from.",
             "",
             "Default: crash, pause and every Byzantine mode on 4 replicas x 2 pillars, rotating leaders, 16 clients, "
-                + "10 s + 20 s of load per fault, plus each cluster's start and stop and each Byzantine restart.",
+                + "40 s + 20 s of load per fault (the first 30 s warm the JVMs and are not measured), plus each "
+                + "cluster's start and stop.",
             ""})
 public final class FaultsCommand implements Callable<Integer> {
 
@@ -97,14 +99,15 @@ public final class FaultsCommand implements Callable<Integer> {
             description = "Closed-loop clients, one thread each, 1 to " + MAX_CLIENTS + " (default: ${DEFAULT-VALUE}).")
     int clients;
 
-    @Option(names = "--fault-free", paramLabel = "TIME", defaultValue = "10s", converter = DurationConverter.class,
+    @Option(names = "--fault-free", paramLabel = "TIME", defaultValue = "40s", converter = DurationConverter.class,
             description = "Load before the fault, 2s to 10m in steps of 100ms; its first --warmup is not measured "
                     + "(default: ${DEFAULT-VALUE}).")
     Duration faultFree;
 
     @Option(names = "--warmup", paramLabel = "TIME", converter = DurationConverter.class,
             description = "The start of the fault-free window: what completes before it is not measured, 0s to "
-                    + "--fault-free minus 1s in steps of 100ms (default: 2s, or a quarter of --fault-free if shorter).")
+                    + "--fault-free minus 1s in steps of 100ms (default: all but the last 10 s of --fault-free, at least a quarter "
+                    + "of it).")
     Duration warmup;
 
     @Option(names = "--faulty", paramLabel = "TIME", defaultValue = "20s", converter = DurationConverter.class,

@@ -12,8 +12,8 @@ import java.util.List;
  * @param kind                 crash, pause or byzantine
  * @param targets              the replicas faulted
  * @param action               what was done to them, in words
- * @param error                why the scenario failed (the cluster did not start, the load stalled, a restart
- *                             did not serve in time), or null if it ran through
+ * @param error                why the scenario failed (the cluster did not start, the load stalled, a cued
+ *                             Byzantine replica did not act in time), or null if it ran through
  * @param startMillis          how long the cluster took to start and serve, before the load (null if it did not)
  * @param bucketMillis         the width of a bucket of {@link #buckets}
  * @param buckets              completed operations per bucket, by completion time, up to the end of the faulty window
@@ -21,8 +21,8 @@ import java.util.List;
  * @param opsPerSecond         completed operations per whole second, the sums of {@link #buckets}
  * @param warmupMillis         the start of the fault-free window (the warm-up skipped before it)
  * @param faultFreeEndMillis   the end of the fault-free window: when the fault was to be injected
- * @param injectedMillis       when the injection began: the SIGKILL, the SIGSTOP, or the kill of the restart
- * @param onsetMillis          the fault's onset: the SIGKILL or SIGSTOP, or when the Byzantine incarnation served
+ * @param injectedMillis       when the injection began: the SIGKILL, the SIGSTOP, or the cue of a dormant Byzantine replica
+ * @param onsetMillis          the fault's onset: the SIGKILL, the SIGSTOP or the cue
  * @param faultyFromMillis     the start of the faulty window: the onset rounded up to a bucket
  * @param faultyEndMillis      the end of the faulty window, when the load was stopped
  * @param healedMillis         pause: when SIGCONT was sent (at the end of the faulty window); else null

@@ -109,7 +109,7 @@ class FaultReportTest {
         var pause = FaultCharts.chart(r.scenarios().get(1), r);
         assertNotNull(pause.getSeries("SIGCONT at 10.0 s"));
         var silent = FaultCharts.chart(r.scenarios().get(2), r);
-        assertNotNull(silent.getSeries("kill at 4.0 s"), "a restart's kill is marked");
+        assertNotNull(silent.getSeries("injected at 4.0 s"), "an injection before the onset is marked");
         assertEquals(9.42, silent.getSeries("onset at 9.4 s").getXData()[0], 1e-9);
     }
 }

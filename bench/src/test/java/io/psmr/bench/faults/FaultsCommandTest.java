@@ -28,7 +28,7 @@ class FaultsCommandTest {
         "--faults crash,crash      | psmr bench faults: --faults lists crash twice",
         "--leader-selection all,all | psmr bench faults: --leader-selection lists a selection twice",
         "--leader-selection some   | psmr bench faults: Invalid value for option '--leader-selection' (LIST): --leader-selection must be blacklist or all, got 'some'",
-        "--warmup 9500ms           | psmr bench faults: --warmup must be from 0s to --fault-free (10s) minus 1s in steps of 100ms, got 9500ms",
+        "--warmup 39500ms          | psmr bench faults: --warmup must be from 0s to --fault-free (40s) minus 1s in steps of 100ms, got 39500ms",
         "--fault-free 2s --warmup 1050ms | psmr bench faults: --warmup must be from 0s to --fault-free (2s) minus 1s in steps of 100ms, got 1050ms",
         "--leader-rotation spin    | psmr bench faults: Invalid value for option '--leader-rotation': --leader-rotation must be rotating or fixed, got 'spin'",
         "--format csv              | psmr bench faults: --format must be text or json for psmr bench faults, got 'csv'",

@@ -202,6 +202,15 @@ public record ClusterDescriptor(int version, OrderingProtocol ordering,
                 pbft.withByzantine(name, mode));
     }
 
+    /** Testing only: this cluster with dormant Byzantine PBFT replica {@code name} recorded awake. */
+    public ClusterDescriptor withByzantineAwake(String name) {
+        if (pbft == null) {
+            throw new IllegalStateException("only a PBFT cluster has Byzantine replicas; this one is ordered by "
+                    + ordering.cliName());
+        }
+        return new ClusterDescriptor(version, ordering, host, settings, nodes, proposers, ratisGroup, pbft.awake(name));
+    }
+
     /** The Ring Paxos membership: acceptors, learners (one per replica), proposer slots; default timeouts. */
     public RingPaxosConfig ringPaxosConfig() {
         return RingPaxosConfig.of(acceptors().stream().map(ClusterNode::paxosId).toList(),

@@ -107,6 +107,14 @@ public final class ClusterDirectory {
         return dir.resolve("logs").resolve(name + ".log");
     }
 
+    /**
+     * Testing only: the file that cues dormant Byzantine PBFT replica {@code name} to act in its mode
+     * ({@link ClusterLauncher#cueByzantine}).
+     */
+    public Path byzantineCue(String name) {
+        return dir.resolve("cues").resolve(name + ".byzantine");
+    }
+
     /** Where a PBFT cluster's key files lie ({@code DIR/keys}, one {@code replica-<id>.keys} per replica). */
     public Path keysDir() {
         return path().resolve("keys");

@@ -1,6 +1,7 @@
 package io.psmr.kvstore.cluster;
 
 import io.psmr.kvstore.ChronicleJvmFlags;
+import io.psmr.kvstore.pbft.PbftStoreNode;
 import io.psmr.ordering.node.NodeStatus;
 import java.io.File;
 import java.io.IOException;
@@ -231,6 +232,44 @@ public final class ClusterLauncher {
         node(dir.read(), name);
         dir.update(c -> c.withByzantine(name, mode));
         restart(name, timeout);
+    }
+
+    /**
+     * Testing only: cues dormant Byzantine PBFT replica {@code name} ({@link ClusterSpec#withDormantByzantine}) to act
+     * in its mode from now on, without a restart, and returns once its status says so. cluster.json then records it
+     * awake, so a later restart keeps it Byzantine from its start.
+     *
+     * @throws IllegalArgumentException for an unknown node, or one that is not a dormant Byzantine replica
+     * @throws IllegalStateException    naming the node, if it does not say it is awake within {@code timeout}
+     */
+    public void cueByzantine(String name, Duration timeout) throws InterruptedException {
+        ClusterDescriptor cluster = dir.read();
+        node(cluster, name);
+        if (cluster.pbft() == null || !cluster.pbft().isDormant(name)) {
+            throw new IllegalArgumentException(name + " is not a dormant Byzantine replica; nothing to cue");
+        }
+        Path cue = dir.byzantineCue(name);
+        try {
+            Files.createDirectories(cue.getParent());
+            Files.writeString(cue, cluster.pbft().byzantineMode(name).orElseThrow().cliName() + "\n");
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write " + cue, e);
+        }
+        dir.update(c -> c.withByzantineAwake(name));
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (true) {
+            Optional<NodeStatus> s = StatusFile.read(dir.statusFile(name));
+            if (s.isPresent() && s.get().pid() == node(dir.read(), name).pid() && s.get().detail() != null
+                    && s.get().detail().startsWith("BYZANTINE")
+                    && !s.get().detail().lines().findFirst().orElse("").contains(PbftStoreNode.DORMANT)) {
+                return;
+            }
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException(name + " did not say it acts Byzantine within " + timeout.toMillis()
+                        + " ms of its cue " + cue + "; last lines of its log:\n" + tail(dir.logFile(name), 15));
+            }
+            Thread.sleep(POLL_MILLIS); // polling a file another process writes
+        }
     }
 
     /**
@@ -530,7 +569,7 @@ public final class ClusterLauncher {
 
     /** What {@link #wipe} removes, and what makes {@link #start} refuse a directory. */
     private static final List<String> CLUSTER_FILES = List.of(ClusterDescriptor.FILE, "data", "logs", "status", "proposers",
-            "sessions", "cluster.lock", "keys", "metrics");
+            "sessions", "cluster.lock", "keys", "metrics", "cues");
 
     /**
      * The cluster state this directory holds, by name ({@code cluster.json}, {@code data/},
@@ -548,7 +587,7 @@ public final class ClusterLauncher {
 
     /**
      * Deletes a stopped cluster's files from the directory (cluster.json, data/, logs/, status/,
-     * proposers/, sessions, cluster.lock), for {@code cluster start --force}; other files stay.
+     * proposers/, sessions, cluster.lock, keys/, metrics, cues/), for {@code cluster start --force}; other files stay.
      *
      * @return the names removed, empty if there was nothing
      * @throws IllegalStateException if nodes of the cluster still run

@@ -8,6 +8,7 @@ import io.psmr.ordering.pbft.byzantine.ByzantineMode;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.function.IntSupplier;
 
 /**
@@ -31,10 +32,13 @@ import java.util.function.IntSupplier;
  * @param checkpointInterval PBFT: delivered instances between checkpoints
  * @param byzantine          PBFT, testing only: replicas Byzantine on purpose, by node name (empty for a correct cluster)
  * @param leaderSelection    PBFT: which replicas may lead
+ * @param dormantByzantine   PBFT, testing only: those of {@code byzantine} that run correctly until cued
+ *                           ({@link ClusterLauncher#cueByzantine})
  */
 public record ClusterSpec(OrderingProtocol ordering, int acceptors, int replicas, ClusterSettings settings,
                           List<String> hosts, List<String> clientHosts, int pillars, LeaderRotation rotation,
-                          int checkpointInterval, Map<String, ByzantineMode> byzantine, LeaderSelection leaderSelection) {
+                          int checkpointInterval, Map<String, ByzantineMode> byzantine, LeaderSelection leaderSelection,
+                          Set<String> dormantByzantine) {
 
     /** Checks that the protocol runs as a cluster of processes, and copies the lists. */
     public ClusterSpec {
@@ -45,6 +49,7 @@ public record ClusterSpec(OrderingProtocol ordering, int acceptors, int replicas
         Objects.requireNonNull(rotation, "rotation");
         byzantine = Map.copyOf(byzantine);
         Objects.requireNonNull(leaderSelection, "leaderSelection");
+        dormantByzantine = Set.copyOf(dormantByzantine);
     }
 
     /**
@@ -54,7 +59,7 @@ public record ClusterSpec(OrderingProtocol ordering, int acceptors, int replicas
      */
     public static ClusterSpec of(OrderingProtocol protocol, int replicas, ClusterSettings settings) {
         return new ClusterSpec(protocol, 3, replicas, settings, ClusterLauncher.LOCAL, null, 2, LeaderRotation.ROTATING,
-                PbftClusterSettings.DEFAULT_CHECKPOINT_INTERVAL, Map.of(), LeaderSelection.BLACKLIST);
+                PbftClusterSettings.DEFAULT_CHECKPOINT_INTERVAL, Map.of(), LeaderSelection.BLACKLIST, Set.of());
     }
 
     /** A Ring Paxos cluster: {@code acceptors} acceptors (2f+1 tolerate f crashes) and {@code replicas} replicas. */
@@ -75,37 +80,37 @@ public record ClusterSpec(OrderingProtocol ordering, int acceptors, int replicas
     /** This spec with {@code n} Ring Paxos acceptors. */
     public ClusterSpec withAcceptors(int n) {
         return new ClusterSpec(ordering, n, replicas, settings, hosts, clientHosts, pillars, rotation, checkpointInterval,
-                byzantine, leaderSelection);
+                byzantine, leaderSelection, dormantByzantine);
     }
 
     /** This spec with the nodes round-robin on {@code newHosts}. */
     public ClusterSpec withHosts(List<String> newHosts) {
         return new ClusterSpec(ordering, acceptors, replicas, settings, newHosts, clientHosts, pillars, rotation,
-                checkpointInterval, byzantine, leaderSelection);
+                checkpointInterval, byzantine, leaderSelection, dormantByzantine);
     }
 
     /** This spec with Ring Paxos' proposer slots round-robin on {@code newClientHosts} (null: the first host). */
     public ClusterSpec withClientHosts(List<String> newClientHosts) {
         return new ClusterSpec(ordering, acceptors, replicas, settings, hosts, newClientHosts, pillars, rotation,
-                checkpointInterval, byzantine, leaderSelection);
+                checkpointInterval, byzantine, leaderSelection, dormantByzantine);
     }
 
     /** This spec with {@code n} PBFT pillars per replica. */
     public ClusterSpec withPillars(int n) {
         return new ClusterSpec(ordering, acceptors, replicas, settings, hosts, clientHosts, n, rotation, checkpointInterval,
-                byzantine, leaderSelection);
+                byzantine, leaderSelection, dormantByzantine);
     }
 
     /** This spec with PBFT leaders rotating as {@code newRotation} says. */
     public ClusterSpec withRotation(LeaderRotation newRotation) {
         return new ClusterSpec(ordering, acceptors, replicas, settings, hosts, clientHosts, pillars, newRotation,
-                checkpointInterval, byzantine, leaderSelection);
+                checkpointInterval, byzantine, leaderSelection, dormantByzantine);
     }
 
     /** This spec with a PBFT checkpoint every {@code instances} delivered instances. */
     public ClusterSpec withCheckpointInterval(int instances) {
         return new ClusterSpec(ordering, acceptors, replicas, settings, hosts, clientHosts, pillars, rotation, instances,
-                byzantine, leaderSelection);
+                byzantine, leaderSelection, dormantByzantine);
     }
 
     /**
@@ -114,13 +119,22 @@ public record ClusterSpec(OrderingProtocol ordering, int acceptors, int replicas
      */
     public ClusterSpec withByzantine(Map<String, ByzantineMode> modes) {
         return new ClusterSpec(ordering, acceptors, replicas, settings, hosts, clientHosts, pillars, rotation,
-                checkpointInterval, modes, leaderSelection);
+                checkpointInterval, modes, leaderSelection, Set.of());
+    }
+
+    /**
+     * As {@link #withByzantine}, but the replicas run as correct ones until {@link ClusterLauncher#cueByzantine} cues
+     * each: <b>testing only</b>, for a benchmark that turns a warm replica Byzantine at one moment.
+     */
+    public ClusterSpec withDormantByzantine(Map<String, ByzantineMode> modes) {
+        return new ClusterSpec(ordering, acceptors, replicas, settings, hosts, clientHosts, pillars, rotation,
+                checkpointInterval, modes, leaderSelection, modes.keySet());
     }
 
     /** This spec with PBFT leaders chosen as {@code selection} says. */
     public ClusterSpec withLeaderSelection(LeaderSelection selection) {
         return new ClusterSpec(ordering, acceptors, replicas, settings, hosts, clientHosts, pillars, rotation,
-                checkpointInterval, byzantine, selection);
+                checkpointInterval, byzantine, selection, dormantByzantine);
     }
 
     /** The binding of this spec's protocol. */

@@ -79,7 +79,7 @@ public final class PbftBinding implements OrderingBinding {
         int f = (replicas - 1) / 3;
         List<List<Integer>> placeholder = Collections.nCopies(replicas, Collections.nCopies(spec.pillars(), 1));
         new PbftClusterSettings(f, spec.pillars(), spec.rotation(), placeholder, spec.checkpointInterval(), spec.byzantine(),
-                spec.leaderSelection());
+                spec.leaderSelection(), spec.dormantByzantine());
     }
 
     @Override
@@ -105,7 +105,7 @@ public final class PbftBinding implements OrderingBinding {
         }
         return new ClusterDescriptor(ClusterDescriptor.VERSION, OrderingProtocol.PBFT, null, spec.settings(), nodes, List.of(),
                 null, new PbftClusterSettings(f, spec.pillars(), spec.rotation(), pillarPorts, spec.checkpointInterval(),
-                spec.byzantine(), spec.leaderSelection()));
+                spec.byzantine(), spec.leaderSelection(), spec.dormantByzantine()));
     }
 
     @Override

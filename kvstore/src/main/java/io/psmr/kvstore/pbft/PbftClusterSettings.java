@@ -9,7 +9,9 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 
 /**
  * The PBFT part of a {@code cluster.json} ({@code "pbft"}; absent for the other orderings): what every replica must
@@ -27,14 +29,25 @@ import java.util.TreeMap;
  *                    file) for a correct cluster
  * @param leaderSelection which replicas may lead: {@code BLACKLIST} (suspected leaders kept out for a backoff) or
  *                    {@code ALL_REPLICAS}; absent in a cluster.json: {@code BLACKLIST}
+ * @param dormant     <b>testing only</b>: those of {@code byzantine} that run as correct replicas until cued
+ *                    ({@code ClusterLauncher#cueByzantine}), so that a fault benchmark turns a warm replica Byzantine at
+ *                    one moment; empty (and left out of the file) otherwise
  */
 public record PbftClusterSettings(int f, int pillars, LeaderRotation rotation, List<List<Integer>> pillarPorts,
                                   int checkpointInterval,
                                   @JsonInclude(JsonInclude.Include.NON_EMPTY) Map<String, ByzantineMode> byzantine,
-                                  LeaderSelection leaderSelection) {
+                                  LeaderSelection leaderSelection,
+                                  @JsonInclude(JsonInclude.Include.NON_EMPTY) Set<String> dormant) {
 
     /** Delivered instances between checkpoints by default (as a Ring Paxos replica's). */
     public static final int DEFAULT_CHECKPOINT_INTERVAL = 512;
+
+    /** With no dormant Byzantine replica. */
+    public PbftClusterSettings(int f, int pillars, LeaderRotation rotation, List<List<Integer>> pillarPorts,
+                               int checkpointInterval, Map<String, ByzantineMode> byzantine,
+                               LeaderSelection leaderSelection) {
+        this(f, pillars, rotation, pillarPorts, checkpointInterval, byzantine, leaderSelection, Set.of());
+    }
 
     /** With the blacklist leader selection. */
     public PbftClusterSettings(int f, int pillars, LeaderRotation rotation, List<List<Integer>> pillarPorts,
@@ -71,6 +84,13 @@ public record PbftClusterSettings(int f, int pillars, LeaderRotation rotation, L
         }
         byzantine = byzantine == null ? Map.of() : Collections.unmodifiableMap(new TreeMap<>(byzantine));
         leaderSelection = leaderSelection == null ? LeaderSelection.BLACKLIST : leaderSelection; // absent in older files
+        dormant = dormant == null ? Set.of() : Collections.unmodifiableSet(new TreeSet<>(dormant));
+        for (String d : dormant) {
+            if (!byzantine.containsKey(d)) {
+                throw new IllegalArgumentException("pbft.dormant names " + d + ", which is not Byzantine (pbft.byzantine: "
+                        + byzantine.keySet() + ")");
+            }
+        }
         if (byzantine.size() > f) {
             throw new IllegalArgumentException("pbft.byzantine names " + byzantine.size() + " replicas; f = " + f
                     + " tolerates at most " + f);
@@ -125,7 +145,23 @@ public record PbftClusterSettings(int f, int pillars, LeaderRotation rotation, L
         } else {
             changed.remove(name);
         }
-        return new PbftClusterSettings(f, pillars, rotation, pillarPorts, checkpointInterval, changed, leaderSelection);
+        Set<String> stillDormant = new TreeSet<>(dormant);
+        stillDormant.remove(name);
+        return new PbftClusterSettings(f, pillars, rotation, pillarPorts, checkpointInterval, changed, leaderSelection,
+                stillDormant);
+    }
+
+    /** Testing only: whether node {@code name} is Byzantine but waits for its cue ({@link #dormant}). */
+    public boolean isDormant(String name) {
+        return dormant.contains(name);
+    }
+
+    /** Testing only: these settings with Byzantine replica {@code name} no longer dormant. */
+    public PbftClusterSettings awake(String name) {
+        Set<String> stillDormant = new TreeSet<>(dormant);
+        stillDormant.remove(name);
+        return new PbftClusterSettings(f, pillars, rotation, pillarPorts, checkpointInterval, byzantine, leaderSelection,
+                stillDormant);
     }
 
     /** n = 3f + 1. */

@@ -86,10 +86,15 @@ public final class PbftReplicaRuntime extends CheckpointedReplicaRuntime<PbftSto
     private final CheckpointStore uncertified;
     private final ConcurrentSkipListMap<Long, StableCheckpoint> certified = new ConcurrentSkipListMap<>();
     private final AtomicBoolean catchingUp = new AtomicBoolean();
+    /** Testing only: the file whose appearance wakes a dormant Byzantine replica ({@link ClusterDirectory#byzantineCue}). */
+    private final Path cue;
+    /** Set once the cue was seen: every incarnation from then on is awake. */
+    private volatile boolean cued;
 
     private PbftReplicaRuntime(ClusterDescriptor cluster, ClusterNode node, PbftKeys keys, Path data,
-                               CheckpointStore checkpoints, CheckpointStore uncertified) {
+                               CheckpointStore checkpoints, CheckpointStore uncertified, Path cue) {
         super(cluster, node, data, checkpoints, "psmr-pbft-catch-up");
+        this.cue = cue;
         this.uncertified = uncertified;
         this.settings = cluster.pbft();
         this.config = settings.config();
@@ -121,7 +126,8 @@ public final class PbftReplicaRuntime extends CheckpointedReplicaRuntime<PbftSto
             CheckpointStore checkpoints = CheckpointStore.open(data, CheckpointStore.DEFAULT_RETAIN); // data/NAME/checkpoints
             // Emptied before the first incarnation: a restart never installs a checkpoint whose certificate is unchecked.
             CheckpointStore uncertified = PbftStateTransfer.openStaging(data, node.name());
-            PbftReplicaRuntime rt = new PbftReplicaRuntime(cluster, node, keys, data, checkpoints, uncertified);
+            PbftReplicaRuntime rt = new PbftReplicaRuntime(cluster, node, keys, data, checkpoints, uncertified,
+                    dir.byzantineCue(node.name()));
             rt.open();
             return rt;
         } catch (IOException e) {
@@ -170,9 +176,10 @@ public final class PbftReplicaRuntime extends CheckpointedReplicaRuntime<PbftSto
                         node.address(node.port()), node.address(node.replyPort())),
                 cluster::pillarAddress, storeConfig, (incarnation << INCARNATION_SHIFT) + 1,
                 new PbftStoreNode.Checkpoints(Checkpointing.every(interval, checkpoints, bridge), bridge, installed, adopt),
-                settings.byzantineMode(node.name()).orElse(null));
-        settings.byzantineMode(node.name()).ifPresent(m -> LOG.warn("{}: BYZANTINE ON PURPOSE ({}: {}); a testing and"
-                + " demonstration tool, never for production", node.name(), m.cliName(), m.description()));
+                settings.byzantineMode(node.name()).orElse(null), dormant());
+        settings.byzantineMode(node.name()).ifPresent(m -> LOG.warn("{}: BYZANTINE ON PURPOSE ({}: {}){}; a testing and"
+                + " demonstration tool, never for production", node.name(), m.cliName(), m.description(),
+                dormant() ? ", " + PbftStoreNode.DORMANT : ""));
         LOG.info("{}: PBFT replica {} of {} ({} pillars, {} leaders), incarnation {}, pillar ports {}, checkpoint every {}"
                         + " instances, {}", node.name(), replica, settings.replicas(), settings.pillars(), settings.rotation(),
                 incarnation, settings.pillarPorts().get(replica), interval, installed == null ? "starting empty at instance 1"
@@ -297,8 +304,32 @@ public final class PbftReplicaRuntime extends CheckpointedReplicaRuntime<PbftSto
         return "catching up by state transfer";
     }
 
+    /** Whether this replica is Byzantine but still waits for its cue. */
+    private boolean dormant() {
+        return settings.isDormant(node.name()) && !cued;
+    }
+
+    /**
+     * Wakes a dormant Byzantine replica once its cue file appears. It rides on the node host's status poll (every
+     * {@code NodeHost.POLL_MILLIS} ms), so the mode acts within one poll of the cue. Node host's thread.
+     */
+    private void wakeIfCued(PbftStoreNode pbft) {
+        if (!settings.isDormant(node.name())) {
+            return;
+        }
+        if (!cued && Files.exists(cue)) {
+            cued = true;
+            LOG.warn("{}: cued: BYZANTINE from now on ({})", node.name(),
+                    settings.byzantineMode(node.name()).map(m -> m.cliName()).orElse("?"));
+        }
+        if (cued) {
+            pbft.wake(); // idempotent; also the incarnation a state transfer started
+        }
+    }
+
     @Override
     protected NodeStatus statusOf(PbftStoreNode pbft) throws InterruptedException {
+        wakeIfCued(pbft);
         DigestPoll poll = pollDigest(pbft.store());
         String failure = pbft.failure().map(Throwable::getMessage).orElse(null);
         return new NodeStatus(node.name(), ProcessHandle.current().pid(), pbft.store().isServing() && failure == null,

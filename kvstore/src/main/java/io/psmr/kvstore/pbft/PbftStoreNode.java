@@ -116,7 +116,7 @@ public final class PbftStoreNode implements AutoCloseable {
 
     private PbftStoreNode(int replica, PbftConfig config, PbftKeys keys, Addresses bind, PeerAddresses peers,
                           ReplicaConfig storeConfig, long firstRequestNumber, Checkpoints checkpoints,
-                          ByzantineMode byzantine) {
+                          ByzantineMode byzantine, boolean dormant) {
         this.byzantine = byzantine;
         this.replica = replica;
         this.config = config;
@@ -157,7 +157,7 @@ public final class PbftStoreNode implements AutoCloseable {
             PbftReplicaNode.Settings settings = PbftReplicaNode.Settings.defaults();
             if (byzantine != null && byzantine.rewritesEnvelopes()) {
                 lying = new ByzantinePillarNetwork(t, replica, byzantine, config, settings.tickNanos(), auth,
-                        replica); // seed: the replica id
+                        replica, dormant); // seed: the replica id
                 network = lying;
             }
             n = new PbftReplicaNode(replica, config, cores, network, b.sink(), settings,
@@ -167,7 +167,7 @@ public final class PbftStoreNode implements AutoCloseable {
             b.start();
             rs = ReplyServer.start(bind.replies(), ReplyServerConfig.defaults());
             if (byzantine == ByzantineMode.WRONG_REPLIES) {
-                forging = new ForgedReplies(rs);
+                forging = new ForgedReplies(rs, dormant);
             }
             ReplyRouter router = forging != null ? forging : rs;
             r = checkpoints == null ? Replica.start(storeConfig.toBuilder().replicaId(replica + 1).build(), b, router)
@@ -256,6 +256,16 @@ public final class PbftStoreNode implements AutoCloseable {
     public static PbftStoreNode start(int replica, PbftConfig config, PbftKeys keys, Addresses bind, PeerAddresses peers,
                                       ReplicaConfig storeConfig, long firstRequestNumber, Checkpoints checkpoints,
                                       ByzantineMode byzantine) {
+        return start(replica, config, keys, bind, peers, storeConfig, firstRequestNumber, checkpoints, byzantine, false);
+    }
+
+    /**
+     * As the general form above; {@code dormant}: the Byzantine replica runs as a correct one until {@link #wake()}
+     * (<b>testing only</b>: a fault benchmark turns a warm replica Byzantine at one moment).
+     */
+    public static PbftStoreNode start(int replica, PbftConfig config, PbftKeys keys, Addresses bind, PeerAddresses peers,
+                                      ReplicaConfig storeConfig, long firstRequestNumber, Checkpoints checkpoints,
+                                      ByzantineMode byzantine, boolean dormant) {
         Objects.requireNonNull(config, "config");
         if (storeConfig.limits().maxBatchBytes() > config.maxRequestBytes()) {
             throw new IllegalArgumentException("a store batch may take " + storeConfig.limits().maxBatchBytes()
@@ -263,7 +273,7 @@ public final class PbftStoreNode implements AutoCloseable {
         }
         return new PbftStoreNode(replica, config, Objects.requireNonNull(keys, "keys"), bind,
                 Objects.requireNonNull(peers, "peers"), Objects.requireNonNull(storeConfig, "storeConfig"), firstRequestNumber,
-                checkpoints, byzantine);
+                checkpoints, byzantine, dormant);
     }
 
     /** The PBFT replica id, {@code 0..n-1}. */
@@ -302,6 +312,27 @@ public final class PbftStoreNode implements AutoCloseable {
         return view >= 0 && view % config.replicaCount() == replica;
     }
 
+    /** How {@link #byzantineSummary} says that the Byzantine mode waits for its cue. */
+    public static final String DORMANT = "dormant (runs correctly until cued)";
+
+    /**
+     * Ends a dormant Byzantine replica's dormancy: from now on it acts in its mode. Testing only; any thread;
+     * idempotent, and nothing for a correct or an awake replica.
+     */
+    public void wake() {
+        if (lyingNetwork != null) {
+            lyingNetwork.wake();
+        }
+        if (forgedReplies != null) {
+            forgedReplies.wake();
+        }
+    }
+
+    /** False while a Byzantine replica is dormant; true otherwise (a correct replica included). */
+    public boolean awake() {
+        return (lyingNetwork == null || lyingNetwork.awake()) && (forgedReplies == null || forgedReplies.awake());
+    }
+
     /** What this replica does wrong on purpose (testing only), if anything. */
     public Optional<ByzantineMode> byzantine() {
         return Optional.ofNullable(byzantine);
@@ -314,6 +345,9 @@ public final class PbftStoreNode implements AutoCloseable {
     public String byzantineSummary() {
         if (byzantine == null) {
             return null;
+        }
+        if (!awake()) {
+            return "BYZANTINE (testing tool): " + byzantine.cliName() + ", " + DORMANT;
         }
         String did = lyingNetwork != null ? "envelopes changed " + lyingNetwork.changed() + ", withheld "
                 + lyingNetwork.withheld() + ", added " + lyingNetwork.added() + ", delayed " + lyingNetwork.delayed()

@@ -36,6 +36,11 @@ import java.util.concurrent.atomic.LongAdder;
  * everything else goes out at once. Each pillar holds at most {@link #slowLeaderBound} of them (one per sequence number
  * of its share of the watermark window); one more is sent at once, not queued.
  *
+ * <p><b>Dormant.</b> Constructed dormant, it passes every envelope on unchanged until {@link #wake()}: a replica that
+ * warmed up as a correct one turns Byzantine at one moment, as a fault benchmark needs to measure the attack and not a
+ * restart. From then on it lies as if it had been Byzantine from the start (its adversaries saw none of the earlier
+ * sends).
+ *
  * <p><b>Threads.</b> As {@link PillarNetwork}: {@link #send} is called only by the agent of the envelope's pillar, and
  * each pillar's adversary is touched only there; it never blocks. The counters may be read from any thread. In
  * {@link ByzantineMode#SLOW_LEADER} one more thread sends: the network's own timer, a single daemon thread named
@@ -75,6 +80,8 @@ public final class ByzantinePillarNetwork implements PillarNetwork, AutoCloseabl
     private final long tickNanos;
     private final Scheduler scheduler;
     private volatile boolean closed;
+    /** False while dormant; set once by {@link #wake()}, read by every {@link #send}. */
+    private volatile boolean awake;
 
     /**
      * @param delegate  the real network; in {@link ByzantineMode#SLOW_LEADER} its {@code send} must be safe from a
@@ -89,8 +96,18 @@ public final class ByzantinePillarNetwork implements PillarNetwork, AutoCloseabl
      */
     public ByzantinePillarNetwork(PillarNetwork delegate, int self, ByzantineMode mode, PbftConfig config, long tickNanos,
                                   Authenticator auth, long seed) {
+        this(delegate, self, mode, config, tickNanos, auth, seed, false);
+    }
+
+    /**
+     * As the constructor above; {@code dormant}: every envelope passes unchanged until {@link #wake()} (see the class
+     * Javadoc).
+     */
+    public ByzantinePillarNetwork(PillarNetwork delegate, int self, ByzantineMode mode, PbftConfig config, long tickNanos,
+                                  Authenticator auth, long seed, boolean dormant) {
         this(delegate, self, mode, config, tickNanos, auth, seed,
                 mode == ByzantineMode.SLOW_LEADER ? timer("psmr-pbft-slow-leader-replica-" + self) : null);
+        this.awake = !dormant;
     }
 
     /** As the public constructor, with the slow leader's {@code scheduler} given (null outside slow-leader mode). */
@@ -108,6 +125,7 @@ public final class ByzantinePillarNetwork implements PillarNetwork, AutoCloseabl
         }
         this.self = self;
         this.tickNanos = tickNanos;
+        this.awake = true;
         ByzantineBehaviour behaviour = mode.behaviour().orElse(null);
         if (behaviour == null) {
             this.adversaries = null;
@@ -174,6 +192,16 @@ public final class ByzantinePillarNetwork implements PillarNetwork, AutoCloseabl
         return mode;
     }
 
+    /** Ends the dormancy: from the next {@link #send} on, the mode acts. Any thread; idempotent. */
+    public void wake() {
+        awake = true;
+    }
+
+    /** False while dormant. */
+    public boolean awake() {
+        return awake;
+    }
+
     /** Envelopes sent in another form than the replica's pillar made them. */
     public long changed() {
         return changed.sum();
@@ -202,7 +230,7 @@ public final class ByzantinePillarNetwork implements PillarNetwork, AutoCloseabl
      */
     @Override
     public boolean send(PbftEnvelope envelope) {
-        if (adversaries == null || envelope.from() != self || envelope.pillar() < 0
+        if (!awake || adversaries == null || envelope.from() != self || envelope.pillar() < 0
                 || envelope.pillar() >= adversaries.length) {
             return delegate.send(envelope);
         }

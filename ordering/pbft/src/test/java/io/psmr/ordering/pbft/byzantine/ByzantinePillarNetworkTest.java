@@ -190,6 +190,31 @@ class ByzantinePillarNetworkTest {
     }
 
     @Test
+    void aDormantNetworkPassesEverythingUnchangedUntilWokenThenActsInItsMode() {
+        List<PbftEnvelope> in = traffic(10);
+        Wire wire = new Wire();
+        ByzantinePillarNetwork net = new ByzantinePillarNetwork(wire, BYZANTINE, ByzantineMode.FORGED_MACS, CONFIG,
+                TICK_NANOS, OWN, SEED, true);
+        assertFalse(net.awake());
+        for (PbftEnvelope e : in) {
+            assertTrue(net.send(e));
+        }
+        assertEquals(in.stream().map(PbftEnvelope::message).toList(), wire.sent.stream().map(PbftEnvelope::message).toList());
+        assertTrue(wire.sent.stream().allMatch(ByzantinePillarNetworkTest::verifies), "a dormant replica MACs correctly");
+        assertEquals(0, net.changed() + net.withheld() + net.added());
+
+        net.wake();
+        net.wake(); // idempotent
+        assertTrue(net.awake());
+        wire.sent.clear();
+        for (PbftEnvelope e : in) {
+            net.send(e);
+        }
+        assertTrue(net.changed() > 0, net.toString());
+        assertTrue(wire.sent.stream().anyMatch(e -> !verifies(e)), "awake, it forges MACs: " + wire.sent);
+    }
+
+    @Test
     void otherSendersPassUnchanged() {
         PbftEnvelope foreign = PbftEnvelope.seal(2, 1, 0, new Prepare(0, 2, new byte[32], 2), ALL);
         Wire wire = new Wire();
