@@ -697,16 +697,16 @@ public final class PbftPillar implements PbftCore {
     }
 
     /**
-     * Whom a replica without evidence of its own blames when it leaves its view: the leader of the pillar's first
-     * uncommitted instance, if that instance has held the pillar up here for at least the propose timeout; otherwise
-     * no one. A replica that joins others' complaint while its own first instance is just in flight names no one
-     * rather than the leader that happens to be next: a Byzantine leader that splits its PRE-PREPAREs stalls its own
-     * instance at the correct replicas that complain, and those name it ({@link #complain}); fresh heads elsewhere
-     * must not add votes against correct leaders.
+     * The leader of the pillar's first uncommitted instance, if that instance has held the pillar up here for at least
+     * {@code minAge} ticks; otherwise no one. A replica without evidence of its own (it joins others' complaint) names
+     * this with a whole propose timeout as {@code minAge}, so that one whose first instance is just in flight names no
+     * one rather than the leader that happens to be next: a Byzantine leader that splits its PRE-PREPAREs stalls its
+     * own instance at the correct replicas that complain, and those name it ({@link #complain}); fresh heads elsewhere
+     * must not add votes, with the liar's own, against a correct leader.
      */
-    private int headSuspect() {
+    private int headSuspect(long minAge) {
         long s = firstUncommitted();
-        if (s != headSeq || now - headSince < proposeTimeout()) {
+        if (s != headSeq || now - headSince < minAge) {
             return LeaderPolicy.NO_SUSPECT;
         }
         return ownStall(s);
@@ -1151,14 +1151,17 @@ public final class PbftPillar implements PbftCore {
 
     private void complain(long target, ViewChangeCause cause) {
         complaintCause = cause;
-        // Whom its own evidence names: the leader of the pillar's first uncommitted instance (instances are filled in
-        // order, so the leader whose turn is due may be waiting for that one), or, after a request timeout, of the
-        // instance that holds the oldest waiting request; joining others' complaint, only an old first instance
-        // counts (headSuspect).
+        // Whom its own evidence names. Slow leader: the leader of the pillar's first uncommitted instance if that one
+        // has held the pillar up for half a propose timeout (instances are filled in order, so the leader whose turn is
+        // due may only be waiting for it), else the leader of the due instance. Request timeout: the leader of the
+        // instance holding the oldest waiting request. Joining others' complaint: only an old first instance counts.
         complaintSuspect = switch (cause) {
-            case SLOW_LEADER -> ownStall(firstUncommitted());
+            case SLOW_LEADER -> {
+                int older = headSuspect(proposeTimeout() / 2);
+                yield older != LeaderPolicy.NO_SUSPECT ? older : ownStall(nextUnfilled());
+            }
             case REQUEST_TIMEOUT -> requestTimeoutSuspect();
-            default -> headSuspect();
+            default -> headSuspect(proposeTimeout());
         };
         viewChangeState.complain(self, target);
         multicast(new Complaint(target, self));
@@ -1193,7 +1196,7 @@ public final class PbftPillar implements PbftCore {
 
     private void startViewChange(long target, ViewChangeCause cause) {
         if (!changing) {
-            suspect = complaintCause != null ? complaintSuspect : headSuspect();
+            suspect = complaintCause != null ? complaintSuspect : headSuspect(proposeTimeout());
         }
         leftBecause = cause;
         complaintCause = null;
