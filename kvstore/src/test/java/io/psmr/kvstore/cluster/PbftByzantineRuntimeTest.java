@@ -59,4 +59,42 @@ class PbftByzantineRuntimeTest {
             }
         }
     }
+
+    /**
+     * A dormant Byzantine replica ({@code pbft.dormant}) says so and forges nothing until its cue file appears; at the
+     * next status poll it acts in its mode, and cluster.json's copy without the dormancy is what a restart reads.
+     */
+    @Test
+    void aDormantReplicaActsInItsModeFromItsCueOn() throws Exception {
+        List<Integer> ports = ClusterLauncher.freePorts(4 * 4);
+        List<ClusterNode> nodes = new ArrayList<>();
+        List<List<Integer>> pillarPorts = new ArrayList<>();
+        int p = 0;
+        for (int r = 1; r <= 4; r++) {
+            nodes.add(new ClusterNode("replica-" + r, NodeRole.REPLICA, r, r, ports.get(p++), ports.get(p++), 0, null, null));
+            pillarPorts.add(List.of(ports.get(p++), ports.get(p++)));
+        }
+        PbftClusterSettings pbft = new PbftClusterSettings(1, 2, LeaderRotation.FIXED, pillarPorts,
+                PbftClusterSettings.DEFAULT_CHECKPOINT_INTERVAL, Map.of("replica-1", ByzantineMode.WRONG_REPLIES),
+                io.psmr.ordering.pbft.LeaderSelection.BLACKLIST, java.util.Set.of("replica-1"));
+        ClusterDescriptor cluster = new ClusterDescriptor(ClusterDescriptor.VERSION, OrderingProtocol.PBFT, "127.0.0.1",
+                new ClusterSettings(SchedulerMode.BITMAP_INDEXED, 2, 1000, 16, 10), nodes, List.of(), null, pbft);
+        ClusterDirectory directory = new ClusterDirectory(dir);
+        directory.create(cluster);
+        PbftKeyFiles.generate(directory.keysDir(), 4, 2, new SecureRandom(), false);
+        ClusterDescriptor read = directory.read();
+        assertTrue(read.pbft().isDormant("replica-1"), "cluster.json keeps the dormancy: " + read.pbft());
+        try (PbftReplicaRuntime liar = PbftReplicaRuntime.start(directory, read, read.node("replica-1").orElseThrow())) {
+            String dormant = liar.status().detail();
+            assertTrue(dormant.startsWith("BYZANTINE (testing tool): wrong-replies, dormant (runs correctly until cued)\n"),
+                    dormant);
+            java.nio.file.Files.createDirectories(directory.byzantineCue("replica-1").getParent());
+            java.nio.file.Files.writeString(directory.byzantineCue("replica-1"), "wrong-replies\n");
+            String awake = liar.status().detail();
+            assertTrue(awake.startsWith("BYZANTINE (testing tool): wrong-replies; replies forged 0\npillar 0: view 0"), awake);
+        }
+        PbftClusterSettings after = read.withByzantineAwake("replica-1").pbft();
+        assertFalse(after.isDormant("replica-1"));
+        assertEquals(Map.of("replica-1", ByzantineMode.WRONG_REPLIES), after.byzantine());
+    }
 }
