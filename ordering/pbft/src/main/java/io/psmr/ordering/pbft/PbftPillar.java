@@ -1151,15 +1151,11 @@ public final class PbftPillar implements PbftCore {
 
     private void complain(long target, ViewChangeCause cause) {
         complaintCause = cause;
-        // Whom its own evidence names. Slow leader: the leader of the pillar's first uncommitted instance if that one
-        // has held the pillar up for half a propose timeout (instances are filled in order, so the leader whose turn is
-        // due may only be waiting for it), else the leader of the due instance. Request timeout: the leader of the
-        // instance holding the oldest waiting request. Joining others' complaint: only an old first instance counts.
+        // Whom its own evidence names. Slow leader: the leader of the pillar's first uncommitted instance (instances are
+        // filled in order, so the leader whose turn is due may only be waiting for that one). Request timeout: the leader
+        // of the instance holding the oldest waiting request. Joining others' complaint: only an old first instance.
         complaintSuspect = switch (cause) {
-            case SLOW_LEADER -> {
-                int older = headSuspect(proposeTimeout() / 2);
-                yield older != LeaderPolicy.NO_SUSPECT ? older : ownStall(nextUnfilled());
-            }
+            case SLOW_LEADER -> ownStall(firstUncommitted());
             case REQUEST_TIMEOUT -> requestTimeoutSuspect();
             default -> headSuspect(proposeTimeout());
         };
