@@ -30,8 +30,15 @@ class PbftByzantineRuntimeTest {
     @TempDir
     Path dir;
 
-    @Test
-    void theModeInClusterJsonIsAppliedAndShownAtEachStart() throws Exception {
+    /** Four replicas on free loopback ports, two pillars each. */
+    record Layout(List<ClusterNode> nodes, List<List<Integer>> pillarPorts) {
+        ClusterDescriptor cluster(PbftClusterSettings pbft) {
+            return new ClusterDescriptor(ClusterDescriptor.VERSION, OrderingProtocol.PBFT, "127.0.0.1",
+                    new ClusterSettings(SchedulerMode.BITMAP_INDEXED, 2, 1000, 16, 10), nodes, List.of(), null, pbft);
+        }
+    }
+
+    static Layout layout() {
         List<Integer> ports = ClusterLauncher.freePorts(4 * 4);
         List<ClusterNode> nodes = new ArrayList<>();
         List<List<Integer>> pillarPorts = new ArrayList<>();
@@ -40,9 +47,14 @@ class PbftByzantineRuntimeTest {
             nodes.add(new ClusterNode("replica-" + r, NodeRole.REPLICA, r, r, ports.get(p++), ports.get(p++), 0, null, null));
             pillarPorts.add(List.of(ports.get(p++), ports.get(p++)));
         }
-        ClusterDescriptor cluster = new ClusterDescriptor(ClusterDescriptor.VERSION, OrderingProtocol.PBFT, "127.0.0.1",
-                new ClusterSettings(SchedulerMode.BITMAP_INDEXED, 2, 1000, 16, 10), nodes, List.of(), null,
-                new PbftClusterSettings(1, 2, LeaderRotation.FIXED, pillarPorts, Map.of("replica-1", ByzantineMode.WRONG_REPLIES)));
+        return new Layout(nodes, pillarPorts);
+    }
+
+    @Test
+    void theModeInClusterJsonIsAppliedAndShownAtEachStart() throws Exception {
+        Layout l = layout();
+        ClusterDescriptor cluster = l.cluster(new PbftClusterSettings(1, 2, LeaderRotation.FIXED, l.pillarPorts(),
+                Map.of("replica-1", ByzantineMode.WRONG_REPLIES)));
         ClusterDirectory directory = new ClusterDirectory(dir);
         directory.create(cluster);
         PbftKeyFiles.generate(directory.keysDir(), 4, 2, new SecureRandom(), false);
@@ -66,19 +78,11 @@ class PbftByzantineRuntimeTest {
      */
     @Test
     void aDormantReplicaActsInItsModeFromItsCueOn() throws Exception {
-        List<Integer> ports = ClusterLauncher.freePorts(4 * 4);
-        List<ClusterNode> nodes = new ArrayList<>();
-        List<List<Integer>> pillarPorts = new ArrayList<>();
-        int p = 0;
-        for (int r = 1; r <= 4; r++) {
-            nodes.add(new ClusterNode("replica-" + r, NodeRole.REPLICA, r, r, ports.get(p++), ports.get(p++), 0, null, null));
-            pillarPorts.add(List.of(ports.get(p++), ports.get(p++)));
-        }
-        PbftClusterSettings pbft = new PbftClusterSettings(1, 2, LeaderRotation.FIXED, pillarPorts,
+        Layout l = layout();
+        PbftClusterSettings pbft = new PbftClusterSettings(1, 2, LeaderRotation.FIXED, l.pillarPorts(),
                 PbftClusterSettings.DEFAULT_CHECKPOINT_INTERVAL, Map.of("replica-1", ByzantineMode.WRONG_REPLIES),
                 io.psmr.ordering.pbft.LeaderSelection.BLACKLIST, java.util.Set.of("replica-1"));
-        ClusterDescriptor cluster = new ClusterDescriptor(ClusterDescriptor.VERSION, OrderingProtocol.PBFT, "127.0.0.1",
-                new ClusterSettings(SchedulerMode.BITMAP_INDEXED, 2, 1000, 16, 10), nodes, List.of(), null, pbft);
+        ClusterDescriptor cluster = l.cluster(pbft);
         ClusterDirectory directory = new ClusterDirectory(dir);
         directory.create(cluster);
         PbftKeyFiles.generate(directory.keysDir(), 4, 2, new SecureRandom(), false);
