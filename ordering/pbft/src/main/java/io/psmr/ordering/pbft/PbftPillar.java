@@ -124,14 +124,8 @@ public final class PbftPillar implements PbftCore {
     private long policyFrom = 1;
     /** The leader this replica blamed when it left its last installed view: its VIEW-CHANGEs name it. */
     private int suspect = LeaderPolicy.NO_SUSPECT;
-    /** The pillar's first instance not committed here, as last seen by {@link #trackHead}; -1 before the first tick. */
-    private long headSeq = -1;
-    /** Since when {@link #headSeq} has been the first uncommitted instance and awaited (a tick). */
-    private long headSince;
     /** Why this replica complained against its current view (null: it has not). */
     private ViewChangeCause complaintCause;
-    /** Whom that complaint blamed ({@link #complain}); a VIEW-CHANGE that follows it names this leader. */
-    private int complaintSuspect = LeaderPolicy.NO_SUSPECT;
     /** Why it left its last view (null before the first view change). */
     private ViewChangeCause leftBecause;
     /** Timeouts are base · 2^level: one more per view installed, one less per {@link #TIMEOUT_DECAY_TICKS} of a clean view. */
@@ -247,7 +241,6 @@ public final class PbftPillar implements PbftCore {
     @Override
     public void tick() {
         now++;
-        trackHead();
         if (changing) {
             if (viewChangeState.timerExpired(now)) {
                 // The view change did not complete: try the next view, waiting twice as long.
@@ -541,24 +534,13 @@ public final class PbftPillar implements PbftCore {
         }
     }
 
-    /**
-     * The oldest pending request that no instance holds: none below the next unfilled one (filled in order), nor one a
-     * NEW-VIEW re-proposed. A request in a later instance pre-prepared out of order counts as unassigned: only a
-     * Byzantine leader pre-prepares ahead of the instances before its own, and one that sends such a PRE-PREPARE to too
-     * few replicas to commit would otherwise keep the request from the leader whose turn it is, who would then be
-     * blamed for the stall. Should both commit, the execution stage delivers the request once
-     * ({@link RequestDeduplicator}).
-     */
     private Request nextUnassigned() {
         if (pending.isEmpty()) {
             return null;
         }
-        long unfilled = nextUnfilled();
         Set<RequestId> assigned = new HashSet<>();
-        for (Map.Entry<Long, Slot> e : slots.entrySet()) {
-            Slot slot = e.getValue();
-            if (slot.prePrepare != null && slot.prePrepare.request() != null
-                    && (e.getKey() < unfilled || slot.fromNewView)) {
+        for (Slot slot : slots.values()) {
+            if (slot.prePrepare != null && slot.prePrepare.request() != null) {
                 assigned.add(slot.prePrepare.request().id());
             }
         }
@@ -643,73 +625,16 @@ public final class PbftPillar implements PbftCore {
                 : config.leader(seq, view);
     }
 
-    /** The pillar's first instance above h not committed here. */
-    private long firstUncommitted() {
+    /** The leader of the pillar's first instance not committed here: whom a view change leaving now blames. */
+    private int suspectOfThisView() {
         long s = firstAbove(low);
         while (true) {
             Slot slot = slots.get(s);
             if (slot == null || !slot.committed) {
-                return s;
+                return leader(s);
             }
             s += config.pillars();
         }
-    }
-
-    /**
-     * Follows the pillar's first uncommitted instance and since when it has held the pillar up: it is awaited once
-     * it is pre-prepared here, the execution stage needs it, or requests wait; until then its age stays 0.
-     */
-    private void trackHead() {
-        long s = firstUncommitted();
-        Slot slot = slots.get(s);
-        boolean awaited = (slot != null && slot.prePrepare != null) || s <= neededUpTo || !pending.isEmpty();
-        if (s != headSeq || !awaited) {
-            headSeq = s;
-            headSince = now;
-        }
-    }
-
-    /**
-     * Whom a request timeout blames: the leader of the instance that holds the oldest waiting request, pre-prepared
-     * here but not committed (a PRE-PREPARE that reached too few replicas to commit keeps the request from being
-     * proposed again in this view); else the leader of the pillar's first uncommitted instance.
-     */
-    private int requestTimeoutSuspect() {
-        if (!pending.isEmpty()) {
-            RequestId oldest = pending.keySet().iterator().next(); // insertion order: the longest waiting
-            for (Map.Entry<Long, Slot> e : slots.tailMap(low, false).entrySet()) {
-                Slot slot = e.getValue();
-                if (!slot.committed && slot.prePrepare != null && slot.prePrepare.request() != null
-                        && slot.prePrepare.request().id().equals(oldest)) {
-                    return leader(e.getKey());
-                }
-            }
-        }
-        return ownStall(firstUncommitted());
-    }
-
-    /**
-     * The leader of instance {@code s} if its stall can be its leader's doing; no one if {@code s} lies above the
-     * watermark window, which no leader may fill until a checkpoint (another pillar's stall, as often as not) moves it.
-     */
-    private int ownStall(long s) {
-        return s > low + config.watermarkWindow() ? LeaderPolicy.NO_SUSPECT : leader(s);
-    }
-
-    /**
-     * The leader of the pillar's first uncommitted instance, if that instance has held the pillar up here for at least
-     * {@code minAge} ticks; otherwise no one. A replica without evidence of its own (it joins others' complaint) names
-     * this with a whole propose timeout as {@code minAge}, so that one whose first instance is just in flight names no
-     * one rather than the leader that happens to be next: a Byzantine leader that splits its PRE-PREPAREs stalls its
-     * own instance at the correct replicas that complain, and those name it ({@link #complain}); fresh heads elsewhere
-     * must not add votes, with the liar's own, against a correct leader.
-     */
-    private int headSuspect(long minAge) {
-        long s = firstUncommitted();
-        if (s != headSeq || now - headSince < minAge) {
-            return LeaderPolicy.NO_SUSPECT;
-        }
-        return ownStall(s);
     }
 
     // ------------------------------------------------------------------ normal case
@@ -1151,14 +1076,6 @@ public final class PbftPillar implements PbftCore {
 
     private void complain(long target, ViewChangeCause cause) {
         complaintCause = cause;
-        // Whom its own evidence names. Slow leader: the leader of the pillar's first uncommitted instance (instances are
-        // filled in order, so the leader whose turn is due may only be waiting for that one). Request timeout: the leader
-        // of the instance holding the oldest waiting request. Joining others' complaint: only an old first instance.
-        complaintSuspect = switch (cause) {
-            case SLOW_LEADER -> ownStall(firstUncommitted());
-            case REQUEST_TIMEOUT -> requestTimeoutSuspect();
-            default -> headSuspect(proposeTimeout());
-        };
         viewChangeState.complain(self, target);
         multicast(new Complaint(target, self));
         checkComplaints();
@@ -1192,11 +1109,10 @@ public final class PbftPillar implements PbftCore {
 
     private void startViewChange(long target, ViewChangeCause cause) {
         if (!changing) {
-            suspect = complaintCause != null ? complaintSuspect : headSuspect(proposeTimeout());
+            suspect = suspectOfThisView();
         }
         leftBecause = cause;
         complaintCause = null;
-        complaintSuspect = LeaderPolicy.NO_SUSPECT;
         changing = true;
         List<PrePrepare> prepared = new ArrayList<>();
         List<PrePrepared> prePrepared = new ArrayList<>();
