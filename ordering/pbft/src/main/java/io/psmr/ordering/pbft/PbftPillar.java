@@ -87,7 +87,7 @@ public final class PbftPillar implements PbftCore {
     static final int MAX_TIMEOUT_LEVEL = 5;
     /** How many recent propose delays the slow-leader rule compares a leader against. */
     static final int DELAY_SAMPLES = 32;
-    /** A leader is slow when it takes this many times the recent mean delay (and at least the propose timeout). */
+    /** A leader is slow when it takes this many times the recent median delay (and at least the propose timeout). */
     static final int SLOW_FACTOR = 4;
 
     private final PbftConfig config;
@@ -138,6 +138,8 @@ public final class PbftPillar implements PbftCore {
     private long dueSince = -1;
     /** The last {@value #DELAY_SAMPLES} delays (ticks) between an instance becoming due and its pre-prepare. */
     private final int[] proposeDelays = new int[DELAY_SAMPLES];
+    /** Scratch for {@link #proposeTimeout}'s median, so that the tick path allocates nothing. */
+    private final int[] sortedDelays = new int[DELAY_SAMPLES];
     private int proposeDelayCount;
 
     /** After a restart without its log: the last instance it may have led before and must not lead again. */
@@ -572,7 +574,7 @@ public final class PbftPillar implements PbftCore {
     /**
      * The slow-leader rule (after Aardvark): the instance this replica waits for is due (every earlier
      * instance of the pillar is pre-prepared here and a request or the execution stage waits for it) and its
-     * leader has not pre-prepared it within {@link #SLOW_FACTOR} times the mean of the recent delays, and at
+     * leader has not pre-prepared it within {@link #SLOW_FACTOR} times the median of the recent delays, and at
      * least the propose timeout. A correct leader pre-prepares a due instance within one message delay, so
      * only a crashed, cut-off or slow one trips it; a leader that stays just under the request timeout no
      * longer goes unnoticed. Only a complaint follows: 2f+1 must complain before the view changes.
@@ -604,14 +606,21 @@ public final class PbftPillar implements PbftCore {
         return now - dueSince >= proposeTimeout();
     }
 
+    /**
+     * The propose timeout: {@link #SLOW_FACTOR} times the median of the recent propose delays, at least the configured
+     * one, doubled per timeout level. The median, not the mean: a slow leader is one leader in n, so its own delays
+     * would raise a mean far enough to shelter it (one in four delays just under the request timeout lifts the mean
+     * above a quarter of it), while they leave the median at the other leaders' pace.
+     */
     private long proposeTimeout() {
-        long mean = 0;
         int samples = Math.min(proposeDelayCount, DELAY_SAMPLES);
-        for (int i = 0; i < samples; i++) {
-            mean += proposeDelays[i];
+        long median = 0;
+        if (samples > 0) {
+            System.arraycopy(proposeDelays, 0, sortedDelays, 0, samples);
+            Arrays.sort(sortedDelays, 0, samples);
+            median = sortedDelays[samples / 2];
         }
-        mean = samples == 0 ? 0 : (mean + samples - 1) / samples;
-        long base = Math.max(config.proposeTimeoutTicks(), SLOW_FACTOR * mean);
+        long base = Math.max(config.proposeTimeoutTicks(), SLOW_FACTOR * median);
         return Math.min(base << timeoutLevel, requestTimeout());
     }
 

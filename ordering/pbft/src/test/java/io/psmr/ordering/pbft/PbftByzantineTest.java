@@ -284,14 +284,21 @@ class PbftByzantineTest {
 
     /**
      * Mutation test: with a COMMIT quorum of 2f instead of 2f+1 at every replica, the campaign must
-     * find a seed that violates agreement, or its checks could not fail.
+     * find a seed that violates agreement, or its checks could not fail. It runs the behaviours that attack
+     * agreement (a leader that splits or equivocates, and the view-change lies), seed after seed until one is
+     * caught: a value committed by 2f replicas is lost only when a view change follows at the moment the others
+     * have not prepared it, which one seed in a few hundred produces (seeds 274, 346 and 498 under
+     * SPLITTING_LEADER, the first three from seed 201).
      */
     @Test
     void campaignCatchesACommitQuorumOf2f() {
-        int seeds = Integer.getInteger("psmr.pbft.mutationSeeds", 200);
+        int seeds = Integer.getInteger("psmr.pbft.mutationSeeds", 1000);
+        List<ByzantineBehaviour> attacks = List.of(ByzantineBehaviour.SPLITTING_LEADER,
+                ByzantineBehaviour.EQUIVOCATING_LEADER, ByzantineBehaviour.LYING_VIEW_CHANGE,
+                ByzantineBehaviour.LYING_PREPARED, ByzantineBehaviour.FORGED_NEW_VIEW);
         List<String> caught = new ArrayList<>();
         for (long seed = 1; seed <= seeds && caught.isEmpty(); seed++) {
-            for (ByzantineBehaviour b : ByzantineBehaviour.values()) {
+            for (ByzantineBehaviour b : attacks) {
                 Outcome o = runSeed(seed, b, 2);
                 if (o.violations().stream().anyMatch(v -> v.startsWith("agreement") || v.startsWith("total order"))) {
                     caught.add(rerun(seed, b) + ": " + o.violations());
