@@ -32,7 +32,10 @@ public final class ChronicleKvStore implements KvStore {
                 .entries(config.entries())
                 .averageKeySize(config.averageKeyBytes())
                 .averageValueSize(config.averageValueBytes())
-                .maxBloatFactor(StoreConfig.MAX_BLOAT_FACTOR);
+                .maxBloatFactor(StoreConfig.MAX_BLOAT_FACTOR)
+                // Chronicle's own exit hook would close the map under a worker still executing a batch while the
+                // node's shutdown hook stops the replica in order (scheduler, then store), a FAIL-STOP at every stop.
+                .skipCloseOnExitHook(true);
         this.path = config.path();
         try {
             this.map = path == null ? b.create() : b.createPersistedTo(path.toFile());

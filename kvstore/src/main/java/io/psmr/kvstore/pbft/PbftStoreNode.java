@@ -163,16 +163,19 @@ public final class PbftStoreNode implements AutoCloseable {
             n = new PbftReplicaNode(replica, config, cores, network, b.sink(), settings,
                     System::nanoTime, checkpoints == null ? null : new PbftReplicaNode.AppCheckpoints(checkpoints.pbft(),
                     resume, checkpoints.adopt()));
-            n.start();
-            b.start();
             rs = ReplyServer.start(bind.replies(), ReplyServerConfig.defaults());
             if (byzantine == ByzantineMode.WRONG_REPLIES) {
                 forging = new ForgedReplies(rs, dormant);
             }
             ReplyRouter router = forging != null ? forging : rs;
+            // The store subscribes before the node delivers: the broadcast retains a window only for its subscribers,
+            // and a replica that restarts behind the others executes a window's worth of their log within
+            // milliseconds, after which instance 1 (or the checkpoint's next) would be gone.
             r = checkpoints == null ? Replica.start(storeConfig.toBuilder().replicaId(replica + 1).build(), b, router)
                     : Replica.start(storeConfig.toBuilder().replicaId(replica + 1).build(), b, router,
                     checkpoints.checkpointing().neverSkipping(), checkpoints.installed());
+            n.start();
+            b.start();
             this.proposals = PbftProposalServer.start(replica, b, bind.proposals(),
                     PbftProposalServer.Config.defaults(config.maxRequestBytes()));
         } catch (RuntimeException e) {
