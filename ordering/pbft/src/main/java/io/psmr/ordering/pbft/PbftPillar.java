@@ -87,7 +87,7 @@ public final class PbftPillar implements PbftCore {
     static final int MAX_TIMEOUT_LEVEL = 5;
     /** How many recent propose delays the slow-leader rule compares a leader against. */
     static final int DELAY_SAMPLES = 32;
-    /** A leader is slow when it takes this many times the recent median delay (and at least the propose timeout). */
+    /** A leader is slow when it takes this many times a recent delay (see {@link #proposeTimeout}), at least the propose timeout. */
     static final int SLOW_FACTOR = 4;
 
     private final PbftConfig config;
@@ -133,6 +133,8 @@ public final class PbftPillar implements PbftCore {
     /** When the timeout level last changed (a tick). */
     private long timeoutLevelSince;
     private int commitsInView;
+    /** Whether a leader pre-prepared an instance above the NEW-VIEW's re-proposals in this view (here or received). */
+    private boolean freshInView;
     /** The instance whose leader's pre-prepare this replica waits for, and since when (-1: nothing waits for it). */
     private long dueSeq;
     private long dueSince = -1;
@@ -531,6 +533,7 @@ public final class PbftPillar implements PbftCore {
             slot.prePrepare = pp;
             slot.proposer = self;
             recordPrePrepared(slot, pp);
+            freshInView = true;
             multicast(pp);
             checkPrepared(s, slot);
         }
@@ -574,10 +577,12 @@ public final class PbftPillar implements PbftCore {
     /**
      * The slow-leader rule (after Aardvark): the instance this replica waits for is due (every earlier
      * instance of the pillar is pre-prepared here and a request or the execution stage waits for it) and its
-     * leader has not pre-prepared it within {@link #SLOW_FACTOR} times the median of the recent delays, and at
-     * least the propose timeout. A correct leader pre-prepares a due instance within one message delay, so
-     * only a crashed, cut-off or slow one trips it; a leader that stays just under the request timeout no
-     * longer goes unnoticed. Only a complaint follows: 2f+1 must complain before the view changes.
+     * leader has not pre-prepared it within {@link #proposeTimeout}. A correct leader pre-prepares a due instance
+     * within one message delay, so only a crashed, cut-off or slow one trips it; a leader that stays just under the
+     * request timeout no longer goes unnoticed. Until a leader pre-prepared a fresh instance in this view, the
+     * request timeout applies instead: every leader must first install the NEW-VIEW, and checking its signed
+     * VIEW-CHANGEs takes a loaded replica hundreds of milliseconds longer than another, which the propose timeout
+     * would count against the first leader due. Only a complaint follows: 2f+1 must complain before the view changes.
      */
     private boolean slowLeader() {
         if (config.proposeTimeoutTicks() == 0) {
@@ -603,24 +608,26 @@ public final class PbftPillar implements PbftCore {
         if (dueSince < 0) {
             dueSince = now;
         }
-        return now - dueSince >= proposeTimeout();
+        return now - dueSince >= (freshInView ? proposeTimeout() : requestTimeout());
     }
 
     /**
-     * The propose timeout: {@link #SLOW_FACTOR} times the median of the recent propose delays, at least the configured
-     * one, doubled per timeout level. The median, not the mean: a slow leader is one leader in n, so its own delays
-     * would raise a mean far enough to shelter it (one in four delays just under the request timeout lifts the mean
-     * above a quarter of it), while they leave the median at the other leaders' pace.
+     * The propose timeout: {@link #SLOW_FACTOR} times the two-thirds quantile of the recent propose delays, at least the
+     * configured one, doubled per timeout level. A quantile, not the mean: a slow leader is one leader in n, so its own
+     * delays would raise a mean far enough to shelter it (one in four delays just under the request timeout lifts the
+     * mean above a quarter of it). The f faulty leaders own at most f/n &lt; 1/3 of the delays, the highest ones, so
+     * the two-thirds quantile is a correct leader's; it sits above the median, so that the spread of correct leaders'
+     * delays on a busy machine trips the rule less often.
      */
     private long proposeTimeout() {
         int samples = Math.min(proposeDelayCount, DELAY_SAMPLES);
-        long median = 0;
+        long quantile = 0;
         if (samples > 0) {
             System.arraycopy(proposeDelays, 0, sortedDelays, 0, samples);
             Arrays.sort(sortedDelays, 0, samples);
-            median = sortedDelays[samples / 2];
+            quantile = sortedDelays[samples * 2 / 3];
         }
-        long base = Math.max(config.proposeTimeoutTicks(), SLOW_FACTOR * median);
+        long base = Math.max(config.proposeTimeoutTicks(), SLOW_FACTOR * quantile);
         return Math.min(base << timeoutLevel, requestTimeout());
     }
 
@@ -710,6 +717,7 @@ public final class PbftPillar implements PbftCore {
         slot.prePrepare = pp;
         slot.proposer = proposer;
         recordPrePrepared(slot, pp);
+        freshInView |= pp.seq() > newViewUpTo;
         if (proposer != self) {
             Prepare own = new Prepare(view, pp.seq(), pp.digest(), self);
             slot.ownPrepare = own;
@@ -1239,6 +1247,7 @@ public final class PbftPillar implements PbftCore {
         timeoutLevel = Math.min(timeoutLevel + 1, MAX_TIMEOUT_LEVEL); // every view change: wait longer for a while
         timeoutLevelSince = now;
         commitsInView = 0;
+        freshInView = false;
         dueSince = -1;
         int primary = config.primary(view);
         newViewUpTo = low;

@@ -208,6 +208,44 @@ class PbftPillarTest {
         assertEquals(List.of(), c.violations);
     }
 
+    /**
+     * The propose timeout counts against a leader only once a leader pre-prepared a fresh instance in the view: before
+     * that, every leader may still be installing the view (checking its NEW-VIEW's signed VIEW-CHANGEs), so a silent
+     * first leader is left at the request timeout (40 ticks here, against a propose timeout of 4). Replica 1 leads
+     * instance 1 of view 0 and is crashed: the others leave view 0 on the request timeout. Replica 2 leads instance 2
+     * and is crashed: replica 1 pre-prepared instance 1 first, so they leave it on the propose timeout, as slow.
+     */
+    @Test
+    void theProposeTimeoutCountsOnlyOnceALeaderProposedInTheView() {
+        PbftConfig config = new PbftConfig(1, 1, 4, 8, 40, 320, 2, 10, LeaderRotation.ROTATING, 64, 64)
+                .withLeaderSelection(LeaderSelection.BLACKLIST, 4, 64);
+        assertEquals(1, config.leader(1, 0));
+        assertEquals(2, config.leader(2, 0));
+        for (int crashed = 1; crashed <= 2; crashed++) {
+            PbftCluster c = reliable(config);
+            c.crash(crashed);
+            c.submit(request(1, 1), 3);
+            c.submit(request(1, 2), 3);
+            // Why each live replica left view 0, taken as it leaves (later views may fail in turn: view 1's
+            // primary is replica 1).
+            java.util.Map<Integer, ViewChangeCause> leftViewZero = new java.util.TreeMap<>();
+            runUntil(c, 2000, () -> {
+                for (PbftCluster.Replica r : c.live()) {
+                    r.pillars[0].leftBecause().ifPresent(cause -> leftViewZero.putIfAbsent(r.id, cause));
+                }
+                return leftViewZero.size() == c.live().size();
+            });
+            ViewChangeCause own = crashed == 1 ? ViewChangeCause.REQUEST_TIMEOUT : ViewChangeCause.SLOW_LEADER;
+            assertEquals(3, leftViewZero.size(), "every live replica left view 0: " + leftViewZero);
+            assertTrue(leftViewZero.values().stream().allMatch(cause -> cause == own
+                    || cause == ViewChangeCause.OTHERS_COMPLAINED) && leftViewZero.containsValue(own),
+                    "with replica " + crashed + " crashed, view 0 is left on " + own + ": " + leftViewZero);
+            runUntil(c, 4000, c::allDone);
+            assertTrue(c.allDone(), "both requests ordered after the view change");
+            assertEquals(List.of(), c.violations);
+        }
+    }
+
     @Test
     void rotatingLeadersSurviveACrashedReplicaWithTwoPillars() {
         PbftConfig config = new PbftConfig(1, 2, 4, 8, 20, 160, 2, 10, LeaderRotation.ROTATING, 64, 64);
