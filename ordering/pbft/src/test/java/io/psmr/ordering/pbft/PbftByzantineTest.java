@@ -287,8 +287,8 @@ class PbftByzantineTest {
      * find a seed that violates agreement, or its checks could not fail. It runs the behaviours that attack
      * agreement (a leader that splits or equivocates, and the view-change lies), seed after seed until one is
      * caught: a value committed by 2f replicas is lost only when a view change follows at the moment the others
-     * have not prepared it, which one seed in a few hundred produces (seeds 274, 346 and 498 under
-     * SPLITTING_LEADER, the first three from seed 201).
+     * have not prepared it, which one seed in a few hundred produces (seed 498 under SPLITTING_LEADER is the
+     * first).
      */
     @Test
     void campaignCatchesACommitQuorumOf2f() {
