@@ -87,7 +87,7 @@ public final class PbftPillar implements PbftCore {
     static final int MAX_TIMEOUT_LEVEL = 5;
     /** How many recent propose delays the slow-leader rule compares a leader against. */
     static final int DELAY_SAMPLES = 32;
-    /** A leader is slow when it takes this many times a recent delay (see {@link #proposeTimeout}), at least the propose timeout. */
+    /** A leader is slow when it takes this many times a recent delay ({@link #proposeTimeout}). */
     static final int SLOW_FACTOR = 4;
 
     private final PbftConfig config;
@@ -140,7 +140,7 @@ public final class PbftPillar implements PbftCore {
     private long dueSince = -1;
     /** The last {@value #DELAY_SAMPLES} delays (ticks) between an instance becoming due and its pre-prepare. */
     private final int[] proposeDelays = new int[DELAY_SAMPLES];
-    /** Scratch for {@link #proposeTimeout}'s median, so that the tick path allocates nothing. */
+    /** Scratch for {@link #proposeTimeout}'s quantile, so that the tick path allocates nothing. */
     private final int[] sortedDelays = new int[DELAY_SAMPLES];
     private int proposeDelayCount;
 

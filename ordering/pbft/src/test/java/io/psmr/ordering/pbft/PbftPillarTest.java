@@ -18,8 +18,10 @@ import io.psmr.ordering.pbft.PbftMessage.ViewChange;
 import io.psmr.ordering.protocol.Ready;
 import io.psmr.ordering.protocol.sim.SimulatedNetwork;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
+import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 
 /** Unit tests of one pillar and of small reliable clusters. */
@@ -228,7 +230,7 @@ class PbftPillarTest {
             c.submit(request(1, 2), 3);
             // Why each live replica left view 0, taken as it leaves (later views may fail in turn: view 1's
             // primary is replica 1).
-            java.util.Map<Integer, ViewChangeCause> leftViewZero = new java.util.TreeMap<>();
+            Map<Integer, ViewChangeCause> leftViewZero = new TreeMap<>();
             runUntil(c, 2000, () -> {
                 for (PbftCluster.Replica r : c.live()) {
                     r.pillars[0].leftBecause().ifPresent(cause -> leftViewZero.putIfAbsent(r.id, cause));
