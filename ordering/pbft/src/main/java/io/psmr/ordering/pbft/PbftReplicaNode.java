@@ -35,7 +35,11 @@ public final class PbftReplicaNode implements AutoCloseable {
      *                          ({@link RequestDeduplicator}); at least the requests a client keeps outstanding
      * @param maxClients        clients remembered for exactly-once delivery
      */
-    public record Settings(int threads, long tickNanos, int queueCapacity, int dedupWindow, int maxClients) {
+    public record Settings(int threads, long tickNanos, int queueCapacity, int dedupWindow, int maxClients,
+                           String label) {
+        /** The label of a replica that serves: its threads are {@code psmr-pbft-replica-<id>}. */
+        public static final String REPLICA = "replica";
+
         /** Validates. */
         public Settings {
             if (threads < 1 || tickNanos < 1 || queueCapacity < 1 || dedupWindow < 1 || maxClients < 1) {
@@ -43,6 +47,14 @@ public final class PbftReplicaNode implements AutoCloseable {
                         + ", tickNanos " + tickNanos + ", queueCapacity " + queueCapacity + ", dedupWindow "
                         + dedupWindow + ", maxClients " + maxClients);
             }
+            if (label == null || !label.matches("[a-z]+")) {
+                throw new IllegalArgumentException("replica label must be lower-case letters, got " + label);
+            }
+        }
+
+        /** The same as {@link #REPLICA}. */
+        public Settings(int threads, long tickNanos, int queueCapacity, int dedupWindow, int maxClients) {
+            this(threads, tickNanos, queueCapacity, dedupWindow, maxClients, REPLICA);
         }
 
         /** Defaults: 2 threads, 10 ms ticks, queues of 1,024, 4,096 numbers per client, 1,024 clients. */
@@ -52,7 +64,16 @@ public final class PbftReplicaNode implements AutoCloseable {
 
         /** The same with {@code n} threads. */
         public Settings withThreads(int n) {
-            return new Settings(n, tickNanos, queueCapacity, dedupWindow, maxClients);
+            return new Settings(n, tickNanos, queueCapacity, dedupWindow, maxClients, label);
+        }
+
+        /**
+         * The same under another label, which names the threads ({@code psmr-pbft-<label>-<id>}) and log lines; a
+         * replica labelled other than {@link #REPLICA} logs its view changes at DEBUG (a {@link FailoverRehearsal}'s
+         * replicas would otherwise fill a serving replica's log with views that are not its own).
+         */
+        public Settings withLabel(String label) {
+            return new Settings(threads, tickNanos, queueCapacity, dedupWindow, maxClients, label);
         }
     }
 
@@ -148,15 +169,15 @@ public final class PbftReplicaNode implements AutoCloseable {
                 throw new IllegalArgumentException("replica " + replica + ": core at index " + p + " runs pillar "
                         + core.pillar());
             }
-            BoundedQueue<ExecutionEvent> toExecution = new BoundedQueue<>("replica-" + replica + "/pillar-" + p
+            BoundedQueue<ExecutionEvent> toExecution = new BoundedQueue<>(settings.label() + "-" + replica + "/pillar-" + p
                     + " to execution", settings.queueCapacity());
-            BoundedQueue<PillarCommand> toPillar = new BoundedQueue<>("replica-" + replica + "/execution to pillar-" + p,
+            BoundedQueue<PillarCommand> toPillar = new BoundedQueue<>(settings.label() + "-" + replica + "/execution to pillar-" + p,
                     settings.queueCapacity());
             events.add(toExecution);
             commands.add(toPillar);
             // A pillar holds at most what its core can commit beyond a full queue: the watermark window, plus the
             // stable checkpoints that may come with it.
-            PillarAgent agent = new PillarAgent(replica, core, network, toPillar, toExecution, clock, settings.tickNanos(),
+            PillarAgent agent = new PillarAgent(settings.label(), replica, core, network, toPillar, toExecution, clock, settings.tickNanos(),
                     window + window / (int) Math.min(window, config.checkpointInterval()) + 1);
             pillarAgents.add(agent);
             agents.add(agent);
@@ -189,7 +210,7 @@ public final class PbftReplicaNode implements AutoCloseable {
                 checkpoints == null ? null : checkpoints.app(), checkpoints == null || checkpoints.resume() == null ? 0
                         : checkpoints.resume().seq(), onStart));
         // Inboxes wake the threads, so an idle thread may park for a whole tick: only ticks arrive by the clock.
-        this.runner = new AgentRunner("psmr-pbft-replica-" + replica, agents, settings.threads(),
+        this.runner = new AgentRunner("psmr-pbft-" + settings.label() + "-" + replica, agents, settings.threads(),
                 () -> IdleStrategy.backoff(settings.tickNanos()));
     }
 

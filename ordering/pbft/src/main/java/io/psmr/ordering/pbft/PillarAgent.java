@@ -43,6 +43,7 @@ public final class PillarAgent implements Agent {
     static final int MAX_TICKS_PER_CYCLE = 4;
 
     private final String role;
+    private final boolean logViews; // at INFO; at DEBUG for a rehearsal's replicas
     private final int replica;
     private final PbftCore core;
     private final PillarNetwork network;
@@ -61,6 +62,7 @@ public final class PillarAgent implements Agent {
     private volatile PillarSnapshot snapshot;
 
     /**
+     * @param label       the replica's label ({@link PbftReplicaNode.Settings#label()}), the first part of the role name
      * @param replica     this replica's id
      * @param core        the pillar's protocol core (owned by this agent from now on)
      * @param network     the network: this pillar's inboxes and where its envelopes go
@@ -70,7 +72,7 @@ public final class PillarAgent implements Agent {
      * @param tickNanos   the length of one tick, at least 1
      * @param maxHeld     outputs held for a full execution queue before it is a core bug (the watermark window L)
      */
-    public PillarAgent(int replica, PbftCore core, PillarNetwork network, BoundedQueue<PillarCommand> commands,
+    public PillarAgent(String label, int replica, PbftCore core, PillarNetwork network, BoundedQueue<PillarCommand> commands,
                        BoundedQueue<ExecutionEvent> toExecution, LongSupplier clock, long tickNanos, int maxHeld) {
         this.replica = replica;
         this.core = Objects.requireNonNull(core, "core");
@@ -85,7 +87,8 @@ public final class PillarAgent implements Agent {
         }
         this.tickNanos = tickNanos;
         this.maxHeld = maxHeld;
-        this.role = "replica-" + replica + "/pillar-" + core.pillar();
+        this.role = label + "-" + replica + "/pillar-" + core.pillar();
+        this.logViews = PbftReplicaNode.Settings.REPLICA.equals(label);
     }
 
     @Override
@@ -187,7 +190,7 @@ public final class PillarAgent implements Agent {
             if (previous != null && snapshot.view() != previous.view()) {
                 logViewChange(snapshot);
             } else if (previous != null && snapshot.isChangingView() && snapshot.changingTo() != previous.changingTo()) {
-                LOG.info("{}: leaves view {} for view {}: {}", role, snapshot.view(), snapshot.changingTo(),
+                logView("{}: leaves view {} for view {}: {}", role, snapshot.view(), snapshot.changingTo(),
                         snapshot.leftBecause() == null ? "no cause given" : snapshot.leftBecause().description());
             }
         }
@@ -199,7 +202,15 @@ public final class PillarAgent implements Agent {
         StringBuilder kept = new StringBuilder();
         s.excluded().forEach((replica, through) -> kept.append(kept.length() == 0 ? "; kept from leading: " : ", ")
                 .append("replica ").append(replica).append(" through instance ").append(through));
-        LOG.info("{}: in view {}{}", role, s.view(), kept);
+        logView("{}: in view {}{}", role, s.view(), kept);
+    }
+
+    private void logView(String format, Object... args) {
+        if (logViews) {
+            LOG.info(format, args);
+        } else {
+            LOG.debug(format, args);
+        }
     }
 
     private int drainReady() {
