@@ -77,7 +77,7 @@ public final class PbftReplicaRuntime extends CheckpointedReplicaRuntime<PbftSto
     private static final long RETRY_MILLIS = 200;
     /** Stable checkpoints remembered for state transfer (the newest). */
     private static final int MAX_CERTIFIED = 16;
-    /** How long a failover rehearsal may run: 1 to 5 s on 2 cores beside three other starting replicas; best effort. */
+    /** How long a failover rehearsal may run (about 1 s alone, 2 to 10 s on 2 cores as four replicas start). */
     private static final Duration REHEARSAL_LIMIT = Duration.ofSeconds(10);
     private static final AtomicBoolean REHEARSED = new AtomicBoolean();
 
