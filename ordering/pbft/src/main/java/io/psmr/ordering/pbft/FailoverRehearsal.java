@@ -106,7 +106,8 @@ public final class FailoverRehearsal {
                 submitted += submit(network, config, clients, REQUESTS_PER_PHASE + 1); // above every phase-1 number
                 failure = await(nodes, delivered, submitted, true, deadline, "after the crash");
             }
-            return new Outcome(minDelivered(delivered, n), submitted, minView(nodes), System.nanoTime() - start, failure);
+            return new Outcome(minDelivered(delivered, n), submitted, minView(nodes), System.nanoTime() - start,
+                    failure);
         } finally {
             nodes.forEach(PbftReplicaNode::close);
         }
@@ -134,8 +135,8 @@ public final class FailoverRehearsal {
     }
 
     /** Waits until every correct replica delivered {@code target} (and changed views, if asked); null, or why not. */
-    private static String await(List<PbftReplicaNode> nodes, AtomicLongArray delivered, long target, boolean viewChanged,
-                                long deadline, String phase) {
+    private static String await(List<PbftReplicaNode> nodes, AtomicLongArray delivered, long target,
+                                boolean viewChanged, long deadline, String phase) {
         while (true) {
             boolean done = true;
             for (int r = 0; r < nodes.size(); r++) {
@@ -151,8 +152,8 @@ public final class FailoverRehearsal {
                 return null;
             }
             if (System.nanoTime() > deadline) {
-                return "the time limit passed " + phase + " (delivered " + minDelivered(delivered, nodes.size()) + " of "
-                        + target + ", lowest view " + minView(nodes) + ")";
+                return "the time limit passed " + phase + " (delivered " + minDelivered(delivered, nodes.size())
+                        + " of " + target + ", lowest view " + minView(nodes) + ")";
             }
             LockSupport.parkNanos(2_000_000L);
         }

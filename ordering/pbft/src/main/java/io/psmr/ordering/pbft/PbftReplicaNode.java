@@ -163,22 +163,23 @@ public final class PbftReplicaNode implements AutoCloseable {
         List<BoundedQueue<ExecutionEvent>> events = new ArrayList<>();
         List<BoundedQueue<PillarCommand>> commands = new ArrayList<>();
         List<Agent> agents = new ArrayList<>();
+        String name = settings.label() + "-" + replica; // names queues, roles and threads
         for (int p = 0; p < config.pillars(); p++) {
             PbftCore core = cores.get(p);
             if (core.pillar() != p) {
                 throw new IllegalArgumentException("replica " + replica + ": core at index " + p + " runs pillar "
                         + core.pillar());
             }
-            BoundedQueue<ExecutionEvent> toExecution = new BoundedQueue<>(settings.label() + "-" + replica + "/pillar-" + p
-                    + " to execution", settings.queueCapacity());
-            BoundedQueue<PillarCommand> toPillar = new BoundedQueue<>(settings.label() + "-" + replica + "/execution to pillar-" + p,
+            BoundedQueue<ExecutionEvent> toExecution = new BoundedQueue<>(name + "/pillar-" + p + " to execution",
+                    settings.queueCapacity());
+            BoundedQueue<PillarCommand> toPillar = new BoundedQueue<>(name + "/execution to pillar-" + p,
                     settings.queueCapacity());
             events.add(toExecution);
             commands.add(toPillar);
             // A pillar holds at most what its core can commit beyond a full queue: the watermark window, plus the
             // stable checkpoints that may come with it.
-            PillarAgent agent = new PillarAgent(settings.label(), replica, core, network, toPillar, toExecution, clock, settings.tickNanos(),
-                    window + window / (int) Math.min(window, config.checkpointInterval()) + 1);
+            PillarAgent agent = new PillarAgent(settings.label(), replica, core, network, toPillar, toExecution, clock,
+                    settings.tickNanos(), window + window / (int) Math.min(window, config.checkpointInterval()) + 1);
             pillarAgents.add(agent);
             agents.add(agent);
         }
@@ -210,7 +211,7 @@ public final class PbftReplicaNode implements AutoCloseable {
                 checkpoints == null ? null : checkpoints.app(), checkpoints == null || checkpoints.resume() == null ? 0
                         : checkpoints.resume().seq(), onStart));
         // Inboxes wake the threads, so an idle thread may park for a whole tick: only ticks arrive by the clock.
-        this.runner = new AgentRunner("psmr-pbft-" + settings.label() + "-" + replica, agents, settings.threads(),
+        this.runner = new AgentRunner("psmr-pbft-" + name, agents, settings.threads(),
                 () -> IdleStrategy.backoff(settings.tickNanos()));
     }
 

@@ -62,7 +62,7 @@ public final class PillarAgent implements Agent {
     private volatile PillarSnapshot snapshot;
 
     /**
-     * @param label       the replica's label ({@link PbftReplicaNode.Settings#label()}), the first part of the role name
+     * @param label       the replica's label ({@link PbftReplicaNode.Settings#label()}), the role name's first part
      * @param replica     this replica's id
      * @param core        the pillar's protocol core (owned by this agent from now on)
      * @param network     the network: this pillar's inboxes and where its envelopes go
@@ -72,8 +72,8 @@ public final class PillarAgent implements Agent {
      * @param tickNanos   the length of one tick, at least 1
      * @param maxHeld     outputs held for a full execution queue before it is a core bug (the watermark window L)
      */
-    public PillarAgent(String label, int replica, PbftCore core, PillarNetwork network, BoundedQueue<PillarCommand> commands,
-                       BoundedQueue<ExecutionEvent> toExecution, LongSupplier clock, long tickNanos, int maxHeld) {
+    public PillarAgent(String label, int replica, PbftCore core, PillarNetwork network,
+                       BoundedQueue<PillarCommand> commands, BoundedQueue<ExecutionEvent> toExecution, LongSupplier clock, long tickNanos, int maxHeld) {
         this.replica = replica;
         this.core = Objects.requireNonNull(core, "core");
         this.network = Objects.requireNonNull(network, "network");
