@@ -168,14 +168,16 @@ public final class PbftReplicaRuntime extends CheckpointedReplicaRuntime<PbftSto
 
     @Override
     protected PbftStoreNode startFrom(Checkpoint checkpoint) throws IOException {
-        return startIncarnation(checkpoint, null);
+        return startIncarnation(checkpoint, null, List.of());
     }
 
     /**
      * Starts a replica from {@code checkpoint} (installed into the store file), or empty from instance 1 if null;
-     * {@code adopt} is the stable checkpoint that certified a transferred one.
+     * {@code adopt} is the stable checkpoint that certified a transferred one, and {@code staleViews} the highest view each
+     * pillar of the incarnation it replaces entered.
      */
-    private PbftStoreNode startIncarnation(Checkpoint checkpoint, StableCheckpoint adopt) throws IOException {
+    private PbftStoreNode startIncarnation(Checkpoint checkpoint, StableCheckpoint adopt, List<Long> staleViews)
+            throws IOException {
         long incarnation = nextIncarnation(data);
         InstalledCheckpoint installed = null;
         if (checkpoint != null) {
@@ -201,7 +203,8 @@ public final class PbftReplicaRuntime extends CheckpointedReplicaRuntime<PbftSto
         PbftStoreNode n = PbftStoreNode.start(replica, config, keys, new PbftStoreNode.Addresses(pillars,
                         node.address(node.port()), node.address(node.replyPort())),
                 cluster::pillarAddress, storeConfig, (incarnation << INCARNATION_SHIFT) + 1,
-                new PbftStoreNode.Checkpoints(Checkpointing.every(interval, checkpoints, bridge), bridge, installed, adopt),
+                new PbftStoreNode.Checkpoints(Checkpointing.every(interval, checkpoints, bridge), bridge, installed, adopt,
+                        staleViews),
                 settings.byzantineMode(node.name()).orElse(null), dormant());
         settings.byzantineMode(node.name()).ifPresent(m -> LOG.warn("{}: BYZANTINE ON PURPOSE ({}: {}){}; a testing and"
                 + " demonstration tool, never for production", node.name(), m.cliName(), m.description(),
@@ -210,7 +213,9 @@ public final class PbftReplicaRuntime extends CheckpointedReplicaRuntime<PbftSto
                         + " instances, {}", node.name(), replica, settings.replicas(), settings.pillars(), settings.rotation(),
                 incarnation, settings.pillarPorts().get(replica), interval, installed == null ? "starting empty at instance 1"
                         : "resumed from checkpoint " + installed.instance() + (adopt == null ? " (its own)"
-                        : " (certified at sequence number " + adopt.seq() + ")"));
+                        : " (certified at sequence number " + adopt.seq() + "; leads no instance up to "
+                        + (adopt.seq() + config.watermarkWindow()) + (staleViews.isEmpty() ? ")"
+                        : " in views up to " + staleViews + " per pillar, those the incarnation it replaces entered)")));
         return n;
     }
 
@@ -249,6 +254,7 @@ public final class PbftReplicaRuntime extends CheckpointedReplicaRuntime<PbftSto
         long have = stale.store().stats().lastInstance();
         List<InetSocketAddress> peers = cluster.checkpointPeers(node);
         boolean retired = false;
+        List<Long> staleViews = List.of();
         try (CheckpointFetcher fetcher = newFetcher(uncertified)) {
             PbftStateTransfer transfer = new PbftStateTransfer(fetcher, uncertified, checkpoints);
             long attempts = 0;
@@ -261,9 +267,10 @@ public final class PbftReplicaRuntime extends CheckpointedReplicaRuntime<PbftSto
                             return;
                         }
                         stale.close();
+                        staleViews = stale.highestViewsEntered();
                         retired = true;
                     }
-                    if (!install(startIncarnation(v.checkpoint(), v.certificate()))) {
+                    if (!install(startIncarnation(v.checkpoint(), v.certificate(), staleViews))) {
                         return;
                     }
                     certified.headMap(v.certificate().seq(), true).clear();

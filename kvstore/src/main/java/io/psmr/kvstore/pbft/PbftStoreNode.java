@@ -98,19 +98,32 @@ public final class PbftStoreNode implements AutoCloseable {
      * @param pbft          the bridge that certifies them as PBFT checkpoints
      * @param installed     the checkpoint to resume from (installed into the store's file), or null: from the start
      * @param adopt         the stable checkpoint that certified {@code installed} (a transferred one), or null
+     * @param staleViews    with {@code adopt}: each pillar's highest view entered by the incarnation this one replaces
+     *                      ({@link PbftReplicaNode#highestViewsEntered}), or empty if not known; the pillars abstain
+     *                      from leading the forgotten instances only up to those views
      */
     public record Checkpoints(Checkpointing checkpointing, PbftCheckpoints pbft, InstalledCheckpoint installed,
-                              StableCheckpoint adopt) {
-        /** Checks that the hook is the bridge. */
+                              StableCheckpoint adopt, List<Long> staleViews) {
+        /** Checks that the hook is the bridge, and that stale views come only with a checkpoint to adopt. */
         public Checkpoints {
             Objects.requireNonNull(checkpointing, "checkpointing");
             Objects.requireNonNull(pbft, "pbft");
+            staleViews = List.copyOf(staleViews);
+            if (!staleViews.isEmpty() && adopt == null) {
+                throw new IllegalArgumentException("the views of a stale incarnation need a stable checkpoint to adopt");
+            }
             if (checkpointing.hook() != pbft) {
                 throw new IllegalArgumentException("the store's checkpoint hook must be the PBFT bridge");
             }
             if (adopt != null && installed == null) {
                 throw new IllegalArgumentException("a stable checkpoint to adopt needs the checkpoint it certified");
             }
+        }
+
+        /** Without the views of a stale incarnation: recovering pillars abstain in every view. */
+        public Checkpoints(Checkpointing checkpointing, PbftCheckpoints pbft, InstalledCheckpoint installed,
+                           StableCheckpoint adopt) {
+            this(checkpointing, pbft, installed, adopt, List.of());
         }
     }
 
@@ -144,12 +157,23 @@ public final class PbftStoreNode implements AutoCloseable {
                     new BroadcastLimits(RETAINED_INSTANCES, MAX_PENDING_PROPOSALS, BroadcastLimits.DEFAULTS.maxLearners()),
                     firstRequestNumber, resume == null ? 1 : resume.nextInstance());
             List<PbftCore> cores = new ArrayList<>();
+            if (checkpoints != null && !checkpoints.staleViews().isEmpty()
+                    && checkpoints.staleViews().size() != config.pillars()) {
+                throw new IllegalArgumentException("the stale incarnation had " + checkpoints.staleViews().size()
+                        + " pillars, this one " + config.pillars());
+            }
             for (int p = 0; p < config.pillars(); p++) {
                 PbftPillar core = new PbftPillar(config, replica, p, auth);
                 if (checkpoints != null && checkpoints.adopt() != null) {
                     // After a state transfer the stale incarnation may have led instances up to the certificate's
-                    // window, which this one has forgotten: it leads none of them (docs/pbft.md, Leader selection).
-                    core.recovering(checkpoints.adopt().seq() + config.watermarkWindow());
+                    // window, which this one has forgotten: it leads none of them in the views the stale one
+                    // entered (docs/pbft.md, Limits).
+                    long upTo = checkpoints.adopt().seq() + config.watermarkWindow();
+                    if (checkpoints.staleViews().isEmpty()) {
+                        core.recovering(upTo);
+                    } else {
+                        core.recovering(upTo, checkpoints.staleViews().get(p));
+                    }
                 }
                 cores.add(core);
             }
@@ -362,6 +386,11 @@ public final class PbftStoreNode implements AutoCloseable {
     public Optional<Throwable> failure() {
         Optional<Throwable> f = node.failure();
         return f.isPresent() ? f : store.failure();
+    }
+
+    /** Each pillar's highest view entered, for a state transfer's next incarnation ({@link PbftReplicaNode#highestViewsEntered}). */
+    public List<Long> highestViewsEntered() {
+        return node.highestViewsEntered();
     }
 
     /** Views, stable checkpoints and refusal counters now. */

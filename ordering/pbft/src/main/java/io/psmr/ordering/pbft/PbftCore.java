@@ -52,6 +52,23 @@ public interface PbftCore extends ProtocolCore<PbftEnvelope, Void, PillarOutput>
     default void recovering(long upTo) {
     }
 
+    /**
+     * As {@link #recovering(long)}, where the forgotten log sent no PRE-PREPARE or NEW-VIEW above view
+     * {@code throughView}: the abstention ends at the first higher view ({@link PbftPillar#recovering(long, long)}).
+     * The default does nothing.
+     */
+    default void recovering(long upTo, long throughView) {
+    }
+
+    /**
+     * The highest view in which this pillar, or a forgotten log it recovered from, may have sent a PRE-PREPARE or a
+     * NEW-VIEW; read after its agent stopped, by the incarnation that replaces it. The default, {@link Long#MAX_VALUE},
+     * says it is not known.
+     */
+    default long highestViewEntered() {
+        return Long.MAX_VALUE;
+    }
+
     /** This pillar's view, h and refusal counters now, for a status page (the default: not known). */
     default PillarSnapshot snapshot(long malformed) {
         return new PillarSnapshot(pillar(), -1, -1, Map.of(), malformed);

@@ -146,6 +146,8 @@ public final class PbftPillar implements PbftCore {
 
     /** After a restart without its log: the last instance it may have led before and must not lead again. */
     private long recoveringUpTo;
+    /** ... in views up to this one: the highest view its forgotten log may have led in (-1: not recovering). */
+    private long recoveringThroughView = -1;
 
     private final EnumMap<Refusal, Long> refusals = new EnumMap<>(Refusal.class);
     private final Outbox<PbftEnvelope, Void, PillarOutput> outbox = new Outbox<>();
@@ -339,16 +341,48 @@ public final class PbftPillar implements PbftCore {
      * pre-prepared other values there before), so a restarted leader cannot stall its own instances with
      * conflicting pre-prepares; the others' slow-leader rule moves them to another leader. With
      * {@link #UNTIL_FIRST_STABLE_CHECKPOINT}, the bound becomes the first stable checkpoint it learns plus L
-     * (every instance it could have touched lies in the window of a checkpoint at or below that one).
+     * (every instance it could have touched lies in the window of a checkpoint at or below that one). It
+     * abstains in every view: nothing says which views its forgotten log led in.
      */
     @Override
     public void recovering(long upTo) {
+        recovering(upTo, Long.MAX_VALUE);
+    }
+
+    /**
+     * As {@link #recovering(long)}, where the forgotten log is known to have sent no PRE-PREPARE or NEW-VIEW in a
+     * view above {@code throughView} (a state transfer replaced an incarnation of this process whose highest view,
+     * {@link #highestViewEntered}, it read after stopping it). The abstention ends at the first view above it:
+     * a pre-prepare there cannot conflict with a forgotten one, since every one of those names a lower view.
+     * Without this, more than f replicas recovering at once would each cost a view change at every turn.
+     */
+    @Override
+    public void recovering(long upTo, long throughView) {
         recoveringUpTo = Math.max(recoveringUpTo, upTo);
+        recoveringThroughView = Math.max(recoveringThroughView, throughView);
     }
 
     /** The last instance this pillar will not lead after a restart without its log (0: none). */
     public long recoveringUpTo() {
         return recoveringUpTo;
+    }
+
+    /**
+     * Whether this pillar still abstains from leading instance {@code s} in its current view
+     * ({@link #recovering(long, long)}).
+     */
+    public boolean abstains(long s) {
+        return s <= recoveringUpTo && view <= recoveringThroughView;
+    }
+
+    /**
+     * The highest view in which this pillar, or a forgotten log it recovered from, may have sent a PRE-PREPARE or a
+     * NEW-VIEW: its view, the view it is changing to, and any bound it was told while still abstaining. Read after
+     * its agent stopped, for the incarnation that replaces it.
+     */
+    @Override
+    public long highestViewEntered() {
+        return Math.max(viewChangeTarget(), recoveringThroughView);
     }
 
     /** Returns what was produced since the last call: envelopes to send, and {@link PillarOutput}s; never writes. */
@@ -517,7 +551,7 @@ public final class PbftPillar implements PbftCore {
     private void tryPropose() {
         while (!changing) {
             long s = nextUnfilled();
-            if (s > low + config.watermarkWindow() || leader(s) != self || s <= recoveringUpTo) {
+            if (s > low + config.watermarkWindow() || leader(s) != self || abstains(s)) {
                 return;
             }
             Request next = nextUnassigned();

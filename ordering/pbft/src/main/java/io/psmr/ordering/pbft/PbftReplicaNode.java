@@ -237,6 +237,24 @@ public final class PbftReplicaNode implements AutoCloseable {
         return out;
     }
 
+    /**
+     * Each pillar's {@link PbftCore#highestViewEntered} (index = pillar), for the incarnation that replaces this one
+     * after a state transfer. Only after {@link #close}: the ended threads publish their cores' state.
+     *
+     * @throws IllegalStateException while the agents' threads still run
+     */
+    public List<Long> highestViewsEntered() {
+        if (!runner.termination().isDone()) {
+            throw new IllegalStateException("replica " + replica + "'s pillars still run: close it before reading"
+                    + " the views its pillars entered");
+        }
+        List<Long> out = new ArrayList<>(pillarAgents.size());
+        for (PillarAgent a : pillarAgents) {
+            out.add(a.highestViewEntered());
+        }
+        return List.copyOf(out);
+    }
+
     /** The exception that fail-stopped this replica, if one did. */
     public Optional<Throwable> failure() {
         return runner.failure();

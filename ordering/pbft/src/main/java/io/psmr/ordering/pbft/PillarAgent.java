@@ -251,6 +251,14 @@ public final class PillarAgent implements Agent {
         return n;
     }
 
+    /**
+     * The core's {@link PbftCore#highestViewEntered}. Only once this agent's thread has ended: the core is the
+     * thread's alone while it runs.
+     */
+    long highestViewEntered() {
+        return core.highestViewEntered();
+    }
+
     /** The pillar's view, h and refusal counters as of its last tick (a snapshot: any thread). */
     public PillarSnapshot snapshot() {
         PillarSnapshot s = snapshot;

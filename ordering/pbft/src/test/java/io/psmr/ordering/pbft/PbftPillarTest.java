@@ -729,6 +729,45 @@ class PbftPillarTest {
         assertTrue(c.violations.isEmpty(), c.violations.toString());
     }
 
+    /**
+     * Two replicas caught up by state transfer at once, more than f: abstaining in every view, each of their turns
+     * costs a view change and leader selection can keep only one of them out; told the views their stale
+     * incarnations entered, they lead again from the first view above those, and the requests are ordered.
+     */
+    @Test
+    void twoRecoveringReplicasLeadAgainAfterTheFirstViewAboveTheirStaleOnes() {
+        PbftConfig rotating = new PbftConfig(1, 1, 4, 8, 20, 160, 2, 10, LeaderRotation.ROTATING, 64, 64);
+        PbftCluster told = reliable(rotating);
+        PbftCluster untold = reliable(rotating);
+        long upTo = 1000; // a stale incarnation's window lies far above what this short run orders
+        for (int r = 2; r <= 3; r++) {
+            told.replicas[r].pillars[0].recovering(upTo, 0);
+            untold.replicas[r].pillars[0].recovering(upTo);
+        }
+        assertTrue(told.replicas[2].pillars[0].abstains(1));
+        assertEquals(0, told.replicas[2].pillars[0].highestViewEntered());
+        assertEquals(Long.MAX_VALUE, untold.replicas[2].pillars[0].highestViewEntered());
+        int requests = 24;
+        for (int i = 1; i <= requests; i++) {
+            told.submit(request(1 + i % 3, (i + 2) / 3), 1 + i % 3);
+            untold.submit(request(1 + i % 3, (i + 2) / 3), 1 + i % 3);
+        }
+        int ticks = 1500;
+        runUntil(told, ticks, told::allDone);
+        long views = told.replicas[0].pillars[0].view();
+        assertTrue(views <= 2, "view changes to order " + requests + " requests: " + views);
+        assertFalse(told.replicas[2].pillars[0].abstains(told.replicas[2].pillars[0].lowWatermark() + 1),
+                "replica 2 still abstains in view " + told.replicas[2].pillars[0].view());
+        assertTrue(told.violations.isEmpty(), told.violations.toString());
+        for (int t = 0; t < ticks; t++) {
+            untold.tick();
+        }
+        assertFalse(untold.allDone(), "abstaining in every view, two recovering replicas should stall the pillar; views "
+                + untold.replicas[0].pillars[0].view() + ", told: " + views);
+        assertTrue(untold.replicas[0].pillars[0].view() > 2 * views, "views: " + untold.replicas[0].pillars[0].view());
+        assertTrue(untold.violations.isEmpty(), untold.violations.toString());
+    }
+
     /** The pillar's Ready, advanced at once (the test sends nothing). */
     private static Ready<PbftEnvelope, Void, PillarOutput> drain(PbftPillar p) {
         Ready<PbftEnvelope, Void, PillarOutput> ready = p.ready();
