@@ -170,6 +170,19 @@ public final class LeaderPolicy {
     }
 
     /**
+     * Whether this policy, a NEW-VIEW's, struck a replica that {@code before} (the previous view's) already had
+     * strikes against: one readmitted after its backoff and suspected again, not forgiven in between.
+     */
+    boolean suspectedAgain(LeaderPolicy before, int n) {
+        for (int r = 0; r < n; r++) {
+            if (before.strikes(r) > 0 && strikes(r) > before.strikes(r)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
      * This policy with {@code replica} suspected once more, its exclusion starting at instance {@code from}.
      */
     LeaderPolicy suspect(int replica, long from, PbftConfig config) {

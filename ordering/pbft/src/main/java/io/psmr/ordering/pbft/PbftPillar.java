@@ -1278,8 +1278,6 @@ public final class PbftPillar implements PbftCore {
         }
         viewChangeState.installed(view);
         lastProgress = now; // timers restart in the new view
-        timeoutLevel = Math.min(timeoutLevel + 1, MAX_TIMEOUT_LEVEL); // every view change: wait longer for a while
-        timeoutLevelSince = now;
         commitsInView = 0;
         freshInView = false;
         dueSince = -1;
@@ -1289,9 +1287,20 @@ public final class PbftPillar implements PbftCore {
         for (PrePrepare pp : nv.prePrepares()) {
             decidedUpTo = Math.max(decidedUpTo, pp.seq());
         }
+        boolean suspectedAgain = false;
         if (config.leaderSelection() == LeaderSelection.BLACKLIST) {
+            LeaderPolicy before = leaders;
             policyFrom = firstAbove(decidedUpTo);
             leaders = LeaderPolicy.agreed(nv.viewChanges(), policyFrom, config);
+            suspectedAgain = leaders.suspectedAgain(before, n);
+        }
+        if (!suspectedAgain) {
+            // A view change raises the timeouts for a while: on an overloaded machine a correct leader may have been
+            // suspected spuriously. One that struck a leader suspected before (readmitted after its backoff and
+            // failing again) says nothing about the machine's timing; raising them then would make every later
+            // readmission of a crashed leader cost doubled timeouts.
+            timeoutLevel = Math.min(timeoutLevel + 1, MAX_TIMEOUT_LEVEL);
+            timeoutLevelSince = now;
         }
         for (PrePrepare pp : nv.prePrepares()) {
             newViewUpTo = Math.max(newViewUpTo, pp.seq());
