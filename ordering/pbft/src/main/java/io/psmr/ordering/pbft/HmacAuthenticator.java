@@ -82,13 +82,25 @@ public final class HmacAuthenticator implements Authenticator {
         }
     }
 
-    private static byte[] hmac(byte[] key, byte[] bytes) {
+    /**
+     * One HMAC-SHA256 engine per thread: {@code Mac.getInstance} searches the providers and checks the JCE's
+     * signature every time, which cost a loaded replica more than the MACs themselves. Re-keyed per call.
+     */
+    private static final ThreadLocal<Mac> MACS = ThreadLocal.withInitial(() -> {
         try {
-            Mac mac = Mac.getInstance("HmacSHA256");
-            mac.init(new SecretKeySpec(key, "HmacSHA256"));
-            return mac.doFinal(bytes);
+            return Mac.getInstance("HmacSHA256");
         } catch (GeneralSecurityException e) {
             throw new IllegalStateException("the JDK has no HmacSHA256", e);
         }
+    });
+
+    private static byte[] hmac(byte[] key, byte[] bytes) {
+        Mac mac = MACS.get();
+        try {
+            mac.init(new SecretKeySpec(key, "HmacSHA256"));
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException("HmacSHA256 refused a key of " + key.length + " bytes", e);
+        }
+        return mac.doFinal(bytes);
     }
 }

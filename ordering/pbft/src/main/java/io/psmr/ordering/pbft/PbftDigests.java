@@ -12,6 +12,18 @@ public final class PbftDigests {
     /** Digest length in bytes. */
     public static final int LENGTH = 32;
 
+    /**
+     * One engine per thread: {@code MessageDigest.getInstance} searches the providers at every call. Declared
+     * before {@link #EMPTY}, which uses it.
+     */
+    private static final ThreadLocal<MessageDigest> SHA256 = ThreadLocal.withInitial(() -> {
+        try {
+            return MessageDigest.getInstance("SHA-256");
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("the JDK has no SHA-256", e);
+        }
+    });
+
     private static final byte[] EMPTY = sha256("psmr-pbft-empty-instance".getBytes(StandardCharsets.US_ASCII));
 
     private PbftDigests() {
@@ -36,10 +48,6 @@ public final class PbftDigests {
 
     /** Plain SHA-256. */
     public static byte[] sha256(byte[] bytes) {
-        try {
-            return MessageDigest.getInstance("SHA-256").digest(bytes);
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("the JDK has no SHA-256", e);
-        }
+        return SHA256.get().digest(bytes); // digest() resets the engine
     }
 }
