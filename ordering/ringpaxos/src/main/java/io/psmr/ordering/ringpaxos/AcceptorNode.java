@@ -75,6 +75,17 @@ public final class AcceptorNode implements RingPaxosCore {
                               boolean logFull) {
     }
 
+    /** What this acceptor's last heartbeat to one learner said, and when it was sent. */
+    private static final class LearnerTold {
+        long highestDecided = -1;
+        long trimmedTo = -1;
+        long at = Long.MIN_VALUE / 2;
+    }
+
+    // Learners need a heartbeat only for news (a higher decided instance, a new trim point); an idle cluster sends
+    // them one every quietTicks, so that a message lost while a link was down is repaired.
+    private final Map<Integer, LearnerTold> learnersTold = new TreeMap<>();
+
     private long now;
     private long maxRoundSeen;
     private Coordinator coordinator;
@@ -97,6 +108,7 @@ public final class AcceptorNode implements RingPaxosCore {
         this.maxRoundSeen = storage.promised().round();
         for (int l : config.learners()) {
             learnerReports.put(l, new LearnerReport()); // report 0, heard at tick 0: see the class comment
+            learnersTold.put(l, new LearnerTold());
         }
     }
 
@@ -133,8 +145,8 @@ public final class AcceptorNode implements RingPaxosCore {
                     send(new Message.Heartbeat(id, other, storage.promised(), storage.highestDecided(), storage.trimmedTo()));
                 }
             }
-            for (int learner : config.learners()) {
-                send(new Message.Heartbeat(id, learner, storage.promised(), storage.highestDecided(), storage.trimmedTo()));
+            for (Map.Entry<Integer, LearnerTold> e : learnersTold.entrySet()) {
+                heartbeatLearner(e.getKey(), e.getValue());
             }
         }
         // Learners fall silent without any message arriving: re-evaluate the trim point as time passes.
@@ -295,6 +307,19 @@ public final class AcceptorNode implements RingPaxosCore {
         if (coordinator != null) {
             coordinator.onDecided(d.instance(), now);
         }
+    }
+
+    /** Sends {@code learner} a heartbeat if it has news for it, or if it told it nothing for quietTicks. */
+    private void heartbeatLearner(int learner, LearnerTold told) {
+        long decided = storage.highestDecided();
+        long trimmed = storage.trimmedTo();
+        if (decided == told.highestDecided && trimmed == told.trimmedTo && now - told.at < config.quietTicks()) {
+            return;
+        }
+        told.highestDecided = decided;
+        told.trimmedTo = trimmed;
+        told.at = now;
+        send(new Message.Heartbeat(id, learner, storage.promised(), decided, trimmed));
     }
 
     private void onHeartbeat(Message.Heartbeat h) {

@@ -14,7 +14,7 @@ import java.util.TreeMap;
  * it knows of a later decided instance (from a decision or an acceptor's heartbeat) but lacks its
  * next one for {@link RingPaxosConfig#fetchTicks()}, it asks acceptors in turn for the missing
  * decisions. Every {@link RingPaxosConfig#reportTicks()} it reports its safe instance to every
- * acceptor, which lets them trim their logs.
+ * acceptor, which lets them trim their logs; an unchanged one only every {@link RingPaxosConfig#quietTicks()}.
  *
  * <h2>Resuming and the safe instance</h2>
  * A learner may start from a {@link LearnerCheckpoint} taken from an earlier learner (the same replica before a
@@ -58,6 +58,8 @@ public final class Learner implements RingPaxosCore {
     private long checkpointed;
     private long highestKnown;
     private long lastFetch = Long.MIN_VALUE / 2;
+    private long lastReported = -1;
+    private long lastReportAt = Long.MIN_VALUE / 2;
     private int fetchTarget;
     private boolean trimmedPast;
 
@@ -187,9 +189,14 @@ public final class Learner implements RingPaxosCore {
             long last = Math.min(highestKnown, next + config.fetchBatch() - 1);
             outbox.send(new Message.Fetch(id, acceptor, next, last));
         }
-        if (now % config.reportTicks() == 0) {
+        // An unchanged safe instance is reported at most quietTicks apart (the last report tick before they pass):
+        // enough for acceptors to count this learner as alive, without waking them every few ticks when idle.
+        long safe = safeInstance();
+        if (now % config.reportTicks() == 0 && (safe != lastReported || now - lastReportAt + config.reportTicks() > config.quietTicks())) {
+            lastReported = safe;
+            lastReportAt = now;
             for (int a : config.acceptors()) {
-                outbox.send(new Message.Delivered(id, a, safeInstance()));
+                outbox.send(new Message.Delivered(id, a, safe));
             }
         }
     }

@@ -113,6 +113,17 @@ public record RingPaxosConfig(List<Integer> acceptors, List<Integer> learners, L
         return new RingPaxosConfig(acceptors, learners, proposers, 64, 1024, 1024, 256, 8, 2, 10, 8, 20, 4, 64, 5);
     }
 
+    /**
+     * Ticks between two messages that carry nothing new: an acceptor's heartbeat to a learner whose decided instance
+     * and trim point it already told (acceptors still heartbeat each other every {@link #heartbeatTicks()}, for the
+     * failure detector), and a learner's report of an unchanged safe instance. A third of
+     * {@link #learnerSilenceTicks()}, so a quiet learner is never presumed dead, at most 50 and at least
+     * {@link #reportTicks()}: 500 ms at the runtime's default 10 ms tick.
+     */
+    public int quietTicks() {
+        return Math.max(reportTicks, Math.min(learnerSilenceTicks / 3, 50));
+    }
+
     /** f: how many acceptors may crash, (acceptors − 1) / 2. */
     public int f() {
         return (acceptors.size() - 1) / 2;
