@@ -3,7 +3,6 @@ package io.psmr.ordering.transport;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.nio.NioIoHandler;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import java.util.Objects;
 import java.util.concurrent.RejectedExecutionException;
@@ -22,7 +21,7 @@ public final class EventLoopThread {
     private final EventLoop loop;
 
     private EventLoopThread(String threadName) {
-        this.group = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory(threadName, true), NioIoHandler.newFactory());
+        this.group = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory(threadName, true), SocketIo.current().handlerFactory());
         this.loop = group.next();
     }
 

@@ -8,7 +8,6 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.socket.SocketChannel;
-import io.netty.channel.socket.nio.NioServerSocketChannel;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
@@ -71,7 +70,7 @@ public final class FrameServer {
         this.limits = limits;
         this.refusals = refusals;
         this.initializer = initializer;
-        ServerBootstrap b = new ServerBootstrap().group(loop, loop).channel(NioServerSocketChannel.class)
+        ServerBootstrap b = new ServerBootstrap().group(loop, loop).channel(SocketIo.current().serverSocketChannel())
                 .option(ChannelOption.SO_REUSEADDR, true)
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childHandler(new ChannelInitializer<SocketChannel>() {

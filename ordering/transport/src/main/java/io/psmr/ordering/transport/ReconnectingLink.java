@@ -7,7 +7,6 @@ import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
-import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -88,11 +87,11 @@ public final class ReconnectingLink<P> {
     }
 
     /**
-     * A client bootstrap template for links: NIO sockets, {@code TCP_NODELAY}, and {@code connectTimeout} for each
+     * A client bootstrap template for links: {@link SocketIo#current()}'s sockets, {@code TCP_NODELAY}, and {@code connectTimeout} for each
      * attempt. Add options (a write-buffer water mark, say) before handing it to {@link Builder#bootstrap}.
      */
     public static Bootstrap clientBootstrap(Duration connectTimeout) {
-        return new Bootstrap().channel(NioSocketChannel.class)
+        return new Bootstrap().channel(SocketIo.current().socketChannel())
                 .option(ChannelOption.TCP_NODELAY, true)
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE, connectTimeout.toMillis()));
     }
