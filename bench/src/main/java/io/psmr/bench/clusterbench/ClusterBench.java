@@ -39,7 +39,9 @@ import org.HdrHistogram.ConcurrentHistogram;
  * a warm-up and a measured window on one proxy, the first load with {@link ClusterBenchSettings#clusterWarmup()}
  * more warm-up, while the fresh JVMs compile. Over the measured window the run counts the answered operations (by
  * completion time) and their latency, and reads the CPU of every cluster process and of this JVM, the load
- * generator ({@link ClusterCpu}), at the window's start and end. Then the cluster stops and its stores are deleted.
+ * generator ({@link ClusterCpu}), at the window's start and end. After the last load, once the warm cluster has had
+ * {@link #IDLE_SETTLE} with no client, its idle CPU is read over {@link ClusterBenchSettings#idle()}. Then the
+ * cluster stops and its stores are deleted.
  * With {@link ClusterBenchSettings#reference()}, the same orderings then run in one JVM through {@link E2eBench}, per
  * client count, with the same runs, warm-up and duration.
  *
@@ -51,6 +53,8 @@ public final class ClusterBench {
     static final Duration START_TIMEOUT = Duration.ofSeconds(120);
     /** How long a stopping node gets before SIGKILL. */
     static final Duration STOP_GRACE = Duration.ofSeconds(10);
+    /** How long a cluster rests after its last load before its idle CPU is read: in-flight checkpoints finish. */
+    static final Duration IDLE_SETTLE = Duration.ofSeconds(5);
     /** A load that completes nothing for this long fails the run. */
     static final Duration STALL = Duration.ofSeconds(10);
 
@@ -68,10 +72,15 @@ public final class ClusterBench {
                   Map<NodeRole, Long> cpuByRole, long clusterCpuNanos, long loadCpuNanos) {
     }
 
-    /** One cluster's idle window. */
-    record Idle(long cpuNanos, long nanos) {
+    /** One cluster's idle window: its nodes' CPU over {@code nanos}. */
+    record Idle(long cpuNanos, long nanos, int nodes) {
         double cores() {
             return nanos == 0 ? 0 : (double) cpuNanos / nanos;
+        }
+
+        /** The mean node's share of a core, in percent. */
+        double nodePercent() {
+            return nodes == 0 ? 0 : 100 * cores() / nodes;
         }
     }
 
@@ -111,11 +120,6 @@ public final class ClusterBench {
                 try {
                     progress.accept("round " + round + ": " + ordering.cliName() + " cluster starting");
                     launcher.start(settings.clusterSpec(ordering), START_TIMEOUT);
-                    ClusterDescriptor cluster = launcher.directory().read();
-                    Idle i = idle(cluster);
-                    idle.computeIfAbsent(ordering, o -> new ArrayList<>()).add(i);
-                    progress.accept(String.format(java.util.Locale.ROOT, "round %d: %s idle: %.3f cores", round,
-                            ordering.cliName(), i.cores()));
                     Duration warm = settings.clusterWarmup().plus(settings.warmup()); // the first load warms the JVMs
                     for (int c : settings.clients()) {
                         Sample s = load(launcher, ordering, c, warm);
@@ -127,6 +131,11 @@ public final class ClusterBench {
                                 ordering.cliName(), c, s.opsPerSecond(), micros(s.clusterCpuNanos(), s.operations()),
                                 micros(s.loadCpuNanos(), s.operations())));
                     }
+                    parkUntil(System.nanoTime() + IDLE_SETTLE.toNanos());
+                    Idle i = idle(launcher.directory().read());
+                    idle.computeIfAbsent(ordering, o -> new ArrayList<>()).add(i);
+                    progress.accept(String.format(java.util.Locale.ROOT, "round %d: %s idle: %.3f cores, %.2f %% of a core"
+                            + " per node", round, ordering.cliName(), i.cores(), i.nodePercent()));
                 } catch (IllegalStateException | IllegalArgumentException e) {
                     throw new IllegalStateException(ordering.cliName() + " cluster, round " + round + ": " + e.getMessage(), e);
                 } finally {
@@ -152,7 +161,7 @@ public final class ClusterBench {
         long t0 = System.nanoTime();
         parkUntil(t0 + settings.idle().toNanos());
         ClusterCpu.Reading b = ClusterCpu.read(cluster);
-        return new Idle(b.cluster() - a.cluster(), System.nanoTime() - t0);
+        return new Idle(b.cluster() - a.cluster(), System.nanoTime() - t0, cluster.nodes().size());
     }
 
     /** One load: a warm-up of {@code warm}, then the measured window, on one proxy; CPU read at the window's edges. */

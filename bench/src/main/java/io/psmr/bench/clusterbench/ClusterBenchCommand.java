@@ -42,7 +42,7 @@ import picocli.CommandLine.Spec;
             "Reports per ordering and client count: ops/s (median, min and max over the runs), p50, p99 and p999 "
                 + "latency, and CPU per operation: user plus system time of every cluster process (in all and per "
                 + "role) and, apart, of the load generator, over the measured window, divided by the operations "
-                + "answered in it; the idle CPU of each fresh cluster with no client connected; and, as the "
+                + "answered in it; the idle CPU of each cluster, warm, with no client connected, per node; and, as the "
                 + "reference, the same orderings in one JVM through bench e2e's code path. Prints a table; writes "
                 + "results.csv, results.json, summary.md, throughput.png and cpu-per-op.png to "
                 + "<out>/bench-cluster-<timestamp>/, with each cluster's logs under clusters/.",
@@ -89,7 +89,8 @@ public final class ClusterBenchCommand implements Callable<Integer> {
     Duration duration;
 
     @Option(names = "--idle", paramLabel = "TIME", defaultValue = "5s", converter = DurationConverter.class,
-            description = "How long each fresh cluster's idle CPU is read, 1s to 10m (default: ${DEFAULT-VALUE}).")
+            description = "How long each cluster's idle CPU is read, 5 s after its last load, 1s to 10m (default: "
+                    + "${DEFAULT-VALUE}).")
     Duration idle;
 
     @Option(names = "--reference", negatable = true, defaultValue = "true", fallbackValue = "true",

@@ -51,6 +51,8 @@ public record ClusterBenchReport(String machine, ClusterBenchSettings settings, 
         List<ClusterBenchResult> out = new ArrayList<>();
         for (OrderingProtocol o : s.orderings()) {
             double idle = median(m.idle().getOrDefault(o, List.of()).stream().mapToDouble(ClusterBench.Idle::cores).toArray());
+            double idleNode = median(m.idle().getOrDefault(o, List.of()).stream()
+                    .mapToDouble(ClusterBench.Idle::nodePercent).toArray());
             for (int c : s.clients()) {
                 List<ClusterBench.Sample> runs = m.samples().getOrDefault(o, Map.of()).getOrDefault(c, List.of());
                 double[] ops = values(runs, ClusterBench.Sample::opsPerSecond);
@@ -67,7 +69,7 @@ public record ClusterBenchReport(String machine, ClusterBenchSettings settings, 
                 out.add(new ClusterBenchResult(o.cliName(), c, runs.size(), median(ops), min(ops), max(ops),
                         median(values(runs, r -> r.p50Micros())), median(values(runs, r -> r.p99Micros())),
                         median(values(runs, r -> r.p999Micros())), median(cpu), min(cpu), max(cpu), byRole,
-                        median(values(runs, r -> ClusterBench.micros(r.loadCpuNanos(), r.operations()))), idle,
+                        median(values(runs, r -> ClusterBench.micros(r.loadCpuNanos(), r.operations()))), idle, idleNode,
                         ref == null ? Double.NaN : ref.throughputOps(), ref == null ? Double.NaN : ref.minOps(),
                         ref == null ? Double.NaN : ref.maxOps(), ref == null ? Double.NaN : ref.p50Micros()));
             }
@@ -105,14 +107,14 @@ public record ClusterBenchReport(String machine, ClusterBenchSettings settings, 
 
     /** The table: one row per ordering and client count. */
     public void table(PrintWriter o) {
-        o.printf(Locale.ROOT, "%-10s %7s %22s %8s %8s %8s %11s %-22s %9s %9s %22s %7s%n", "ordering", "clients",
+        o.printf(Locale.ROOT, "%-10s %7s %22s %8s %8s %8s %11s %-22s %9s %10s %22s %7s%n", "ordering", "clients",
                 "ops/s (min-max)", "p50 ms", "p99 ms", "p999 ms", "cpu us/op", "by role us/op", "load us/op",
-                "idle cores", "one JVM ops/s", "ratio");
+                "idle %/node", "one JVM ops/s", "ratio");
         for (ClusterBenchResult r : results) {
-            o.printf(Locale.ROOT, "%-10s %7d %22s %8s %8s %8s %11s %-22s %9s %9s %22s %7s%n", r.ordering(), r.clients(),
+            o.printf(Locale.ROOT, "%-10s %7d %22s %8s %8s %8s %11s %-22s %9s %10s %22s %7s%n", r.ordering(), r.clients(),
                     range(r.opsPerSecond(), r.minOps(), r.maxOps()), millis(r.p50Micros()), millis(r.p99Micros()),
                     millis(r.p999Micros()), number(r.clusterCpuMicros()), roles(r), number(r.loadCpuMicros()),
-                    fixed(r.idleCores(), 3), range(r.referenceOps(), r.referenceMinOps(), r.referenceMaxOps()),
+                    fixed(r.idleNodePercent(), 2), range(r.referenceOps(), r.referenceMinOps(), r.referenceMaxOps()),
                     fixed(r.processesOverOneJvm(), 2));
         }
         o.flush();
@@ -122,7 +124,7 @@ public record ClusterBenchReport(String machine, ClusterBenchSettings settings, 
     public String csv() {
         StringBuilder b = new StringBuilder("ordering,clients,runs,ops_per_s,min_ops_per_s,max_ops_per_s,p50_us,p99_us,"
                 + "p999_us,cluster_cpu_us_per_op,min_cluster_cpu_us_per_op,max_cluster_cpu_us_per_op,"
-                + "acceptor_cpu_us_per_op,replica_cpu_us_per_op,load_cpu_us_per_op,idle_cores,one_jvm_ops_per_s,"
+                + "acceptor_cpu_us_per_op,replica_cpu_us_per_op,load_cpu_us_per_op,idle_cores,idle_node_percent,one_jvm_ops_per_s,"
                 + "one_jvm_min_ops_per_s,one_jvm_max_ops_per_s,one_jvm_p50_us,processes_over_one_jvm\n");
         for (ClusterBenchResult r : results) {
             b.append(String.join(",", r.ordering(), Integer.toString(r.clients()), Integer.toString(r.runs()),
@@ -130,7 +132,7 @@ public record ClusterBenchReport(String machine, ClusterBenchSettings settings, 
                     csv(r.p999Micros()), csv(r.clusterCpuMicros()), csv(r.minClusterCpu()), csv(r.maxClusterCpu()),
                     csv(r.cpuByRoleMicros().getOrDefault("acceptor", Double.NaN)),
                     csv(r.cpuByRoleMicros().getOrDefault("replica", Double.NaN)), csv(r.loadCpuMicros()),
-                    csv(r.idleCores()), csv(r.referenceOps()), csv(r.referenceMinOps()), csv(r.referenceMaxOps()),
+                    csv(r.idleCores()), csv(r.idleNodePercent()), csv(r.referenceOps()), csv(r.referenceMinOps()), csv(r.referenceMaxOps()),
                     csv(r.referenceP50Micros()), csv(r.processesOverOneJvm()))).append('\n');
         }
         return b.toString();
@@ -168,25 +170,27 @@ public record ClusterBenchReport(String machine, ClusterBenchSettings settings, 
         o.println("Machine: " + machine + ".");
         o.println();
         o.printf(Locale.ROOT, "Each ordering runs as a process cluster, as `cluster start` starts it, %d time(s), "
-                + "interleaved with the others; per run, the idle CPU of the fresh cluster over %d s, then per client "
-                + "count a %d s warm-up (%d s more for the first, while the fresh JVMs compile) and a %d s measured "
-                + "window on one proxy (window %d). CPU is user plus system "
+                + "interleaved with the others; per run and client count a %d s warm-up (%d s more for the first, "
+                + "while the fresh JVMs compile) and a %d s measured window on one proxy (window %d), then, %d s after "
+                + "the last load, the idle CPU of the warm cluster over %d s. CPU is user plus system "
                 + "time of the processes over the measured window, per answered operation: the cluster's nodes by "
                 + "role, and the load generator (the JVM of the clients and the proxy) apart.%s%n",
-                settings.runs(), settings.idle().toSeconds(), settings.warmup().toSeconds(),
-                settings.clusterWarmup().toSeconds(), settings.duration().toSeconds(), settings.window(), settings.reference()
+                settings.runs(), settings.warmup().toSeconds(), settings.clusterWarmup().toSeconds(),
+                settings.duration().toSeconds(), settings.window(), ClusterBench.IDLE_SETTLE.toSeconds(),
+                settings.idle().toSeconds(), settings.reference()
                         ? " The one-JVM reference runs the same orderings through `bench e2e`'s code path with the same "
                         + "clients, runs, warm-up and duration." : "");
         o.println();
         o.println("| ordering | clients | ops/s (min-max) | p50 ms | p99 ms | p999 ms | cluster CPU µs/op | by role µs/op "
-                + "| load µs/op | idle cores | one JVM ops/s (min-max) | processes / one JVM |");
-        o.println("|---|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|");
+                + "| load µs/op | idle cores (cluster) | idle % of a core per node | one JVM ops/s (min-max) "
+                + "| processes / one JVM |");
+        o.println("|---|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|");
         for (ClusterBenchResult r : results) {
-            o.printf(Locale.ROOT, "| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |%n", r.ordering(),
+            o.printf(Locale.ROOT, "| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |%n", r.ordering(),
                     r.clients(), range(r.opsPerSecond(), r.minOps(), r.maxOps()), millis(r.p50Micros()),
                     millis(r.p99Micros()), millis(r.p999Micros()), range(r.clusterCpuMicros(), r.minClusterCpu(),
                             r.maxClusterCpu()), roles(r), number(r.loadCpuMicros()), fixed(r.idleCores(), 3),
-                    range(r.referenceOps(), r.referenceMinOps(), r.referenceMaxOps()), fixed(r.processesOverOneJvm(), 2));
+                    fixed(r.idleNodePercent(), 2), range(r.referenceOps(), r.referenceMinOps(), r.referenceMaxOps()), fixed(r.processesOverOneJvm(), 2));
         }
         o.flush();
         return w.toString();

@@ -21,7 +21,9 @@ import java.util.Map;
  * @param maxClusterCpu     the highest run's
  * @param cpuByRoleMicros   median CPU per operation of each node role's processes together (acceptor, replica)
  * @param loadCpuMicros     median CPU per operation of the load generator (this JVM: clients and proxy)
- * @param idleCores         median CPU of the whole cluster with no client connected, in cores, over its fresh starts
+ * @param idleCores         median CPU of the whole cluster with no client connected, in cores, over its runs (read
+ *                          after its loads, warm)
+ * @param idleNodePercent   the same per node: {@code idleCores} over the cluster's nodes, in percent of a core
  * @param referenceOps      median throughput of the same ordering in one JVM ({@code bench e2e}), or NaN
  * @param referenceMinOps   its slowest run's, or NaN
  * @param referenceMaxOps   its fastest run's, or NaN
@@ -30,7 +32,7 @@ import java.util.Map;
 public record ClusterBenchResult(String ordering, int clients, int runs, double opsPerSecond, double minOps, double maxOps,
                                  double p50Micros, double p99Micros, double p999Micros, double clusterCpuMicros,
                                  double minClusterCpu, double maxClusterCpu, Map<String, Double> cpuByRoleMicros,
-                                 double loadCpuMicros, double idleCores, double referenceOps, double referenceMinOps,
+                                 double loadCpuMicros, double idleCores, double idleNodePercent, double referenceOps, double referenceMinOps,
                                  double referenceMaxOps, double referenceP50Micros) {
 
     /** Copies the map, sorted by role. */

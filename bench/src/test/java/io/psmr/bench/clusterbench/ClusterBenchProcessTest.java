@@ -51,7 +51,8 @@ class ClusterBenchProcessTest {
         assertTrue(rp.get("cpuByRoleMicros").get("acceptor").asDouble() > 0, rp.toString());
         assertTrue(rp.get("cpuByRoleMicros").get("replica").asDouble() > 0, rp.toString());
         assertTrue(rp.get("loadCpuMicros").asDouble() > 0, rp.toString());
-        assertTrue(rp.get("idleCores").asDouble() >= 0, rp.toString());
+        assertTrue(rp.get("idleCores").asDouble() > 0, rp.toString());
+        assertEquals(100 * rp.get("idleCores").asDouble() / 5, rp.get("idleNodePercent").asDouble(), 1e-9, "5 nodes");
         assertTrue(rp.get("referenceOps").asDouble() > 0, "the one-JVM reference ran: " + rp);
         assertTrue(Files.readString(dir.resolve(ClusterBenchReport.CSV_FILE)).startsWith("ordering,clients,runs,"));
         for (String png : List.of(ClusterBenchCharts.THROUGHPUT_FILE, ClusterBenchCharts.CPU_FILE)) {

@@ -35,9 +35,9 @@ class ClusterBenchReportTest {
                 Map.of(OrderingProtocol.RING_PAXOS, Map.of(16, List.of(sample(10_000, 500, 1500, 1000),
                                 sample(20_000, 800, 3200, 2000), sample(40_000, 4000, 4000, 4000))),
                         OrderingProtocol.PBFT, Map.of(16, List.of(sample(1_000, -1, 4000, 100)))),
-                Map.of(OrderingProtocol.RING_PAXOS, List.of(new ClusterBench.Idle(100_000_000, 1_000_000_000),
-                                new ClusterBench.Idle(300_000_000, 1_000_000_000), new ClusterBench.Idle(200_000_000, 1_000_000_000)),
-                        OrderingProtocol.PBFT, List.of(new ClusterBench.Idle(50_000_000, 1_000_000_000))));
+                Map.of(OrderingProtocol.RING_PAXOS, List.of(new ClusterBench.Idle(100_000_000, 1_000_000_000, 5),
+                                new ClusterBench.Idle(300_000_000, 1_000_000_000, 5), new ClusterBench.Idle(200_000_000, 1_000_000_000, 5)),
+                        OrderingProtocol.PBFT, List.of(new ClusterBench.Idle(50_000_000, 1_000_000_000, 4))));
         E2eResult ref = new E2eResult(OrderingProtocol.RING_PAXOS, SchedulerMode.BITMAP_INDEXED, 200, 8_000, 7_000, 9_000,
                 Double.NaN, Double.NaN, 1, 500, 900, 1200, 0, 3, Double.NaN);
         return ClusterBenchReport.of(SETTINGS, m, Map.of(OrderingProtocol.RING_PAXOS, Map.of(16, ref)));
@@ -59,6 +59,8 @@ class ClusterBenchReportTest {
         assertEquals(Map.of("acceptor", 50.0, "replica", 150.0), rp.cpuByRoleMicros());
         assertEquals(100, rp.loadCpuMicros(), 1e-9);
         assertEquals(0.2, rp.idleCores(), 1e-12);
+        assertEquals(4.0, rp.idleNodePercent(), 1e-9); // 0.2 of a core over 5 nodes
+        assertEquals(1.25, rs.get(1).idleNodePercent(), 1e-9); // 0.05 over 4
         assertEquals(2_000 / 8_000.0, rp.processesOverOneJvm(), 1e-12);
         ClusterBenchResult pbft = rs.get(1);
         assertEquals(Map.of("replica", 4000.0), pbft.cpuByRoleMicros());
@@ -73,7 +75,7 @@ class ClusterBenchReportTest {
         List<String> lines = w.toString().lines().toList();
         assertTrue(lines.get(0).startsWith("ordering") && lines.get(0).contains("cpu us/op"), lines.get(0));
         assertTrue(lines.get(1).matches("ringpaxos\\s+16\\s+2,000 \\(1,000-4,000\\)\\s+1\\.0\\s+5\\.0\\s+9\\.0\\s+200\\s+"
-                + "acceptor 50, replica 150\\s+100\\s+0\\.200\\s+8,000 \\(7,000-9,000\\)\\s+0\\.25"), lines.get(1));
+                + "acceptor 50, replica 150\\s+100\\s+4\\.00\\s+8,000 \\(7,000-9,000\\)\\s+0\\.25"), lines.get(1));
         assertTrue(lines.get(2).matches("pbft\\s+16\\s+100 \\(100-100\\).*\\s+-\\s+-"), lines.get(2));
         List<String> csv = r.csv().lines().toList();
         assertEquals(3, csv.size());
