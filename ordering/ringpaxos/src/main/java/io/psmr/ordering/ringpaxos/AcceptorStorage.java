@@ -36,6 +36,9 @@ public final class AcceptorStorage {
     private Ballot promised = Ballot.ZERO;
     private long trimmedTo;
     private long highestDecided;
+    // Every instance above the trim point and below this is decided: a slot, once decided, stays so until trimmed,
+    // so firstUndecided() resumes here instead of walking the log's decided prefix on every call.
+    private long decidedBelow = 1;
     // Changes not yet taken by the node for a Ready (see takeChanges).
     private final List<StorageChange> changes = new ArrayList<>();
 
@@ -197,13 +200,14 @@ public final class AcceptorStorage {
 
     /** The lowest instance above the trim point that is not known decided here. */
     public long firstUndecided() {
-        long i = trimmedTo + 1;
+        long i = Math.max(decidedBelow, trimmedTo + 1);
         for (Map.Entry<Long, Slot> e : slots.tailMap(i, true).entrySet()) {
             if (e.getKey() != i || !e.getValue().decided) {
-                return i;
+                break;
             }
             i++;
         }
+        decidedBelow = i;
         return i;
     }
 

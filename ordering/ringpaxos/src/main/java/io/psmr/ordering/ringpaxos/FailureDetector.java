@@ -1,9 +1,7 @@
 package io.psmr.ordering.ringpaxos;
 
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 
 /**
  * A heartbeat failure detector over the acceptors, in ticks. It is unreliable by nature (a slow
@@ -14,17 +12,22 @@ final class FailureDetector {
     private final int self;
     private final List<Integer> acceptors;
     private final int suspectTicks;
-    private final Map<Integer, Long> lastHeard = new HashMap<>();
+    // By position in acceptors: heard() runs for every message an acceptor receives, so no boxing.
+    private final long[] lastHeard;
 
     FailureDetector(int self, List<Integer> acceptors, int suspectTicks) {
         this.self = self;
         this.acceptors = acceptors;
         this.suspectTicks = suspectTicks;
+        this.lastHeard = new long[acceptors.size()];
     }
 
-    /** Records that {@code acceptor} was heard from at tick {@code now}. */
+    /** Records that {@code acceptor} was heard from at tick {@code now}; a node that is no acceptor is ignored. */
     void heard(int acceptor, long now) {
-        lastHeard.put(acceptor, now);
+        int i = acceptors.indexOf(acceptor);
+        if (i >= 0) {
+            lastHeard[i] = now;
+        }
     }
 
     /**
@@ -33,7 +36,8 @@ final class FailureDetector {
      * so a fresh cluster does not elect everyone at once.
      */
     boolean isLive(int acceptor, long now) {
-        return acceptor == self || now - lastHeard.getOrDefault(acceptor, 0L) <= suspectTicks;
+        int i = acceptors.indexOf(acceptor);
+        return acceptor == self || now - (i < 0 ? 0 : lastHeard[i]) <= suspectTicks;
     }
 
     /** The lowest live acceptor: the one that should coordinate. */
