@@ -61,7 +61,7 @@ import picocli.CommandLine.Spec;
                 + "acceptors, the replica's learner and the proxy's proposer), both (interleaved, with the ratio "
                 + "ringpaxos/local from the same invocation), pbft (PBFT with 2 COP pillars in-process: 4 PBFT replicas, each with "
                 + "its own executing replica, the proxy accepting f+1 = 2 matching replies), ratis (Apache Ratis: 3 peers on "
-                + "loopback over gRPC, each executing with psmr as its state machine, every log entry fsync'd before it counts; "
+                + "loopback over Ratis' Netty RPC, each executing with psmr as its state machine, every log entry fsync'd before it counts; "
                 + "sequential is Ratis' usual single-threaded apply), a comma-separated list of these (e.g. "
                 + "local,ringpaxos,ratis: interleaved, in that order), all (every ordering e2e embeds: local, ringpaxos, pbft "
                 + "and ratis, interleaved).",

@@ -181,7 +181,7 @@ public final class E2eReport {
                         + (s.sweep().given() ? s.sweep().rotations().stream().map(r -> r.name().toLowerCase(Locale.ROOT))
                                 .collect(Collectors.joining("/")) + " leaders, " : "")
                         + "f+1 matching replies)";
-                case RATIS -> "Apache Ratis on loopback (" + E2eBench.RATIS_PEERS + " peers, gRPC, each executing, log fsync'd"
+                case RATIS -> "Apache Ratis on loopback (" + E2eBench.RATIS_PEERS + " peers, Netty RPC, each executing, log fsync'd"
                         + " before an entry counts)";
                 default -> o.description();
             });

@@ -212,7 +212,7 @@ class E2eCommandTest {
             dirs = s.toList();
         }
         String summary = Files.readString(dirs.get(0).resolve("summary.md"));
-        assertTrue(summary.contains("Apache Ratis on loopback (3 peers, gRPC, each executing, log fsync'd before an entry counts)"),
+        assertTrue(summary.contains("Apache Ratis on loopback (3 peers, Netty RPC, each executing, log fsync'd before an entry counts)"),
                 summary);
         assertTrue(summary.contains("| ratis | sequential |") && summary.contains("| ratis | bitmap-indexed |"), summary);
     }

@@ -33,7 +33,7 @@ import java.util.concurrent.TimeUnit;
 import org.apache.ratis.RaftConfigKeys;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.conf.RaftProperties;
-import org.apache.ratis.grpc.GrpcConfigKeys;
+import org.apache.ratis.netty.NettyConfigKeys;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftGroup;
@@ -116,8 +116,8 @@ class RatisAdapterTest {
         RaftPeer peer = RaftPeer.newBuilder().setId("solo").setAddress(new InetSocketAddress("127.0.0.1", port)).build();
         RaftGroup group = RaftGroup.valueOf(RaftGroupId.valueOf(UUID.randomUUID()), peer);
         RaftProperties props = new RaftProperties();
-        RaftConfigKeys.Rpc.setType(props, SupportedRpcType.GRPC);
-        GrpcConfigKeys.Server.setPort(props, port);
+        RaftConfigKeys.Rpc.setType(props, SupportedRpcType.NETTY);
+        NettyConfigKeys.Server.setPort(props, port);
         RaftServerConfigKeys.setStorageDir(props, List.of(dir.toFile()));
         Counters app = new Counters();
         PsmrStateMachine<Add, Long> psmr = new PsmrStateMachine<>(

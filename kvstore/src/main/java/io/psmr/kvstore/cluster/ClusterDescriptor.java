@@ -40,7 +40,7 @@ import org.apache.ratis.protocol.RaftPeerId;
  * <p>Immutable. Reading and writing go through {@link ClusterDirectory}, which serialises updates.
  *
  * <p>With {@code ordering} {@code ratis}, the nodes are Ratis peers only (replicas, each a Raft
- * server with psmr executing its log, on its gRPC port), there are no acceptors or proposer slots,
+ * server with psmr executing its log, on its Raft RPC port), there are no acceptors or proposer slots,
  * and {@code ratisGroup} names the Raft group.
  *
  * <p><b>Hosts.</b> Every node and proposer slot names its own host (format version {@value #VERSION}): the

@@ -16,7 +16,7 @@ import java.util.Optional;
  * @param paxosId   its Ring Paxos node id (acceptor id, or the replica's learner id); for a Ratis
  *                  peer, its replica id (its Ratis peer id is {@code p<replicaId>})
  * @param replicaId the replica id in its replies (replicas), 0 for acceptors
- * @param port      the Ring Paxos port (a Ratis peer's gRPC port, a PBFT replica's proposal port) on its host
+ * @param port      the Ring Paxos port (a Ratis peer's Raft RPC port, a PBFT replica's proposal port) on its host
  * @param replyPort the port proxies connect to for replies (Ring Paxos replicas); 0 for acceptors and
  *                  for Ratis peers, whose replies travel back through Ratis
  * @param checkpointPort the port a Ring Paxos replica serves its checkpoints on, for replicas that

@@ -27,7 +27,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A replicated store over Apache Ratis in one JVM: N Ratis servers on loopback (gRPC, free
+ * A replicated store over Apache Ratis in one JVM: N Ratis servers on loopback (Ratis' Netty RPC, free
  * ports), each with a {@link RatisReplica} as its state machine and its own storage directory,
  * plus one {@link RatisOrderingClient} that proxies propose to and whose replies go to a
  * {@link LocalReplyRouter}. What {@code ./psmr load --ordering ratis} runs, and what the tests run;
@@ -87,7 +87,7 @@ public final class EmbeddedRatisCluster implements AutoCloseable {
             closePeers();
             throw e;
         }
-        this.client = new RatisOrderingClient(RatisPeer.newClient(group, base.limits(), MAX_OUTSTANDING), this::routeReplies,
+        this.client = new RatisOrderingClient(RatisPeer.newClient(group, MAX_OUTSTANDING), this::routeReplies,
                 MAX_OUTSTANDING);
         client.start();
     }
@@ -269,7 +269,7 @@ public final class EmbeddedRatisCluster implements AutoCloseable {
      * @return the log index the snapshot covers
      */
     public long snapshot(int id, long timeoutMillis) throws IOException {
-        try (RaftClient admin = RatisPeer.newClient(group, base.limits(), MAX_OUTSTANDING)) {
+        try (RaftClient admin = RatisPeer.newClient(group, MAX_OUTSTANDING)) {
             RaftClientReply reply = admin.getSnapshotManagementApi(peerId(id)).create(timeoutMillis);
             if (!reply.isSuccess()) {
                 throw new IOException("peer " + id + " did not take a snapshot: " + reply.getException(), reply.getException());

@@ -99,7 +99,7 @@ public final class RatisBinding implements OrderingBinding {
     @Override
     public OrderingClient openClient(ClusterDescriptor cluster, ProposerSlot slot, long firstProposalSeq, long proxyId,
                                      KvLimits limits, int maxPending, LocalReplyRouter router) {
-        return new RatisOrderingClient(RatisPeer.newClient(cluster.raftGroup(), limits, maxPending),
+        return new RatisOrderingClient(RatisPeer.newClient(cluster.raftGroup(), maxPending),
                 bytes -> routeReplies(bytes, router), maxPending);
     }
 

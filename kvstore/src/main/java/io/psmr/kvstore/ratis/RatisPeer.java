@@ -14,7 +14,7 @@ import org.apache.ratis.RaftConfigKeys;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.client.RaftClientConfigKeys;
 import org.apache.ratis.conf.RaftProperties;
-import org.apache.ratis.grpc.GrpcConfigKeys;
+import org.apache.ratis.netty.NettyConfigKeys;
 import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.retry.RetryPolicies;
@@ -26,11 +26,10 @@ import org.apache.ratis.util.SizeInBytes;
 import org.apache.ratis.util.TimeDuration;
 
 /**
- * One peer of a Ratis group with psmr as its execution layer: a Ratis server (gRPC on a fixed
- * port, its log and snapshots in its own storage directory) whose state machine is a
+ * One peer of a Ratis group with psmr as its execution layer: a Ratis server (Ratis' Netty RPC on a
+ * fixed port, its log and snapshots in its own storage directory) whose state machine is a
  * {@link RatisReplica}. What {@link EmbeddedRatisCluster} runs N of in one JVM, and what a cluster node
- * process runs one of. Also builds the Raft clients that propose to such a group, with the same
- * message limits.
+ * process runs one of. Also builds the Raft clients that propose to such a group.
  *
  * <p>A peer started with {@code recover} reads its storage directory: it loads its latest snapshot
  * into a fresh store and Ratis replays the log after it, or sends it the leader's snapshot if the
@@ -65,7 +64,7 @@ public final class RatisPeer implements AutoCloseable {
      * @param config            the replica's configuration (its id is the replica id in replies)
      * @param group             the whole group, this peer included
      * @param id                this peer's Ratis id
-     * @param port              its gRPC port on 127.0.0.1 (fixed: it is part of the group's configuration)
+     * @param port              its Raft RPC port on 127.0.0.1 (fixed: it is part of the group's configuration)
      * @param storage           its storage directory (created if missing)
      * @param autoSnapshotEvery a snapshot every this many applied entries, the log purged up to it; 0 for none
      * @param recover           restart from {@code storage} rather than format it
@@ -90,7 +89,7 @@ public final class RatisPeer implements AutoCloseable {
 
     /**
      * As {@link #start(ReplicaConfig, RaftGroup, RaftPeerId, int, Path, long, boolean)}, bound to {@code bind}
-     * (its host and gRPC port, as the group names this peer) rather than 127.0.0.1; a failure names that host and port.
+     * (its host and Raft RPC port, as the group names this peer) rather than 127.0.0.1; a failure names that host and port.
      */
     public static RatisPeer start(ReplicaConfig config, RaftGroup group, RaftPeerId id, InetSocketAddress bind, Path storage,
                                   long autoSnapshotEvery, boolean recover) throws IOException {
@@ -124,7 +123,9 @@ public final class RatisPeer implements AutoCloseable {
                     .setOption(recover ? RaftStorage.StartupOption.RECOVER : RaftStorage.StartupOption.FORMAT)
                     .setThreadGroup(threads)
                     .build();
-            // Ratis' gRPC server failing to bind calls ExitUtils.terminate, which throws ExitException here.
+            // A port that cannot be bound is RatisNettyRpc's UncheckedIOException here, after the divisions started:
+            // unchecked, so that server.close() below closes them (Ratis' close skips a server whose start threw
+            // an IOException).
             server.start();
             RaftServer started = server;
             threads.started(() -> closeQuietly(started));
@@ -134,7 +135,8 @@ public final class RatisPeer implements AutoCloseable {
             return new RatisPeer(group, server, replica, threads);
         } catch (IOException | RuntimeException e) {
             // A server built but not started (port taken, storage locked or unreadable) holds threads, its port and
-            // its storage lock: release them before the replica.
+            // its storage lock: release them before the replica (Ratis' close joins the divisions' threads, shuts
+            // down its executors and Netty's event loops).
             IOException failed = new IOException("Ratis peer " + id + " could not start on " + host
                     + ":" + port + ": " + innermostMessage(e), e);
             if (server != null) {
@@ -217,7 +219,7 @@ public final class RatisPeer implements AutoCloseable {
         }
     }
 
-    /** The message of the deepest cause (the bind's "Address already in use" under gRPC's and Ratis' wrappers). */
+    /** The message of the deepest cause (the bind's "Address already in use" under Netty's and Ratis' wrappers). */
     private static String innermostMessage(Throwable e) {
         Throwable t = e;
         while (t.getCause() != null && t.getCause() != t) {
@@ -227,14 +229,13 @@ public final class RatisPeer implements AutoCloseable {
     }
 
     /**
-     * A Raft client for {@code group}: gRPC, messages large enough for the largest batch, a 3 s
-     * request timeout, at most {@code maxOutstanding} async requests, and retries forever 50 ms apart
-     * (a stopped leader: try the others after a pause, not in a hot loop).
+     * A Raft client for {@code group}: Ratis' Netty RPC (no message size limit, so any batch fits), a 3 s request
+     * timeout, at most {@code maxOutstanding} async requests, and retries forever 50 ms apart (a stopped leader:
+     * try the others after a pause, not in a hot loop).
      */
-    public static RaftClient newClient(RaftGroup group, KvLimits limits, int maxOutstanding) {
+    public static RaftClient newClient(RaftGroup group, int maxOutstanding) {
         RaftProperties p = new RaftProperties();
-        RaftConfigKeys.Rpc.setType(p, SupportedRpcType.GRPC);
-        GrpcConfigKeys.setMessageSizeMax(p, SizeInBytes.valueOf(entryRoom(limits) + (1 << 20)));
+        RaftConfigKeys.Rpc.setType(p, SupportedRpcType.NETTY);
         RaftClientConfigKeys.Rpc.setRequestTimeout(p, TimeDuration.valueOf(3, TimeUnit.SECONDS));
         RaftClientConfigKeys.Async.setOutstandingRequestsMax(p, maxOutstanding);
         return RaftClient.newBuilder()
@@ -252,20 +253,22 @@ public final class RatisPeer implements AutoCloseable {
     private static RaftProperties serverProperties(KvLimits limits, String host, int port, Path storage, long autoSnapshotEvery,
                                                    RatisDurability durability) {
         RaftProperties p = new RaftProperties();
-        RaftConfigKeys.Rpc.setType(p, SupportedRpcType.GRPC);
-        GrpcConfigKeys.Server.setHost(p, host);
-        GrpcConfigKeys.Server.setPort(p, port);
+        RaftConfigKeys.Rpc.setType(p, new RatisNettyRpc()); // Ratis' Netty RPC, closable after a failed start
+        NettyConfigKeys.Server.setHost(p, host);
+        NettyConfigKeys.Server.setPort(p, port);
         RaftServerConfigKeys.setStorageDir(p, List.of(storage.toFile()));
         // Elections: short enough that a killed leader is replaced in about a second, long enough
         // that a loaded 2-core machine does not trigger spurious ones.
         RaftServerConfigKeys.Rpc.setTimeoutMin(p, TimeDuration.valueOf(500, TimeUnit.MILLISECONDS));
         RaftServerConfigKeys.Rpc.setTimeoutMax(p, TimeDuration.valueOf(1000, TimeUnit.MILLISECONDS));
-        // Entries are whole batches: segments and messages must hold the largest one.
+        // Entries are whole batches: segments and the appender's buffer must hold the largest one. Ratis' Netty RPC
+        // (3.3.0) frames messages with no size limit and has no setting for one, so messages need none here.
         int maxBatch = limits.maxBatchBytes();
         SizeInBytes entryRoom = SizeInBytes.valueOf(entryRoom(limits));
-        // Ratis requires the gRPC message limit to exceed the appender's buffer by 1 MiB.
-        GrpcConfigKeys.setMessageSizeMax(p, SizeInBytes.valueOf(entryRoom(limits) + (1 << 20)));
         RaftServerConfigKeys.Log.Appender.setBufferByteLimit(p, entryRoom);
+        // The log worker's write buffer must hold one entry of that size and its 8 bytes of framing (Ratis refuses to
+        // start a peer otherwise): Ratis' 8 MiB default, or more for batches over 3.5 MiB.
+        RaftServerConfigKeys.Log.setWriteBufferSize(p, SizeInBytes.valueOf(Math.max(8L << 20, entryRoom(limits) + 8)));
         // Segments hold two of the largest batches: small enough that a purge after a snapshot
         // frees log (only closed segments are purged), never too small for one entry.
         RaftServerConfigKeys.Log.setSegmentSizeMax(p, SizeInBytes.valueOf(2L * maxBatch + (64 << 10)));
