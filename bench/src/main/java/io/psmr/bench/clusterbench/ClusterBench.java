@@ -134,8 +134,9 @@ public final class ClusterBench {
                     parkUntil(System.nanoTime() + IDLE_SETTLE.toNanos());
                     Idle i = idle(launcher.directory().read());
                     idle.computeIfAbsent(ordering, o -> new ArrayList<>()).add(i);
-                    progress.accept(String.format(java.util.Locale.ROOT, "round %d: %s idle: %.3f cores, %.2f %% of a core"
-                            + " per node", round, ordering.cliName(), i.cores(), i.nodePercent()));
+                    progress.accept(String.format(java.util.Locale.ROOT,
+                            "round %d: %s idle: %.3f cores, %.2f %% of a core per node", round, ordering.cliName(),
+                            i.cores(), i.nodePercent()));
                 } catch (IllegalStateException | IllegalArgumentException e) {
                     throw new IllegalStateException(ordering.cliName() + " cluster, round " + round + ": " + e.getMessage(), e);
                 } finally {

@@ -69,7 +69,8 @@ public record ClusterBenchReport(String machine, ClusterBenchSettings settings, 
                 out.add(new ClusterBenchResult(o.cliName(), c, runs.size(), median(ops), min(ops), max(ops),
                         median(values(runs, r -> r.p50Micros())), median(values(runs, r -> r.p99Micros())),
                         median(values(runs, r -> r.p999Micros())), median(cpu), min(cpu), max(cpu), byRole,
-                        median(values(runs, r -> ClusterBench.micros(r.loadCpuNanos(), r.operations()))), idle, idleNode,
+                        median(values(runs, r -> ClusterBench.micros(r.loadCpuNanos(), r.operations()))), idle,
+                        idleNode,
                         ref == null ? Double.NaN : ref.throughputOps(), ref == null ? Double.NaN : ref.minOps(),
                         ref == null ? Double.NaN : ref.maxOps(), ref == null ? Double.NaN : ref.p50Micros()));
             }
@@ -111,7 +112,8 @@ public record ClusterBenchReport(String machine, ClusterBenchSettings settings, 
                 "ops/s (min-max)", "p50 ms", "p99 ms", "p999 ms", "cpu us/op", "by role us/op", "load us/op",
                 "idle %/node", "one JVM ops/s", "ratio");
         for (ClusterBenchResult r : results) {
-            o.printf(Locale.ROOT, "%-10s %7d %22s %8s %8s %8s %11s %-22s %9s %10s %22s %7s%n", r.ordering(), r.clients(),
+            o.printf(Locale.ROOT, "%-10s %7d %22s %8s %8s %8s %11s %-22s %9s %10s %22s %7s%n", r.ordering(),
+                    r.clients(),
                     range(r.opsPerSecond(), r.minOps(), r.maxOps()), millis(r.p50Micros()), millis(r.p99Micros()),
                     millis(r.p999Micros()), number(r.clusterCpuMicros()), roles(r), number(r.loadCpuMicros()),
                     fixed(r.idleNodePercent(), 2), range(r.referenceOps(), r.referenceMinOps(), r.referenceMaxOps()),
@@ -124,7 +126,8 @@ public record ClusterBenchReport(String machine, ClusterBenchSettings settings, 
     public String csv() {
         StringBuilder b = new StringBuilder("ordering,clients,runs,ops_per_s,min_ops_per_s,max_ops_per_s,p50_us,p99_us,"
                 + "p999_us,cluster_cpu_us_per_op,min_cluster_cpu_us_per_op,max_cluster_cpu_us_per_op,"
-                + "acceptor_cpu_us_per_op,replica_cpu_us_per_op,load_cpu_us_per_op,idle_cores,idle_node_percent,one_jvm_ops_per_s,"
+                + "acceptor_cpu_us_per_op,replica_cpu_us_per_op,load_cpu_us_per_op,idle_cores,idle_node_percent,"
+                + "one_jvm_ops_per_s,"
                 + "one_jvm_min_ops_per_s,one_jvm_max_ops_per_s,one_jvm_p50_us,processes_over_one_jvm\n");
         for (ClusterBenchResult r : results) {
             b.append(String.join(",", r.ordering(), Integer.toString(r.clients()), Integer.toString(r.runs()),
@@ -132,7 +135,8 @@ public record ClusterBenchReport(String machine, ClusterBenchSettings settings, 
                     csv(r.p999Micros()), csv(r.clusterCpuMicros()), csv(r.minClusterCpu()), csv(r.maxClusterCpu()),
                     csv(r.cpuByRoleMicros().getOrDefault("acceptor", Double.NaN)),
                     csv(r.cpuByRoleMicros().getOrDefault("replica", Double.NaN)), csv(r.loadCpuMicros()),
-                    csv(r.idleCores()), csv(r.idleNodePercent()), csv(r.referenceOps()), csv(r.referenceMinOps()), csv(r.referenceMaxOps()),
+                    csv(r.idleCores()), csv(r.idleNodePercent()), csv(r.referenceOps()), csv(r.referenceMinOps()),
+                    csv(r.referenceMaxOps()),
                     csv(r.referenceP50Micros()), csv(r.processesOverOneJvm()))).append('\n');
         }
         return b.toString();
@@ -190,7 +194,8 @@ public record ClusterBenchReport(String machine, ClusterBenchSettings settings, 
                     r.clients(), range(r.opsPerSecond(), r.minOps(), r.maxOps()), millis(r.p50Micros()),
                     millis(r.p99Micros()), millis(r.p999Micros()), range(r.clusterCpuMicros(), r.minClusterCpu(),
                             r.maxClusterCpu()), roles(r), number(r.loadCpuMicros()), fixed(r.idleCores(), 3),
-                    fixed(r.idleNodePercent(), 2), range(r.referenceOps(), r.referenceMinOps(), r.referenceMaxOps()), fixed(r.processesOverOneJvm(), 2));
+                    fixed(r.idleNodePercent(), 2), range(r.referenceOps(), r.referenceMinOps(), r.referenceMaxOps()),
+                    fixed(r.processesOverOneJvm(), 2));
         }
         o.flush();
         return w.toString();

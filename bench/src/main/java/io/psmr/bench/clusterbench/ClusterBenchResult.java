@@ -32,7 +32,8 @@ import java.util.Map;
 public record ClusterBenchResult(String ordering, int clients, int runs, double opsPerSecond, double minOps, double maxOps,
                                  double p50Micros, double p99Micros, double p999Micros, double clusterCpuMicros,
                                  double minClusterCpu, double maxClusterCpu, Map<String, Double> cpuByRoleMicros,
-                                 double loadCpuMicros, double idleCores, double idleNodePercent, double referenceOps, double referenceMinOps,
+                                 double loadCpuMicros, double idleCores, double idleNodePercent, double referenceOps,
+                                 double referenceMinOps,
                                  double referenceMaxOps, double referenceP50Micros) {
 
     /** Copies the map, sorted by role. */

@@ -192,7 +192,8 @@ public final class Learner implements RingPaxosCore {
         // An unchanged safe instance is reported at most quietTicks apart (the last report tick before they pass):
         // enough for acceptors to count this learner as alive, without waking them every few ticks when idle.
         long safe = safeInstance();
-        if (now % config.reportTicks() == 0 && (safe != lastReported || now - lastReportAt + config.reportTicks() > config.quietTicks())) {
+        boolean quietTooLong = now - lastReportAt + config.reportTicks() > config.quietTicks();
+        if (now % config.reportTicks() == 0 && (safe != lastReported || quietTooLong)) {
             lastReported = safe;
             lastReportAt = now;
             for (int a : config.acceptors()) {
