@@ -16,6 +16,7 @@ import io.psmr.ordering.node.NodeStatus;
 import io.psmr.ordering.pbft.FailoverRehearsal;
 import io.psmr.ordering.pbft.PbftConfig;
 import io.psmr.ordering.pbft.PbftKeys;
+import io.psmr.ordering.pbft.PillarHandover;
 import io.psmr.ordering.pbft.PillarOutput.StableCheckpoint;
 import io.psmr.ordering.pbft.PillarSnapshot;
 import io.psmr.ordering.pbft.keys.PbftKeyFiles;
@@ -28,6 +29,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -173,10 +175,10 @@ public final class PbftReplicaRuntime extends CheckpointedReplicaRuntime<PbftSto
 
     /**
      * Starts a replica from {@code checkpoint} (installed into the store file), or empty from instance 1 if null;
-     * {@code adopt} is the stable checkpoint that certified a transferred one, and {@code staleViews} the highest view each
-     * pillar of the incarnation it replaces entered.
+     * {@code adopt} is the stable checkpoint that certified a transferred one, and {@code handover} what each pillar of
+     * the incarnation it replaces hands over (the highest view it entered, the views it saw the others in).
      */
-    private PbftStoreNode startIncarnation(Checkpoint checkpoint, StableCheckpoint adopt, List<Long> staleViews)
+    private PbftStoreNode startIncarnation(Checkpoint checkpoint, StableCheckpoint adopt, List<PillarHandover> handover)
             throws IOException {
         long incarnation = nextIncarnation(data);
         InstalledCheckpoint installed = null;
@@ -204,7 +206,7 @@ public final class PbftReplicaRuntime extends CheckpointedReplicaRuntime<PbftSto
                         node.address(node.port()), node.address(node.replyPort())),
                 cluster::pillarAddress, storeConfig, (incarnation << INCARNATION_SHIFT) + 1,
                 new PbftStoreNode.Checkpoints(Checkpointing.every(interval, checkpoints, bridge), bridge, installed, adopt,
-                        staleViews),
+                        handover),
                 settings.byzantineMode(node.name()).orElse(null), dormant());
         settings.byzantineMode(node.name()).ifPresent(m -> LOG.warn("{}: BYZANTINE ON PURPOSE ({}: {}){}; a testing and"
                 + " demonstration tool, never for production", node.name(), m.cliName(), m.description(),
@@ -214,8 +216,10 @@ public final class PbftReplicaRuntime extends CheckpointedReplicaRuntime<PbftSto
                 incarnation, settings.pillarPorts().get(replica), interval, installed == null ? "starting empty at instance 1"
                         : "resumed from checkpoint " + installed.instance() + (adopt == null ? " (its own)"
                         : " (certified at sequence number " + adopt.seq() + "; leads no instance up to "
-                        + (adopt.seq() + config.watermarkWindow()) + (staleViews.isEmpty() ? ")"
-                        : " in views up to " + staleViews + " per pillar, those the incarnation it replaces entered)")));
+                        + (adopt.seq() + config.watermarkWindow()) + (handover.isEmpty() ? ")"
+                        : " in views up to " + handover.stream().map(PillarHandover::highestViewEntered).toList()
+                        + " per pillar, those the incarnation it replaces entered; joins the views it saw the others in: "
+                        + handover.stream().map(h -> Arrays.toString(h.viewsSeen())).toList() + ")")));
         return n;
     }
 
@@ -254,7 +258,7 @@ public final class PbftReplicaRuntime extends CheckpointedReplicaRuntime<PbftSto
         long have = stale.store().stats().lastInstance();
         List<InetSocketAddress> peers = cluster.checkpointPeers(node);
         boolean retired = false;
-        List<Long> staleViews = List.of();
+        List<PillarHandover> handover = List.of();
         try (CheckpointFetcher fetcher = newFetcher(uncertified)) {
             PbftStateTransfer transfer = new PbftStateTransfer(fetcher, uncertified, checkpoints);
             long attempts = 0;
@@ -267,10 +271,10 @@ public final class PbftReplicaRuntime extends CheckpointedReplicaRuntime<PbftSto
                             return;
                         }
                         stale.close();
-                        staleViews = stale.highestViewsEntered();
+                        handover = stale.handover();
                         retired = true;
                     }
-                    if (!install(startIncarnation(v.checkpoint(), v.certificate(), staleViews))) {
+                    if (!install(startIncarnation(v.checkpoint(), v.certificate(), handover))) {
                         return;
                     }
                     certified.headMap(v.certificate().seq(), true).clear();

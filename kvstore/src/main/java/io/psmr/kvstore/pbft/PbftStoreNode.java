@@ -18,6 +18,7 @@ import io.psmr.ordering.pbft.PbftResumeState;
 import io.psmr.ordering.pbft.PbftKeys;
 import io.psmr.ordering.pbft.PbftPillar;
 import io.psmr.ordering.pbft.PbftReplicaNode;
+import io.psmr.ordering.pbft.PillarHandover;
 import io.psmr.ordering.pbft.PbftCore;
 import io.psmr.ordering.pbft.PillarNetwork;
 import io.psmr.ordering.pbft.PillarSnapshot;
@@ -98,19 +99,20 @@ public final class PbftStoreNode implements AutoCloseable {
      * @param pbft          the bridge that certifies them as PBFT checkpoints
      * @param installed     the checkpoint to resume from (installed into the store's file), or null: from the start
      * @param adopt         the stable checkpoint that certified {@code installed} (a transferred one), or null
-     * @param staleViews    with {@code adopt}: each pillar's highest view entered by the incarnation this one replaces
-     *                      ({@link PbftReplicaNode#highestViewsEntered}), or empty if not known; the pillars abstain
-     *                      from leading the forgotten instances only up to those views
+     * @param handover      with {@code adopt}: what each pillar of the incarnation this one replaces hands over
+     *                      ({@link PbftReplicaNode#handover}), or empty if not known; the pillars abstain from leading
+     *                      the forgotten instances only up to the views it entered, and join the view it saw the
+     *                      others in at once
      */
     public record Checkpoints(Checkpointing checkpointing, PbftCheckpoints pbft, InstalledCheckpoint installed,
-                              StableCheckpoint adopt, List<Long> staleViews) {
-        /** Checks that the hook is the bridge, and that stale views come only with a checkpoint to adopt. */
+                              StableCheckpoint adopt, List<PillarHandover> handover) {
+        /** Checks that the hook is the bridge, and that a handover comes only with a checkpoint to adopt. */
         public Checkpoints {
             Objects.requireNonNull(checkpointing, "checkpointing");
             Objects.requireNonNull(pbft, "pbft");
-            staleViews = List.copyOf(staleViews);
-            if (!staleViews.isEmpty() && adopt == null) {
-                throw new IllegalArgumentException("the views of a stale incarnation need a stable checkpoint to adopt");
+            handover = List.copyOf(handover);
+            if (!handover.isEmpty() && adopt == null) {
+                throw new IllegalArgumentException("the handover of a stale incarnation needs a stable checkpoint to adopt");
             }
             if (checkpointing.hook() != pbft) {
                 throw new IllegalArgumentException("the store's checkpoint hook must be the PBFT bridge");
@@ -120,7 +122,7 @@ public final class PbftStoreNode implements AutoCloseable {
             }
         }
 
-        /** Without the views of a stale incarnation: recovering pillars abstain in every view. */
+        /** Without the handover of a stale incarnation: recovering pillars abstain in every view. */
         public Checkpoints(Checkpointing checkpointing, PbftCheckpoints pbft, InstalledCheckpoint installed,
                            StableCheckpoint adopt) {
             this(checkpointing, pbft, installed, adopt, List.of());
@@ -157,9 +159,9 @@ public final class PbftStoreNode implements AutoCloseable {
                     new BroadcastLimits(RETAINED_INSTANCES, MAX_PENDING_PROPOSALS, BroadcastLimits.DEFAULTS.maxLearners()),
                     firstRequestNumber, resume == null ? 1 : resume.nextInstance());
             List<PbftCore> cores = new ArrayList<>();
-            if (checkpoints != null && !checkpoints.staleViews().isEmpty()
-                    && checkpoints.staleViews().size() != config.pillars()) {
-                throw new IllegalArgumentException("the stale incarnation had " + checkpoints.staleViews().size()
+            if (checkpoints != null && !checkpoints.handover().isEmpty()
+                    && checkpoints.handover().size() != config.pillars()) {
+                throw new IllegalArgumentException("the stale incarnation had " + checkpoints.handover().size()
                         + " pillars, this one " + config.pillars());
             }
             for (int p = 0; p < config.pillars(); p++) {
@@ -169,10 +171,12 @@ public final class PbftStoreNode implements AutoCloseable {
                     // window, which this one has forgotten: it leads none of them in the views the stale one
                     // entered (docs/pbft.md, Limits).
                     long upTo = checkpoints.adopt().seq() + config.watermarkWindow();
-                    if (checkpoints.staleViews().isEmpty()) {
+                    if (checkpoints.handover().isEmpty()) {
                         core.recovering(upTo);
                     } else {
-                        core.recovering(upTo, checkpoints.staleViews().get(p));
+                        PillarHandover from = checkpoints.handover().get(p);
+                        core.recovering(upTo, from.highestViewEntered());
+                        core.resumeViewsSeen(from.viewsSeen());
                     }
                 }
                 cores.add(core);
@@ -388,9 +392,9 @@ public final class PbftStoreNode implements AutoCloseable {
         return f.isPresent() ? f : store.failure();
     }
 
-    /** Each pillar's highest view entered, for a state transfer's next incarnation ({@link PbftReplicaNode#highestViewsEntered}). */
-    public List<Long> highestViewsEntered() {
-        return node.highestViewsEntered();
+    /** What each pillar hands to a state transfer's next incarnation ({@link PbftReplicaNode#handover}). */
+    public List<PillarHandover> handover() {
+        return node.handover();
     }
 
     /** Views, stable checkpoints and refusal counters now. */

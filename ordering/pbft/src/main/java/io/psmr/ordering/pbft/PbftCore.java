@@ -69,6 +69,22 @@ public interface PbftCore extends ProtocolCore<PbftEnvelope, Void, PillarOutput>
         return Long.MAX_VALUE;
     }
 
+    /**
+     * The highest view each replica was seen in (index = replica; -1: none), read after its agent stopped, by the
+     * incarnation that replaces it. The default: none seen.
+     */
+    default long[] viewsSeen() {
+        long[] none = new long[0];
+        return none;
+    }
+
+    /**
+     * The views seen by the incarnation this one replaces ({@link #viewsSeen}), to join the others' view at once
+     * ({@link PbftPillar#resumeViewsSeen}). Before the first tick. The default ignores them.
+     */
+    default void resumeViewsSeen(long[] seen) {
+    }
+
     /** This pillar's view, h and refusal counters now, for a status page (the default: not known). */
     default PillarSnapshot snapshot(long malformed) {
         return new PillarSnapshot(pillar(), -1, -1, Map.of(), malformed);

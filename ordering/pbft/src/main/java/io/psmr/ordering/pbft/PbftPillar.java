@@ -156,6 +156,8 @@ public final class PbftPillar implements PbftCore {
     private long recoveringUpTo;
     /** ... in views up to this one: the highest view its forgotten log may have led in (-1: not recovering). */
     private long recoveringThroughView = -1;
+    /** Whether {@link #resumeViewsSeen} gave views to act on at the next tick. */
+    private boolean resumedViewsSeen;
 
     private final EnumMap<Refusal, Long> refusals = new EnumMap<>(Refusal.class);
     private final Outbox<PbftEnvelope, Void, PillarOutput> outbox = new Outbox<>();
@@ -255,6 +257,13 @@ public final class PbftPillar implements PbftCore {
     @Override
     public void tick() {
         now++;
+        if (resumedViewsSeen) {
+            resumedViewsSeen = false;
+            OptionalLong join = viewChangeState.joinable(view);
+            if (join.isPresent()) {
+                startViewChange(join.getAsLong(), ViewChangeCause.JOINED_HIGHER_VIEW);
+            }
+        }
         if (changing) {
             if (viewChangeState.timerExpired(now)) {
                 // The view change did not complete: try the next view, waiting twice as long.
@@ -368,6 +377,31 @@ public final class PbftPillar implements PbftCore {
     public void recovering(long upTo, long throughView) {
         recoveringUpTo = Math.max(recoveringUpTo, upTo);
         recoveringThroughView = Math.max(recoveringThroughView, throughView);
+    }
+
+    /**
+     * Takes the views in which the incarnation this one replaces saw each replica ({@link #viewsSeen}, read after
+     * its agent stopped; -1: none). Before the first tick, the pillar's thread or its creator. At the first tick it
+     * joins the view that f+1 of them were seen above view 0 in, as a message of each would make it, instead of
+     * waiting in view 0 for f+1 new messages: a replica that state-transferred under load would otherwise refuse
+     * every normal-case message of the others' view meanwhile, fall behind the next stable checkpoint and transfer
+     * again.
+     *
+     * @throws IllegalArgumentException if {@code seen} does not have one entry per replica
+     */
+    @Override
+    public void resumeViewsSeen(long[] seen) {
+        viewChangeState.rememberSeen(seen);
+        resumedViewsSeen = true;
+    }
+
+    /**
+     * The highest view each replica was seen in (index = replica; -1: none seen above this pillar's view then), for
+     * the incarnation that replaces this one ({@link #resumeViewsSeen}). Only once its agent's thread has ended.
+     */
+    @Override
+    public long[] viewsSeen() {
+        return viewChangeState.viewsSeen();
     }
 
     /** The last instance this pillar will not lead after a restart without its log (0: none). */

@@ -238,19 +238,20 @@ public final class PbftReplicaNode implements AutoCloseable {
     }
 
     /**
-     * Each pillar's {@link PbftCore#highestViewEntered} (index = pillar), for the incarnation that replaces this one
-     * after a state transfer. Only after {@link #close}: the ended threads publish their cores' state.
+     * What each pillar hands to its successor (index = pillar) in the incarnation that replaces this one after a state
+     * transfer: the highest view it entered and the views it saw the others in. Only after {@link #close}: the ended
+     * threads publish their cores' state.
      *
      * @throws IllegalStateException while the agents' threads still run
      */
-    public List<Long> highestViewsEntered() {
+    public List<PillarHandover> handover() {
         if (!runner.termination().isDone()) {
             throw new IllegalStateException("replica " + replica + "'s pillars still run: close it before reading"
-                    + " the views its pillars entered");
+                    + " what they hand over");
         }
-        List<Long> out = new ArrayList<>(pillarAgents.size());
+        List<PillarHandover> out = new ArrayList<>(pillarAgents.size());
         for (PillarAgent a : pillarAgents) {
-            out.add(a.highestViewEntered());
+            out.add(new PillarHandover(a.highestViewEntered(), a.viewsSeen()));
         }
         return List.copyOf(out);
     }

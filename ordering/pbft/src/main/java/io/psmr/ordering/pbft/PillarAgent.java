@@ -259,6 +259,11 @@ public final class PillarAgent implements Agent {
         return core.highestViewEntered();
     }
 
+    /** The core's {@link PbftCore#viewsSeen}. Only once this agent's thread has ended, as above. */
+    long[] viewsSeen() {
+        return core.viewsSeen();
+    }
+
     /** The pillar's view, h and refusal counters as of its last tick (a snapshot: any thread). */
     public PillarSnapshot snapshot() {
         PillarSnapshot s = snapshot;

@@ -3,6 +3,7 @@ package io.psmr.ordering.pbft;
 import io.psmr.ordering.pbft.PbftMessage.NewView;
 import io.psmr.ordering.pbft.PbftMessage.ViewChange;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -102,6 +103,14 @@ final class ViewChangeState {
      */
     OptionalLong sawView(int from, long v, long current) {
         highestViewSeen.merge(from, v, Math::max);
+        return joinable(current);
+    }
+
+    /**
+     * The views seen so far: if f+1 replicas were seen in views above {@code current}, the smallest view among
+     * them to join ({@link #sawView}); nothing is recorded.
+     */
+    OptionalLong joinable(long current) {
         List<Long> views = new ArrayList<>();
         for (long seen : highestViewSeen.values()) {
             if (seen > current) {
@@ -113,6 +122,32 @@ final class ViewChangeState {
         }
         views.sort((a, b) -> Long.compare(b, a));
         return OptionalLong.of(views.get(config.f()));
+    }
+
+    /** The highest view each replica was seen in (index = replica; -1: none seen above the view it was in then). */
+    long[] viewsSeen() {
+        long[] out = new long[config.replicaCount()];
+        Arrays.fill(out, -1);
+        highestViewSeen.forEach((r, v) -> out[r] = v);
+        return out;
+    }
+
+    /**
+     * Adds the views an incarnation this one replaces saw ({@link #viewsSeen}; -1: none), without acting on them:
+     * {@link #joinable} does. They came in messages that incarnation authenticated, as {@link #sawView}'s do.
+     *
+     * @throws IllegalArgumentException if {@code seen} does not have one entry per replica
+     */
+    void rememberSeen(long[] seen) {
+        if (seen.length != config.replicaCount()) {
+            throw new IllegalArgumentException("views seen of " + seen.length + " replicas; the cluster has "
+                    + config.replicaCount());
+        }
+        for (int r = 0; r < seen.length; r++) {
+            if (seen[r] >= 0) {
+                highestViewSeen.merge(r, seen[r], Math::max);
+            }
+        }
     }
 
     // ------------------------------------------------------------------ VIEW-CHANGEs and the timer

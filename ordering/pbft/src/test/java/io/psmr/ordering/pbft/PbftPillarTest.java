@@ -800,6 +800,41 @@ class PbftPillarTest {
         assertEquals(List.of(), c.violations);
     }
 
+    @Test
+    void aSuccessorJoinsTheViewItsPredecessorSawTheOthersInAtItsFirstTick() {
+        Request r = request(1, 1);
+        PbftPillar stale = new PbftPillar(ONE_PILLAR, 3, 0, HMAC);
+        stale.step(PbftEnvelope.seal(1, 3, 0, new Prepare(2, 1, r.digest(), 1), HMAC));
+        stale.step(PbftEnvelope.seal(2, 3, 0, new Prepare(3, 1, r.digest(), 2), HMAC));
+        assertEquals(2, stale.viewChangeTarget(), "f+1 seen above view 0: the smaller of their views");
+        assertArrayEquals(new long[] {-1, 2, 3, -1}, stale.viewsSeen());
+
+        PbftPillar successor = new PbftPillar(ONE_PILLAR, 3, 0, HMAC);
+        successor.resumeViewsSeen(stale.viewsSeen());
+        assertFalse(successor.isChangingView(), "acts at its first tick, not before");
+        assertTrue(drain(successor).messages().isEmpty());
+        successor.tick();
+        assertTrue(successor.isChangingView());
+        assertEquals(2, successor.viewChangeTarget());
+        List<PbftEnvelope> sent = drain(successor).messages();
+        assertEquals(List.of(0, 1, 2), sent.stream().filter(e -> e.message() instanceof ViewChange v && v.newView() == 2)
+                .map(PbftEnvelope::to).sorted().toList(), "a VIEW-CHANGE for view 2 to every other replica: " + sent);
+
+        // One replica seen above view 0 is not f+1: the successor stays, as a message of it alone would leave it.
+        PbftPillar alone = new PbftPillar(ONE_PILLAR, 3, 0, HMAC);
+        alone.resumeViewsSeen(new long[] {-1, 5, -1, -1});
+        alone.tick();
+        assertFalse(alone.isChangingView());
+        assertEquals(0, alone.view());
+        // A seen view from another replica later completes f+1, as before.
+        alone.step(PbftEnvelope.seal(0, 3, 0, new Prepare(4, 1, r.digest(), 0), HMAC));
+        assertEquals(4, alone.viewChangeTarget());
+
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> new PbftPillar(ONE_PILLAR, 3, 0, HMAC).resumeViewsSeen(new long[] {1, 1}));
+        assertEquals("views seen of 2 replicas; the cluster has 4", e.getMessage());
+    }
+
     /** The pillar's Ready, advanced at once (the test sends nothing). */
     private static Ready<PbftEnvelope, Void, PillarOutput> drain(PbftPillar p) {
         Ready<PbftEnvelope, Void, PillarOutput> ready = p.ready();
