@@ -16,7 +16,8 @@ package io.psmr.ordering.pbft;
  * @param maxViewChangeTimeoutTicks cap of the view-change timeout, which doubles on each view change that fails
  * @param emptyInstanceDelayTicks   ticks a leader waits for a request before it fills an awaited instance with EMPTY
  *                                  (0 by default: at once, since execution stalls meanwhile)
- * @param retransmitTicks           period of retransmitting this pillar's own messages of unstable instances
+ * @param retransmitTicks           period of retransmitting this pillar's own messages of unstable instances (to the
+ *                                  replicas that may lack them, docs/pbft.md)
  * @param leaderRotation            how instances get their leader
  * @param maxRequestBytes           the largest request payload accepted
  * @param maxPendingRequests        the most client requests a pillar remembers while they are unordered

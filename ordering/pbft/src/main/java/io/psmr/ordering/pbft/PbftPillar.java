@@ -60,6 +60,7 @@ public final class PbftPillar implements PbftCore {
         Prepare ownPrepare;
         Commit ownCommit;
         boolean fromNewView;
+        long retransmitRounds; // retransmission rounds since the instance entered the window (or this view)
     }
 
     private record Pending(Request request, long since) {
@@ -71,6 +72,13 @@ public final class PbftPillar implements PbftCore {
      * correct one send more than this.
      */
     static final int RELAYS_PER_RETRANSMIT = 8;
+
+    /**
+     * Retransmission rounds in which a replica that sent a VIEW-CHANGE for the current view (a restarted or
+     * state-transferred incarnation rejoining it) gets this pillar's messages of every instance in the window, its
+     * earlier incarnation's COMMITs notwithstanding.
+     */
+    static final int CATCH_UP_ROUNDS = 4;
 
     /** For {@link #recovering}: up to the first stable checkpoint learned after the restart, plus L. */
     public static final long UNTIL_FIRST_STABLE_CHECKPOINT = Long.MAX_VALUE;
@@ -156,6 +164,10 @@ public final class PbftPillar implements PbftCore {
     private long recoveringUpTo;
     /** ... in views up to this one: the highest view its forgotten log may have led in (-1: not recovering). */
     private long recoveringThroughView = -1;
+    /** Per replica: the tick it last sent a VIEW-CHANGE for the current view, or -1. */
+    private final long[] rejoinedAt;
+    /** Scratch of {@link #retransmit}: which replicas get every instance this round. */
+    private final boolean[] catchingUp;
     /** Whether {@link #resumeViewsSeen} gave views to act on at the next tick. */
     private boolean resumedViewsSeen;
 
@@ -182,6 +194,9 @@ public final class PbftPillar implements PbftCore {
         this.pillar = pillar;
         this.auth = auth;
         this.n = config.replicaCount();
+        this.rejoinedAt = new long[n];
+        this.catchingUp = new boolean[n];
+        Arrays.fill(rejoinedAt, -1);
         this.commitQuorum = config.quorum();
         this.viewChangeState = new ViewChangeState(config);
         this.rules = new NewViewRules(config, pillar, auth);
@@ -1241,6 +1256,9 @@ public final class PbftPillar implements PbftCore {
                 return;
             }
         }
+        if (!changing && vc.newView() == view) {
+            rejoinedAt[from] = now; // it (re)joins this view: it lacks what was ordered before, so it gets all of it
+        }
         if (!changing && vc.newView() == view && viewChangeState.sentNewView() != null) {
             // The sender missed our NEW-VIEW: send it again.
             send(from, viewChangeState.sentNewView());
@@ -1319,6 +1337,7 @@ public final class PbftPillar implements PbftCore {
             slot.ownPrepare = null;
             slot.ownCommit = null;
             slot.fromNewView = false;
+            slot.retransmitRounds = 0;
         }
         viewChangeState.installed(view);
         lastProgress = now; // timers restart in the new view
@@ -1364,17 +1383,35 @@ public final class PbftPillar implements PbftCore {
                 multicast(own);
             }
         } else {
+            boolean anyCatchingUp = false;
+            for (int r = 0; r < n; r++) {
+                catchingUp[r] = r != self && (viewChangeState.complains(r, view)
+                        || (rejoinedAt[r] >= 0 && now - rejoinedAt[r] <= CATCH_UP_ROUNDS * (long) config.retransmitTicks()));
+                anyCatchingUp |= catchingUp[r];
+            }
             for (Slot slot : slots.values()) {
-                // Pre-prepares a NEW-VIEW re-proposed travel only inside it (resent on a late VIEW-CHANGE).
-                if (slot.prePrepare != null && slot.proposer == self && leader(slot.prePrepare.seq()) == self
-                        && !slot.fromNewView) {
-                    multicast(slot.prePrepare);
+                // Rounds 1, 2, 4, 8, ... of the instance to everyone: a loss is repaired soon, and an idle cluster does
+                // not resend what lies above its last stable checkpoint for ever. Every round to a replica that
+                // stalls (it complains) or rejoins this view (a new incarnation, its predecessor's messages here).
+                boolean due = Long.bitCount(++slot.retransmitRounds) == 1;
+                if (!due && !anyCatchingUp) {
+                    continue;
                 }
-                if (slot.ownPrepare != null) {
-                    multicast(slot.ownPrepare);
-                }
-                if (slot.ownCommit != null) {
-                    multicast(slot.ownCommit);
+                for (int r = 0; r < n; r++) {
+                    if (r == self || (!due && !catchingUp[r])) {
+                        continue;
+                    }
+                    // Pre-prepares a NEW-VIEW re-proposed travel only inside it (resent on a late VIEW-CHANGE).
+                    if (slot.prePrepare != null && slot.proposer == self && leader(slot.prePrepare.seq()) == self
+                            && !slot.fromNewView) {
+                        send(r, slot.prePrepare);
+                    }
+                    if (slot.ownPrepare != null) {
+                        send(r, slot.ownPrepare);
+                    }
+                    if (slot.ownCommit != null) {
+                        send(r, slot.ownCommit);
+                    }
                 }
             }
             if (viewChangeState.complainedFor() > view) {
