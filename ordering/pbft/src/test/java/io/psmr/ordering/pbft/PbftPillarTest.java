@@ -835,6 +835,37 @@ class PbftPillarTest {
         assertEquals("views seen of 2 replicas; the cluster has 4", e.getMessage());
     }
 
+    @Test
+    void aCommittedInstanceIsResentInRoundsOneTwoFourEightAndEveryRoundToAComplainingReplica() {
+        PbftPillar backup = new PbftPillar(ONE_PILLAR, 1, 0, HMAC);
+        Request r = request(1, 1);
+        backup.step(PbftEnvelope.seal(0, 1, 0, new PrePrepare(0, 1, r.digest(), r), HMAC));
+        for (int from : new int[] {2, 3}) {
+            backup.step(PbftEnvelope.seal(from, 1, 0, new Prepare(0, 1, r.digest(), from), HMAC));
+        }
+        for (int from : new int[] {0, 2, 3}) {
+            backup.step(PbftEnvelope.seal(from, 1, 0, new Commit(0, 1, r.digest(), from), HMAC));
+        }
+        assertTrue(drain(backup).outputs().stream().anyMatch(o -> o instanceof PillarOutput.Committed));
+        List<String> rounds = new java.util.ArrayList<>();
+        for (int round = 1; round <= 11; round++) {
+            if (round == 9) { // replica 3 complains against view 0 (alone: no view change)
+                backup.step(PbftEnvelope.seal(3, 1, 0, new PbftMessage.Complaint(1, 3), HMAC));
+                drain(backup);
+            }
+            for (int t = 0; t < ONE_PILLAR.retransmitTicks(); t++) {
+                backup.tick();
+            }
+            rounds.add(round + ":" + drain(backup).messages().stream()
+                    .filter(e -> e.message() instanceof Prepare || e.message() instanceof Commit)
+                    .map(e -> e.message().getClass().getSimpleName().charAt(0) + "" + e.to()).sorted().toList());
+        }
+        List<String> everyone = List.of("C0", "C2", "C3", "P0", "P2", "P3");
+        assertEquals(List.of("1:" + everyone, "2:" + everyone, "3:[]", "4:" + everyone, "5:[]", "6:[]", "7:[]",
+                "8:" + everyone, "9:[C3, P3]", "10:[C3, P3]", "11:[C3, P3]"), rounds);
+        assertFalse(backup.isChangingView());
+    }
+
     /** The pillar's Ready, advanced at once (the test sends nothing). */
     private static Ready<PbftEnvelope, Void, PillarOutput> drain(PbftPillar p) {
         Ready<PbftEnvelope, Void, PillarOutput> ready = p.ready();
