@@ -75,8 +75,9 @@ public final class PbftPillar implements PbftCore {
 
     /**
      * Retransmission rounds in which a replica that sent a VIEW-CHANGE for the current view (a restarted or
-     * state-transferred incarnation rejoining it) gets this pillar's messages of every instance in the window, its
-     * earlier incarnation's COMMITs notwithstanding.
+     * state-transferred incarnation rejoining it), or a new complaint against it (it stalls), gets this pillar's
+     * messages of every instance in the window. Bounded: a complaint stands until the view changes, and a replica
+     * that stalled once must not cost a whole window every round from then on.
      */
     static final int CATCH_UP_ROUNDS = 4;
 
@@ -166,6 +167,8 @@ public final class PbftPillar implements PbftCore {
     private long recoveringThroughView = -1;
     /** Per replica: the tick it last sent a VIEW-CHANGE for the current view, or -1. */
     private final long[] rejoinedAt;
+    /** Per replica: the tick its latest new complaint (not a retransmission of it) arrived, or -1. */
+    private final long[] complainedAt;
     /** Scratch of {@link #retransmit}: which replicas get every instance this round. */
     private final boolean[] catchingUp;
     /** Whether {@link #resumeViewsSeen} gave views to act on at the next tick. */
@@ -197,6 +200,8 @@ public final class PbftPillar implements PbftCore {
         this.rejoinedAt = new long[n];
         this.catchingUp = new boolean[n];
         Arrays.fill(rejoinedAt, -1);
+        this.complainedAt = new long[n];
+        Arrays.fill(complainedAt, -1);
         this.commitQuorum = config.quorum();
         this.viewChangeState = new ViewChangeState(config);
         this.rules = new NewViewRules(config, pillar, auth);
@@ -1199,7 +1204,9 @@ public final class PbftPillar implements PbftCore {
             refuse(Refusal.STALE_VIEW);
             return;
         }
-        viewChangeState.complaint(from, c.newView());
+        if (viewChangeState.complaint(from, c.newView())) {
+            complainedAt[from] = now;
+        }
         checkComplaints();
     }
 
@@ -1385,14 +1392,15 @@ public final class PbftPillar implements PbftCore {
         } else {
             boolean anyCatchingUp = false;
             for (int r = 0; r < n; r++) {
-                catchingUp[r] = r != self && (viewChangeState.complains(r, view)
-                        || (rejoinedAt[r] >= 0 && now - rejoinedAt[r] <= CATCH_UP_ROUNDS * (long) config.retransmitTicks()));
+                catchingUp[r] = r != self && (recent(rejoinedAt[r])
+                        || (recent(complainedAt[r]) && viewChangeState.complains(r, view)));
                 anyCatchingUp |= catchingUp[r];
             }
             for (Slot slot : slots.values()) {
                 // Rounds 1, 2, 4, 8, ... of the instance to everyone: a loss is repaired soon, and an idle cluster does
-                // not resend what lies above its last stable checkpoint for ever. Every round to a replica that
-                // stalls (it complains) or rejoins this view (a new incarnation, its predecessor's messages here).
+                // not resend what lies above its last stable checkpoint for ever. Every round, for a few rounds, to a
+                // replica that just complained (it stalls) or rejoined this view (a new incarnation, whose
+                // predecessor's messages are here).
                 boolean due = Long.bitCount(++slot.retransmitRounds) == 1;
                 if (!due && !anyCatchingUp) {
                     continue;
@@ -1461,6 +1469,11 @@ public final class PbftPillar implements PbftCore {
                 }
             }
         }
+    }
+
+    /** Whether {@code tick} (-1: never) lies within the last {@link #CATCH_UP_ROUNDS} retransmission rounds. */
+    private boolean recent(long tick) {
+        return tick >= 0 && now - tick <= CATCH_UP_ROUNDS * (long) config.retransmitTicks();
     }
 
     private void multicast(PbftMessage m) {

@@ -68,9 +68,14 @@ final class ViewChangeState {
         complaints.merge(self, target, Math::max);
     }
 
-    /** Replica {@code from} complains for {@code target} (a VIEW-CHANGE for it counts as one). */
-    void complaint(int from, long target) {
+    /**
+     * Replica {@code from} complains for {@code target} (a VIEW-CHANGE for it counts as one). Returns whether the
+     * complaint is new: for a higher view than any earlier one of {@code from} (not a retransmission).
+     */
+    boolean complaint(int from, long target) {
+        Long before = complaints.get(from);
         complaints.merge(from, target, Math::max);
+        return before == null || target > before;
     }
 
     /** Whether {@code replica} complains against {@code view}. */
