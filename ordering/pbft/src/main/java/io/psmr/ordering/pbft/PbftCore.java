@@ -74,8 +74,7 @@ public interface PbftCore extends ProtocolCore<PbftEnvelope, Void, PillarOutput>
      * incarnation that replaces it. The default: none seen.
      */
     default long[] viewsSeen() {
-        long[] none = new long[0];
-        return none;
+        return new long[0];
     }
 
     /**
