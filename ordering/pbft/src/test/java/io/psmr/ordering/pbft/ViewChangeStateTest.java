@@ -1,8 +1,10 @@
 package io.psmr.ordering.pbft;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.psmr.ordering.pbft.PbftMessage.ViewChange;
@@ -123,5 +125,33 @@ class ViewChangeStateTest {
         assertNull(state.latest(0));
         assertTrue(state.complains(2, 5));
         assertEquals(5, state.sentNewView().view(), "kept to resend to a late VIEW-CHANGE");
+    }
+
+    @Test
+    void viewsSeenAreHandedOverAndJoinedOnlyWithFPlusOneAboveTheCurrentView() {
+        assertArrayEquals(new long[] {-1, -1, -1, -1}, state.viewsSeen());
+        assertEquals(OptionalLong.empty(), state.sawView(1, 5, 0), "one replica is not f+1");
+        assertArrayEquals(new long[] {-1, 5, -1, -1}, state.viewsSeen());
+
+        ViewChangeState successor = new ViewChangeState(CONFIG);
+        successor.rememberSeen(new long[] {-1, 5, 3, -1});
+        assertEquals(OptionalLong.of(3), successor.joinable(0), "the smaller of the f+1 highest");
+        assertEquals(OptionalLong.empty(), successor.joinable(3), "only one seen above view 3");
+        successor.rememberSeen(new long[] {-1, 2, -1, 7}); // a lower sighting does not lower a higher one
+        assertArrayEquals(new long[] {-1, 5, 3, 7}, successor.viewsSeen());
+        assertEquals(OptionalLong.of(5), successor.joinable(3));
+
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> successor.rememberSeen(new long[3]));
+        assertEquals("views seen of 3 replicas; the cluster has 4", e.getMessage());
+    }
+
+    @Test
+    void aComplaintIsNewOnlyForAHigherView() {
+        assertTrue(state.complaint(1, 1));
+        assertFalse(state.complaint(1, 1), "a retransmission");
+        assertFalse(state.complaint(1, 0));
+        assertTrue(state.complaint(1, 2));
+        assertTrue(state.complains(1, 1));
     }
 }
