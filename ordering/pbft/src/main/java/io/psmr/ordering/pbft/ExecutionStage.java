@@ -109,12 +109,19 @@ public final class ExecutionStage<R> {
      * {@code resume.nextSeq()} on, numbers delivered instances from {@code resume.nextInstance()}, continues the hash
      * chain and the duplicate table, and marks no chain checkpoints (the application's checkpoints are certified
      * instead).
+     *
+     * @param pillarsAdoptIt whether the pillars adopt the checkpoint at start (a certified one, fetched by state
+     *                       transfer). If not (the replica's own checkpoint, whose certificate it does not keep), the
+     *                       checkpoint counts as stable only once a pillar reports it stable again, so that
+     *                       {@link #stable} takes it as new and the other pillars are told: until then they order from
+     *                       sequence number 1, below everything this stage releases.
      */
-    public static <R> ExecutionStage<R> resumed(int pillars, int window, PbftResumeState resume, RequestKeys<R> keys) {
+    public static <R> ExecutionStage<R> resumed(int pillars, int window, PbftResumeState resume, RequestKeys<R> keys,
+                                                boolean pillarsAdoptIt) {
         ExecutionStage<R> s = new ExecutionStage<>(pillars, window, 1, resume.nextInstance(), keys, resume.dedup(), false);
         s.next = resume.nextSeq();
         s.digest = resume.chainDigest();
-        s.lastStable = resume.seq();
+        s.lastStable = pillarsAdoptIt ? resume.seq() : resume.seq() - 1;
         return s;
     }
 

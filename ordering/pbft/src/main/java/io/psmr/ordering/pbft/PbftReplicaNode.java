@@ -202,7 +202,8 @@ public final class PbftReplicaNode implements AutoCloseable {
                 stage = new ExecutionStage<>(config.pillars(), window, 1, 1, ExecutionAgent.REQUEST_KEYS,
                         new RequestDeduplicator(settings.dedupWindow(), settings.maxClients()), false);
             } else {
-                stage = ExecutionStage.resumed(config.pillars(), window, resume, ExecutionAgent.REQUEST_KEYS);
+                stage = ExecutionStage.resumed(config.pillars(), window, resume, ExecutionAgent.REQUEST_KEYS,
+                        checkpoints.adopt() != null);
                 if (checkpoints.adopt() != null) {
                     onStart.add(new PillarCommand.Stable(checkpoints.adopt()));
                 }

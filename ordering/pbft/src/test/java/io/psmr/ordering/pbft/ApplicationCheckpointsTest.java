@@ -166,7 +166,7 @@ class ApplicationCheckpointsTest {
             if (s == 20) {
                 PbftResumeState state = PbftResumeState.fromBytes(first.resumeState().toBytes());
                 assertEquals(first.resumeState(), state, "the bytes round-trip");
-                resumed = ExecutionStage.resumed(2, 64, state, ExecutionAgent.REQUEST_KEYS);
+                resumed = ExecutionStage.resumed(2, 64, state, ExecutionAgent.REQUEST_KEYS, false);
                 assertEquals(21, resumed.nextSeq());
             }
             assertTrue(target != null);
@@ -227,7 +227,7 @@ class ApplicationCheckpointsTest {
         assertEquals(List.of(new PillarCommand.Stable(adopt), new PillarCommand.ClientExecuted(0, 18),
                 new PillarCommand.ClientExecuted(1, 19)), onStart, "client 0's highest is 18 (20 is EMPTY), least recent first");
         Recorder app = new Recorder(4);
-        ExecutionAgent a = agent(ExecutionStage.resumed(2, 64, state, ExecutionAgent.REQUEST_KEYS), app, 20, onStart);
+        ExecutionAgent a = agent(ExecutionStage.resumed(2, 64, state, ExecutionAgent.REQUEST_KEYS, true), app, 20, onStart);
         a.onStart();
         for (int p = 0; p < 2; p++) {
             assertEquals(onStart, commandsOf(p), "pillar " + p);
@@ -237,6 +237,36 @@ class ApplicationCheckpointsTest {
         a.doWork();
         assertEquals(List.of(state.nextInstance()), delivered);
         assertNull(commands.get(0).poll());
+    }
+
+    @Test
+    void aStageResumedFromItsOwnCheckpointTellsTheOtherPillarsOnceTheRevotedCheckpointIsStableAgain() throws IOException {
+        // A whole cluster resumed from its own checkpoints: each replica votes for seq 20 again, and the pillar in
+        // charge of it (20 mod 2 = 0) makes it stable. Pillar 1 started at sequence number 1 and learns it only from
+        // this agent; without that it would order below everything the stage releases, and the stage wait for ever.
+        ExecutionStage<Request> first = fresh();
+        for (long s = 1; s <= 20; s++) {
+            Committed c = at(s);
+            assertTrue(c.isEmpty() ? first.offerEmpty(s) : first.offer(s, c.request()));
+            first.poll();
+        }
+        PbftResumeState state = first.resumeState();
+        ExecutionAgent a = agent(ExecutionStage.resumed(2, 64, state, ExecutionAgent.REQUEST_KEYS, false), new Recorder(4),
+                20, List.of());
+        a.onStart();
+        StableCheckpoint again = new StableCheckpoint(20, new byte[32], List.of());
+        assertTrue(events.get(0).offer(new ExecutionEvent.Stable(0, again)));
+        a.doWork();
+        assertEquals(List.of(new PillarCommand.Stable(again)), commandsOf(1), "pillar 1 adopts the checkpoint");
+        assertEquals(List.of(), commandsOf(0), "pillar 0 made it stable itself");
+
+        // A certified checkpoint the pillars adopt at start is not announced a second time.
+        ExecutionAgent adopted = agent(ExecutionStage.resumed(2, 64, state, ExecutionAgent.REQUEST_KEYS, true),
+                new Recorder(4), 20, List.of());
+        adopted.onStart();
+        assertTrue(events.get(0).offer(new ExecutionEvent.Stable(0, again)));
+        adopted.doWork();
+        assertEquals(List.of(), commandsOf(1));
     }
 
     @Test
