@@ -29,6 +29,12 @@ import java.util.stream.Stream;
  */
 public final class ClusterLauncher {
 
+    /**
+     * The environment variable whose whitespace-separated JVM options every node this launcher starts gets after its
+     * defaults ({@code -Xmx2g}, {@code -Xmx3g} for an acceptor, and SerialGC unless the options name a collector).
+     */
+    public static final String NODE_JAVA_OPTS = "PSMR_NODE_JAVA_OPTS";
+
     /** Proposer slots a new cluster offers to load processes. */
     public static final int PROPOSER_SLOTS = 8;
     private static final long POLL_MILLIS = 50;
@@ -481,6 +487,24 @@ public final class ClusterLauncher {
 
     // ---------------------------------------------------------------- processes
 
+    /**
+     * The JVM options of a node of {@code role}: Chronicle Map's, the heap cap, SerialGC unless {@code extra} (a
+     * {@link #NODE_JAVA_OPTS} value, null or blank for none) names a collector, then {@code extra}'s options, so that
+     * a later {@code -Xmx} wins.
+     */
+    static List<String> jvmOptions(NodeRole role, String extra) {
+        List<String> options = new ArrayList<>(ChronicleJvmFlags.CHRONICLE);
+        // Caps, not reservations. An acceptor holds up to logCapacity (1,024) values of up to 1 MiB, and
+        // compacting its log copies that state once more; a replica's store is off-heap.
+        options.add(role == NodeRole.ACCEPTOR ? "-Xmx3g" : "-Xmx2g");
+        List<String> added = extra == null || extra.isBlank() ? List.of() : List.of(extra.trim().split("\\s+"));
+        if (added.stream().noneMatch(o -> o.matches("-XX:\\+Use[A-Za-z0-9]+GC"))) {
+            options.add("-XX:+UseSerialGC"); // a node per core or more on small machines: no parallel GC threads
+        }
+        options.addAll(added);
+        return options;
+    }
+
     private void launch(ClusterNode node) {
         try {
             Files.createDirectories(dir.logFile(node.name()).getParent());
@@ -493,11 +517,7 @@ public final class ClusterLauncher {
             cmd.add("/usr/bin/setsid"); // its own session: a terminal's Ctrl-C stays with the launcher
         }
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        cmd.addAll(ChronicleJvmFlags.CHRONICLE);
-        // Caps, not reservations. An acceptor holds up to logCapacity (1,024) values of up to 1 MiB, and
-        // compacting its log copies that state once more; a replica's store is off-heap.
-        cmd.add(node.role() == NodeRole.ACCEPTOR ? "-Xmx3g" : "-Xmx2g");
-        cmd.add("-XX:+UseSerialGC"); // a node per core or more on small machines: no parallel GC threads
+        cmd.addAll(jvmOptions(node.role(), System.getenv(NODE_JAVA_OPTS)));
         cmd.add("-cp");
         cmd.add(System.getProperty("java.class.path"));
         cmd.add(NodeHost.class.getName());

@@ -286,8 +286,18 @@ public final class PbftPillar implements PbftCore {
         }
         if (changing) {
             if (viewChangeState.timerExpired(now)) {
-                // The view change did not complete: try the next view, waiting twice as long.
-                startViewChange(nextView(viewChangeState.targetView()), ViewChangeCause.VIEW_CHANGE_TIMER);
+                if (viewChangeState.askAgain(now)) {
+                    // f+1 replicas work in the target view, so its NEW-VIEW exists and only missed this replica (a new
+                    // incarnation, or one that was slow): ask for it again, its primary resends it to a VIEW-CHANGE
+                    // for its view. The next view would be this replica's alone unless the others have reason to go.
+                    ViewChange own = viewChangeState.latest(self);
+                    if (own != null) {
+                        multicast(own);
+                    }
+                } else {
+                    // The view change did not complete: try the next view, waiting twice as long.
+                    startViewChange(nextView(viewChangeState.targetView()), ViewChangeCause.VIEW_CHANGE_TIMER);
+                }
             }
         } else if (viewChangeState.complainedFor() <= view) {
             // Step one only: complain and stay in this view. A replica that fell behind alone keeps
@@ -766,6 +776,7 @@ public final class PbftPillar implements PbftCore {
 
     private boolean inView(long messageView, int from) {
         if (messageView > view) {
+            viewChangeState.sawWorking(from, messageView);
             sawView(from, messageView);
         }
         if (changing || messageView != view) {

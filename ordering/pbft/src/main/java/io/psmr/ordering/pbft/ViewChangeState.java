@@ -35,6 +35,7 @@ final class ViewChangeState {
 
     private long targetView;
     private long startedAt;
+    private long askedAgainFor = -1; // the target view whose NEW-VIEW this replica asked for once more
     private long timeout;
     private NewView sentNewView;
     /** The view this replica complained for (at or below the current view: none in this view). */
@@ -43,6 +44,7 @@ final class ViewChangeState {
     private final Map<Integer, Long> complaints = new HashMap<>();
     private final Map<Integer, ViewChange> latest = new HashMap<>();
     private final Map<Integer, Long> highestViewSeen = new HashMap<>();
+    private final Map<Integer, Long> highestViewWorking = new HashMap<>(); // from normal-case messages only
 
     /** In view 0, with no complaint, and the view-change timeout at {@code requestTimeoutTicks}. */
     ViewChangeState(PbftConfig config) {
@@ -109,6 +111,45 @@ final class ViewChangeState {
     OptionalLong sawView(int from, long v, long current) {
         highestViewSeen.merge(from, v, Math::max);
         return joinable(current);
+    }
+
+    /**
+     * Replica {@code from} sent a normal-case message (PRE-PREPARE, PREPARE, COMMIT) of view {@code v}: it installed
+     * {@code v} ({@link #installedByOthers}). The caller records the view seen with {@link #sawView} too.
+     */
+    void sawWorking(int from, long v) {
+        highestViewWorking.merge(from, v, Math::max);
+    }
+
+    /**
+     * Whether f+1 replicas were seen working in view {@code v} or above: at least one correct replica installed a
+     * NEW-VIEW for {@code v}, so {@code v} has one, and a replica whose view change to {@code v} did not complete only
+     * missed it.
+     */
+    boolean installedByOthers(long v) {
+        int count = 0;
+        for (long working : highestViewWorking.values()) {
+            if (working >= v) {
+                count++;
+            }
+        }
+        return count >= config.f() + 1;
+    }
+
+    /**
+     * After {@link #timerExpired}: whether to ask once more for the target view's NEW-VIEW instead of trying the next
+     * view. Once per target view, and only if f+1 replicas work in it ({@link #installedByOthers}): its NEW-VIEW exists
+     * and only missed this replica. If so the timer restarts at {@code now}, with the timeout doubled already. Not
+     * more than once: the primary that sent that NEW-VIEW may have crashed since, and then this replica's VIEW-CHANGE
+     * for the next view is the complaint that brings the others along.
+     */
+    boolean askAgain(long now) {
+        if (askedAgainFor == targetView || !installedByOthers(targetView)) {
+            return false;
+        }
+        askedAgainFor = targetView;
+        startedAt = now;
+        return true;
     }
 
     /**
@@ -250,5 +291,6 @@ final class ViewChangeState {
         latest.values().removeIf(vc -> vc.newView() <= view);
         complaints.values().removeIf(t -> t <= view);
         highestViewSeen.values().removeIf(v -> v <= view);
+        highestViewWorking.values().removeIf(v -> v <= view);
     }
 }

@@ -334,6 +334,36 @@ class PbftPillarTest {
         }
     }
 
+    /**
+     * Replica 0 comes back while the others work in view 1, joins it and asks for its NEW-VIEW; the NEW-VIEWs to it
+     * are lost for 30 ticks, longer than its view-change timeout (20). It asks once more instead of going on alone to
+     * view 2, which the others, with nothing to complain of, would never join: it enters view 1 and executes.
+     */
+    @Test
+    void aReplicaThatMissedTheNewViewOfAViewTheOthersWorkInAsksOnceMoreInsteadOfGoingOnAlone() {
+        PbftCluster c = reliable(ONE_PILLAR);
+        c.crash(0);
+        for (int client = 0; client < 3; client++) {
+            c.submit(request(client, 1), 1 + client);
+        }
+        runUntil(c, 5_000, c::allDone);
+        for (int r = 1; r <= 3; r++) {
+            assertEquals(1, c.replicas[r].pillars[0].view(), "replica " + r);
+        }
+        long back = c.now;
+        c.network.loseIf(e -> e.to() == 0 && e.message() instanceof PbftMessage.NewView && c.now < back + 30);
+        c.recover(0);
+        for (int client = 0; client < 3; client++) {
+            c.submit(request(client, 2), 1 + client); // the others order; replica 0 sees them work in view 1
+        }
+        PbftPillar rejoining = c.replicas[0].pillars[0];
+        runUntil(c, 2_000, () -> c.allDone() && rejoining.view() == 1 && !rejoining.isChangingView());
+        assertEquals(List.of(), c.violations);
+        for (int r = 1; r < 4; r++) {
+            assertEquals(1, c.replicas[r].pillars[0].view(), "replica " + r);
+        }
+    }
+
     /** Orders 40 requests with replica 3 crashed; returns replica 0's view per pillar (every live replica agrees). */
     private static List<Long> viewsAfterACrash(PbftConfig config) {
         PbftCluster c = reliable(config);

@@ -108,6 +108,31 @@ class ViewChangeStateTest {
     }
 
     @Test
+    void aReplicaAsksOnceMoreForTheNewViewOfAViewThatFPlusOneWorkIn() {
+        state.start(viewChange(4, 0), 0);
+        state.sawView(1, 4, 4);
+        state.sawView(2, 4, 4); // in (or wanting) view 4, but no normal-case message from it
+        assertFalse(state.installedByOthers(4), "views seen in VIEW-CHANGEs say nothing of a NEW-VIEW");
+        state.sawWorking(1, 4);
+        assertFalse(state.installedByOthers(4), "one replica may be the faulty one");
+        state.sawWorking(2, 5);
+        assertTrue(state.installedByOthers(4), "f+1 work in view 4 or above");
+        assertFalse(state.installedByOthers(6));
+        assertTrue(state.quorumForTarget());
+        assertTrue(state.timerExpired(20));
+        assertTrue(state.askAgain(20));
+        assertFalse(state.timerExpired(59));
+        assertTrue(state.timerExpired(60), "restarted at 20 with the timeout doubled to 40");
+        assertFalse(state.askAgain(60), "once per target view: its primary may have crashed since");
+        state.start(viewChange(5, 0), 60);
+        assertFalse(state.askAgain(60), "nobody was seen working in view 5");
+        state.sawWorking(3, 5);
+        assertTrue(state.askAgain(60), "view 5 is installed by replicas 2 and 3");
+        state.installed(5);
+        assertFalse(state.installedByOthers(4), "forgotten once a view above is installed");
+    }
+
+    @Test
     void theNewPrimaryDecidesFromTheViewChangesForExactlyItsView() {
         state.start(viewChange(5, 1), 0);
         state.accept(3, viewChange(5, 3));

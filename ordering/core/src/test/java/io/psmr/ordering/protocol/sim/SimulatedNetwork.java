@@ -41,6 +41,7 @@ public class SimulatedNetwork<M> {
     private double lossRate;
     private double duplicateRate;
     private int maxDelay = 1;
+    private java.util.function.Predicate<M> lost = m -> false;
     private long sent;
     private long order;
 
@@ -65,6 +66,11 @@ public class SimulatedNetwork<M> {
     /** Loses each message sent with probability {@code rate}. */
     public void lossRate(double rate) {
         this.lossRate = rate;
+    }
+
+    /** Loses every message sent from now on that {@code test} accepts (until replaced; {@code m -> false}: none). */
+    public void loseIf(java.util.function.Predicate<M> test) {
+        this.lost = Objects.requireNonNull(test, "test");
     }
 
     /** Delivers each message not lost twice with probability {@code rate}. */
@@ -108,7 +114,7 @@ public class SimulatedNetwork<M> {
     /** Puts {@code message} on the wire at tick {@code now}. */
     public void transmit(M message, long now) {
         sent++;
-        if (crashed.contains(sender.applyAsInt(message)) || random.nextDouble() < lossRate) {
+        if (crashed.contains(sender.applyAsInt(message)) || random.nextDouble() < lossRate || lost.test(message)) {
             return;
         }
         int copies = random.nextDouble() < duplicateRate ? 2 : 1;
