@@ -180,7 +180,10 @@ final class ViewChangeState {
 
     /**
      * Adds the views an incarnation this one replaces saw ({@link #viewsSeen}; -1: none), without acting on them:
-     * {@link #joinable} does. They came in messages that incarnation authenticated, as {@link #sawView}'s do.
+     * {@link #joinable} does. They came in messages that incarnation authenticated, as {@link #sawView}'s do. They
+     * also count as views the others work in ({@link #installedByOthers}): a new incarnation joins the view they are in
+     * at its first tick and asks for that view's NEW-VIEW once more if the first answer is slow to arrive. Should
+     * the others only have wanted that view, this costs one view-change timeout before it tries the next.
      *
      * @throws IllegalArgumentException if {@code seen} does not have one entry per replica
      */
@@ -192,6 +195,7 @@ final class ViewChangeState {
         for (int r = 0; r < seen.length; r++) {
             if (seen[r] >= 0) {
                 highestViewSeen.merge(r, seen[r], Math::max);
+                highestViewWorking.merge(r, seen[r], Math::max);
             }
         }
     }

@@ -165,6 +165,8 @@ class ViewChangeStateTest {
         successor.rememberSeen(new long[] {-1, 2, -1, 7}); // a lower sighting does not lower a higher one
         assertArrayEquals(new long[] {-1, 5, 3, 7}, successor.viewsSeen());
         assertEquals(OptionalLong.of(5), successor.joinable(3));
+        assertTrue(successor.installedByOthers(5), "handed-over views count as views the others work in");
+        assertFalse(successor.installedByOthers(6));
 
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> successor.rememberSeen(new long[3]));
