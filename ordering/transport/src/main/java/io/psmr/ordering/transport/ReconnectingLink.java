@@ -167,6 +167,28 @@ public final class ReconnectingLink<P> {
         });
     }
 
+    /** Whether the link waits to retry a connection (after a failed attempt or a lost connection). Event loop only. */
+    public boolean isWaitingToRetry() {
+        assert loop.inEventLoop();
+        return retry != null;
+    }
+
+    /**
+     * Connects now if the link waits to retry: the peer was heard from again (it connected to us), so it listens, and
+     * waiting out a backoff of up to {@link ReconnectPolicy#max()} would only leave it unreachable meanwhile. The
+     * backoff is kept: a failed attempt waits longer, as before. Nothing if the link is closed, connected or
+     * connecting. Event loop only.
+     */
+    public void reconnectNow() {
+        assert loop.inEventLoop();
+        if (closed || channel != null || connecting || retry == null) {
+            return;
+        }
+        retry.cancel(false);
+        retry = null;
+        connectIfIdle();
+    }
+
     /** Back to the shortest delay: the caller's handshake on the current connection succeeded. Event loop only. */
     public void resetBackoff() {
         assert loop.inEventLoop();

@@ -42,6 +42,10 @@ class ReconnectingLinkTest {
     }
 
     private ReconnectingLink<String> link(java.util.function.Supplier<InetSocketAddress> address) {
+        return link(address, FAST);
+    }
+
+    private ReconnectingLink<String> link(java.util.function.Supplier<InetSocketAddress> address, ReconnectPolicy policy) {
         return ReconnectingLink.to("peer-1", client.loop())
                 .address(address)
                 .bootstrap(ReconnectingLink.clientBootstrap(Duration.ofSeconds(1)))
@@ -51,7 +55,7 @@ class ReconnectingLinkTest {
                         ch.pipeline().addLast(LengthFraming.prepender());
                     }
                 })
-                .reconnect(FAST)
+                .reconnect(policy)
                 .hello(() -> Unpooled.copiedBuffer("hello " + hellos.incrementAndGet(), StandardCharsets.UTF_8))
                 .listener(new ReconnectingLink.Listener<>() {
                     @Override
@@ -152,6 +156,33 @@ class ReconnectingLinkTest {
         drainLoopFor(8 * FAST.max().toMillis());
         assertEquals(before.get(), onLoop(link::attempts), "no attempt after close");
         assertNull(events.poll(), "never connected: " + events);
+    }
+
+    @Test
+    void reconnectNowSkipsTheBackoffOfALinkWaitingToRetry() throws Exception {
+        RecordingServer gone = new RecordingServer(ANY_PORT, LIMITS);
+        InetSocketAddress address = gone.address();
+        gone.close();
+        // A retry 60 s after the refusal: only reconnectNow can connect within the 10 s nextEvent waits.
+        ReconnectingLink<String> link = link(() -> address, new ReconnectPolicy(Duration.ofSeconds(60), Duration.ofSeconds(60)));
+        client.loop().execute(link::connectIfIdle);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!onLoop(link::isWaitingToRetry)) {
+            assertTrue(System.nanoTime() < deadline, "the first attempt is refused and a retry scheduled");
+            drainLoopFor(5);
+        }
+        assertEquals(1, onLoop(link::attempts));
+        server = new RecordingServer(address, LIMITS);
+        client.loop().execute(link::reconnectNow);
+        assertEquals("connected peer-1", nextEvent());
+        assertEquals("hello 1", server.nextFrame());
+        assertEquals(2, onLoop(link::attempts));
+        client.loop().execute(link::reconnectNow); // connected: nothing to do
+        drainLoopFor(50);
+        assertEquals(2, onLoop(link::attempts));
+        assertEquals(1, server.accepted.get());
+        link.close();
+        assertEquals("disconnected peer-1", nextEvent());
     }
 
     @Test

@@ -101,6 +101,15 @@ final class PeerLink {
     }
 
     /**
+     * The peer connected to this replica: if this link waits to retry, it connects now ({@link
+     * ReconnectingLink#reconnectNow}). A new incarnation of the peer listens again at once, and its view change needs
+     * the NEW-VIEW this replica may resend, within a view-change timeout shorter than the longest backoff. Any thread.
+     */
+    void peerIsBack() {
+        loop.execute(link::reconnectNow);
+    }
+
+    /**
      * Queues {@code frame} for the peer, or drops it (counted as {@link DropReason#SEND_QUEUE_FULL}) if the queue is
      * full. The owning pillar's agent thread, or any other; never blocks.
      *

@@ -224,6 +224,10 @@ final class PillarConnections {
                     inbound = inboundPeers.size();
                 });
                 LOG.debug("replica {} pillar {}: replica {} connected from {}", replica, pillar, from, ch.remoteAddress());
+                PeerLink[] outgoing = links; // null while the constructor still runs
+                if (outgoing != null && outgoing[from] != null) {
+                    outgoing[from].peerIsBack();
+                }
             }
         }
 
