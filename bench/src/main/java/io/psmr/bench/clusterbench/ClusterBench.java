@@ -36,8 +36,8 @@ import org.HdrHistogram.ConcurrentHistogram;
  * ClusterBenchSettings#runs()}), every ordering gets a fresh process cluster, as {@code cluster start} starts it; its
  * idle CPU is read over {@link ClusterBenchSettings#idle()} with no client connected; then, for each client count,
  * one load through {@code ./psmr load}'s proxy and clients ({@link ClusterLoad#withProxy}, {@link LoadGenerator}) runs
- * a warm-up and a measured window on one proxy, the first load with {@link ClusterBenchSettings#clusterWarmup()}
- * more warm-up, while the fresh JVMs compile. Over the measured window the run counts the answered operations (by
+ * a warm-up and a measured window on one proxy, after loads that warm the fresh cluster until its JIT compilers are
+ * quiet ({@link #warmUp}, at most {@link ClusterBenchSettings#clusterWarmup()}). Over the measured window the run counts the answered operations (by
  * completion time) and their latency, and reads the CPU of every cluster process and of this JVM, the load
  * generator ({@link ClusterCpu}), at the window's start and end. After the last load, once the warm cluster has had
  * {@link #IDLE_SETTLE} with no client, its idle CPU is read over {@link ClusterBenchSettings#idle()}. Then the
@@ -55,6 +55,8 @@ public final class ClusterBench {
     static final Duration STOP_GRACE = Duration.ofSeconds(10);
     /** How long a cluster rests after its last load before its idle CPU is read: in-flight checkpoints finish. */
     static final Duration IDLE_SETTLE = Duration.ofSeconds(5);
+    /** A fresh cluster is warm once its nodes' JIT compilers use less than this share of a core each. */
+    static final double JIT_QUIET = 0.02;
     /** A load that completes nothing for this long fails the run. */
     static final Duration STALL = Duration.ofSeconds(10);
 
@@ -120,10 +122,9 @@ public final class ClusterBench {
                 try {
                     progress.accept("round " + round + ": " + ordering.cliName() + " cluster starting");
                     launcher.start(settings.clusterSpec(ordering), START_TIMEOUT);
-                    Duration warm = settings.clusterWarmup().plus(settings.warmup()); // the first load warms the JVMs
+                    warmUp(launcher, ordering, round, progress);
                     for (int c : settings.clients()) {
-                        Sample s = load(launcher, ordering, c, warm);
-                        warm = settings.warmup();
+                        Sample s = load(launcher, ordering, c, settings.warmup());
                         samples.computeIfAbsent(ordering, o -> new java.util.TreeMap<>())
                                 .computeIfAbsent(c, k -> new ArrayList<>()).add(s);
                         progress.accept(String.format(java.util.Locale.ROOT,
@@ -151,6 +152,39 @@ public final class ClusterBench {
             }
         }
         return new Measured(samples, idle);
+    }
+
+    /**
+     * Warms a fresh cluster with loads of the first client count, each a {@link ClusterBenchSettings#warmup()} and a
+     * {@link ClusterBenchSettings#duration()} long and not counted, until its nodes' JIT compilers used less than
+     * {@link #JIT_QUIET} of a core per node over one of them, or for {@link ClusterBenchSettings#clusterWarmup()} at
+     * most (all of it where the system does not report the compilers' CPU). On 2 cores a fresh node JVM compiles for
+     * a minute or two, and what its compilers use would count as the protocol's CPU per operation.
+     */
+    private void warmUp(ClusterLauncher launcher, OrderingProtocol ordering, int round, Consumer<String> progress)
+            throws InterruptedException {
+        ClusterDescriptor cluster = launcher.directory().read();
+        int clients = settings.clients().get(0);
+        long start = System.nanoTime();
+        long end = start + settings.clusterWarmup().toNanos();
+        double share = Double.NaN;
+        while (System.nanoTime() < end) {
+            long jitBefore = ClusterCpu.jitNanos(cluster);
+            long t0 = System.nanoTime();
+            load(launcher, ordering, clients, settings.warmup());
+            long jitAfter = ClusterCpu.jitNanos(cluster);
+            if (jitBefore < 0 || jitAfter < 0) {
+                continue;
+            }
+            share = (jitAfter - jitBefore) / (double) (System.nanoTime() - t0) / cluster.nodes().size();
+            if (share < JIT_QUIET) {
+                break;
+            }
+        }
+        progress.accept(String.format(java.util.Locale.ROOT, "round %d: %s warmed up for %d s; JIT compilers %s",
+                round, ordering.cliName(), TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start),
+                Double.isNaN(share) ? "not read" : String.format(java.util.Locale.ROOT, "%.1f %% of a core per node over the last"
+                        + " load%s", 100 * share, share < JIT_QUIET ? "" : " (still compiling: --cluster-warmup ended it)")));
     }
 
     static double micros(long nanos, long operations) {

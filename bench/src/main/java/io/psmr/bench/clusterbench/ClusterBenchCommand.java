@@ -47,8 +47,9 @@ import picocli.CommandLine.Spec;
                 + "results.csv, results.json, summary.md, throughput.png and cpu-per-op.png to "
                 + "<out>/bench-cluster-<timestamp>/, with each cluster's logs under clusters/.",
             "",
-            "Default: ringpaxos, ratis and pbft at 16 and 64 clients, window 1, 3 runs of a 5 s warm-up (35 s for the "
-                + "first count on a fresh cluster) and a 10 s window, 5 s idle: about 20 minutes on 2 cores.",
+            "Default: ringpaxos, ratis and pbft at 16 and 64 clients, window 1, 3 runs of a 5 s warm-up and a 10 s "
+                + "window, each fresh cluster warmed until its JIT compilers are quiet (up to 2 minutes), 5 s idle: "
+                + "about 25 minutes on 2 cores.",
             ""})
 public final class ClusterBenchCommand implements Callable<Integer> {
 
@@ -79,9 +80,10 @@ public final class ClusterBenchCommand implements Callable<Integer> {
             description = "Load before each measured window, 1s to 10m (default: ${DEFAULT-VALUE}).")
     Duration warmup;
 
-    @Option(names = "--cluster-warmup", paramLabel = "TIME", defaultValue = "30s", converter = DurationConverter.class,
-            description = "More warm-up for the first client count on each fresh cluster, while its JVMs compile, 0s "
-                    + "to 10m (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--cluster-warmup", paramLabel = "TIME", defaultValue = "2m", converter = DurationConverter.class,
+            description = "Longest warm-up of each fresh cluster, 0s to 10m: uncounted loads of the first client count"
+                    + " until the nodes' JIT compilers use under 2 %% of a core each over one of them (default:"
+                    + " ${DEFAULT-VALUE}).")
     Duration clusterWarmup;
 
     @Option(names = "--duration", paramLabel = "TIME", defaultValue = "10s", converter = DurationConverter.class,

@@ -173,12 +173,13 @@ public record ClusterBenchReport(String machine, ClusterBenchSettings settings, 
         o.println();
         o.println("Machine: " + machine + ".");
         o.println();
-        o.printf(Locale.ROOT, "Each ordering runs as a process cluster, as `cluster start` starts it, %d time(s), "
-                + "interleaved with the others; per run and client count a %d s warm-up (%d s more for the first, "
-                + "while the fresh JVMs compile) and a %d s measured window on one proxy (window %d), then, %d s after "
-                + "the last load, the idle CPU of the warm cluster over %d s. CPU is user plus system "
+        o.printf(Locale.ROOT, "Each ordering runs as a process cluster, as `cluster start` starts it, %1$d time(s), "
+                + "interleaved with the others; each fresh cluster is first warmed by uncounted loads until its "
+                + "nodes' JIT compilers use under 2 %% of a core each (at most %3$d s); per run and client count a "
+                + "%2$d s warm-up and a %4$d s measured window on one proxy (window %5$d), then, %6$d s after "
+                + "the last load, the idle CPU of the warm cluster over %7$d s. CPU is user plus system "
                 + "time of the processes over the measured window, per answered operation: the cluster's nodes by "
-                + "role, and the load generator (the JVM of the clients and the proxy) apart.%s%n",
+                + "role, and the load generator (the JVM of the clients and the proxy) apart.%8$s%n",
                 settings.runs(), settings.warmup().toSeconds(), settings.clusterWarmup().toSeconds(),
                 settings.duration().toSeconds(), settings.window(), ClusterBench.IDLE_SETTLE.toSeconds(),
                 settings.idle().toSeconds(), settings.reference()

@@ -22,8 +22,8 @@ import java.util.Objects;
  * @param window    commands each client keeps in flight
  * @param runs      measured runs per (ordering, clients), interleaved: round by round, every ordering and client count
  * @param warmup    load before each measured window, on the same proxy
- * @param clusterWarmup load added to the warm-up of the first client count on each fresh cluster: its JVMs compile
- *                  the hot paths then (on 2 cores a PBFT cluster takes about 30 s to reach its speed)
+ * @param clusterWarmup the longest warm-up of each fresh cluster: uncounted loads of the first client count until its
+ *                  nodes' JIT compilers are quiet (on 2 cores a fresh node JVM compiles for a minute or two)
  * @param duration  each measured window
  * @param idle      how long the idle CPU of each fresh cluster is measured, before its first load
  * @param reference whether the same orderings also run in one JVM ({@code bench e2e}'s code path) as the reference

@@ -3,6 +3,11 @@ package io.psmr.bench.clusterbench;
 import io.psmr.kvstore.cluster.ClusterDescriptor;
 import io.psmr.kvstore.cluster.ClusterNode;
 import io.psmr.kvstore.cluster.NodeRole;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.EnumMap;
 import java.util.Map;
@@ -43,6 +48,56 @@ final class ClusterCpu {
         }
         return new Reading(byRole, ProcessHandle.current().info().totalCpuDuration().map(Duration::toNanos).orElse(0L));
     }
+
+    /**
+     * CPU nanoseconds that the JIT compiler threads ({@code C1 CompilerThre…}, {@code C2 CompilerThre…}) of every node
+     * of {@code cluster} used so far, from {@code /proc/PID/task/TID/stat} (clock ticks of {@value #USER_HZ} Hz, the
+     * Linux ABI's); -1 where the system has no {@code /proc}. A thread or process that ended meanwhile counts 0.
+     */
+    static long jitNanos(ClusterDescriptor cluster) {
+        if (!Files.isDirectory(Path.of("/proc/self/task"))) {
+            return -1;
+        }
+        long ticks = 0;
+        for (ClusterNode n : cluster.nodes()) {
+            if (n.pid() == null) {
+                continue;
+            }
+            try (DirectoryStream<Path> tasks = Files.newDirectoryStream(Path.of("/proc", n.pid().toString(), "task"))) {
+                for (Path task : tasks) {
+                    ticks += compilerTicks(task.resolve("stat"));
+                }
+            } catch (IOException | UncheckedIOException gone) {
+                // the process ended: its compilers no longer run
+            }
+        }
+        return ticks * (1_000_000_000L / USER_HZ);
+    }
+
+    /** The clock ticks a {@code /proc/.../stat} line gives for user plus system time, if its thread is a JIT compiler's. */
+    static long compilerTicks(Path stat) {
+        String line;
+        try {
+            line = Files.readString(stat);
+        } catch (IOException gone) {
+            return 0;
+        }
+        int open = line.indexOf('(');
+        int close = line.lastIndexOf(')');
+        if (open < 0 || close < open) {
+            return 0;
+        }
+        String name = line.substring(open + 1, close);
+        if (!(name.startsWith("C1 CompilerThre") || name.startsWith("C2 CompilerThre"))) {
+            return 0;
+        }
+        // After the name: state (field 3), ... utime (14), stime (15); index 0 here is field 3.
+        String[] fields = line.substring(close + 2).split(" ");
+        return Long.parseLong(fields[11]) + Long.parseLong(fields[12]);
+    }
+
+    /** Clock ticks per second in {@code /proc}: USER_HZ, fixed at 100 by the Linux ABI. */
+    static final long USER_HZ = 100;
 
     /** CPU nanoseconds of process {@code pid}; 0 if it is gone or not reported. */
     static long of(long pid) {
