@@ -75,6 +75,17 @@ class ApplicationCheckpointsTest {
         return new ExecutionStage<>(2, 64, 1, 1, ExecutionAgent.REQUEST_KEYS, new RequestDeduplicator(16, 4), false);
     }
 
+    /** The resume state of a stage that released seq 1..20 ({@link #at}). */
+    private static PbftResumeState resumeStateAt20() {
+        ExecutionStage<Request> first = fresh();
+        for (long s = 1; s <= 20; s++) {
+            Committed c = at(s);
+            assertTrue(c.isEmpty() ? first.offerEmpty(s) : first.offer(s, c.request()));
+            first.poll();
+        }
+        return first.resumeState();
+    }
+
     private static Committed commit(long seq, long client, long number) {
         Request r = Request.sign(client, number, new byte[] {(byte) number}, AUTH, 4);
         return new Committed(seq, 0, r, r.digest());
@@ -213,13 +224,7 @@ class ApplicationCheckpointsTest {
 
     @Test
     void aResumedAgentAdoptsTheCheckpointTellsThePillarsTheExecutedClientsAndIgnoresCommitsBelowIt() throws IOException {
-        ExecutionStage<Request> first = fresh();
-        for (long s = 1; s <= 20; s++) {
-            Committed c = at(s);
-            assertTrue(c.isEmpty() ? first.offerEmpty(s) : first.offer(s, c.request()));
-            first.poll();
-        }
-        PbftResumeState state = first.resumeState();
+        PbftResumeState state = resumeStateAt20();
         StableCheckpoint adopt = new StableCheckpoint(20, new byte[32], List.of());
         List<PillarCommand> onStart = new ArrayList<>();
         onStart.add(new PillarCommand.Stable(adopt));
@@ -244,13 +249,7 @@ class ApplicationCheckpointsTest {
         // A whole cluster resumed from its own checkpoints: each replica votes for seq 20 again, and the pillar in
         // charge of it (20 mod 2 = 0) makes it stable. Pillar 1 started at sequence number 1 and learns it only from
         // this agent; without that it would order below everything the stage releases, and the stage wait for ever.
-        ExecutionStage<Request> first = fresh();
-        for (long s = 1; s <= 20; s++) {
-            Committed c = at(s);
-            assertTrue(c.isEmpty() ? first.offerEmpty(s) : first.offer(s, c.request()));
-            first.poll();
-        }
-        PbftResumeState state = first.resumeState();
+        PbftResumeState state = resumeStateAt20();
         ExecutionAgent a = agent(ExecutionStage.resumed(2, 64, state, ExecutionAgent.REQUEST_KEYS, false), new Recorder(4),
                 20, List.of());
         a.onStart();

@@ -314,14 +314,7 @@ class PbftPillarTest {
         PbftConfig config = new PbftConfig(1, 1, 16, 64, 20, 160, 2, 10, LeaderRotation.FIXED, 64, 64)
                 .withLeaderSelection(LeaderSelection.ALL_REPLICAS, 4, 64);
         PbftCluster c = reliable(config);
-        c.crash(0);
-        for (int client = 0; client < 3; client++) {
-            c.submit(request(client, 1), 1 + client);
-        }
-        runUntil(c, 5_000, c::allDone);
-        for (int r = 1; r <= 3; r++) {
-            assertEquals(1, c.replicas[r].pillars[0].view(), "replica " + r);
-        }
+        orderWithReplica0CrashedIntoView1(c);
         c.crash(1);
         c.recover(0);
         for (int client = 0; client < 3; client++) {
@@ -342,14 +335,7 @@ class PbftPillarTest {
     @Test
     void aReplicaThatMissedTheNewViewOfAViewTheOthersWorkInAsksOnceMoreInsteadOfGoingOnAlone() {
         PbftCluster c = reliable(ONE_PILLAR);
-        c.crash(0);
-        for (int client = 0; client < 3; client++) {
-            c.submit(request(client, 1), 1 + client);
-        }
-        runUntil(c, 5_000, c::allDone);
-        for (int r = 1; r <= 3; r++) {
-            assertEquals(1, c.replicas[r].pillars[0].view(), "replica " + r);
-        }
+        orderWithReplica0CrashedIntoView1(c);
         long back = c.now;
         c.network.loseIf(e -> e.to() == 0 && e.message() instanceof PbftMessage.NewView && c.now < back + 30);
         c.recover(0);
@@ -360,6 +346,18 @@ class PbftPillarTest {
         runUntil(c, 2_000, () -> c.allDone() && rejoining.view() == 1 && !rejoining.isChangingView());
         assertEquals(List.of(), c.violations);
         for (int r = 1; r < 4; r++) {
+            assertEquals(1, c.replicas[r].pillars[0].view(), "replica " + r);
+        }
+    }
+
+    /** Crashes replica 0 (the primary of view 0) and orders one request of clients 0..2: the others go to view 1. */
+    private static void orderWithReplica0CrashedIntoView1(PbftCluster c) {
+        c.crash(0);
+        for (int client = 0; client < 3; client++) {
+            c.submit(request(client, 1), 1 + client);
+        }
+        runUntil(c, 5_000, c::allDone);
+        for (int r = 1; r <= 3; r++) {
             assertEquals(1, c.replicas[r].pillars[0].view(), "replica " + r);
         }
     }
