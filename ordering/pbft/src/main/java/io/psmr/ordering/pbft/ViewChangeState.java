@@ -122,9 +122,9 @@ final class ViewChangeState {
     }
 
     /**
-     * Whether f+1 replicas were seen working in view {@code v} or above: at least one correct replica installed a
-     * NEW-VIEW for {@code v}, so {@code v} has one, and a replica whose view change to {@code v} did not complete only
-     * missed it.
+     * Whether f+1 replicas were seen working in view {@code v} or above, so at least one correct replica installed a
+     * NEW-VIEW there. A replica changing to {@code v} whose view change did not complete then only missed that NEW-VIEW
+     * (if they work in {@code v}) or joins their higher view by the f+1 rule ({@link #joinable}).
      */
     boolean installedByOthers(long v) {
         int count = 0;
