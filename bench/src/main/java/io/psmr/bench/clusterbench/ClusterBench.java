@@ -37,8 +37,8 @@ import org.HdrHistogram.ConcurrentHistogram;
  * idle CPU is read over {@link ClusterBenchSettings#idle()} with no client connected; then, for each client count,
  * one load through {@code ./psmr load}'s proxy and clients ({@link ClusterLoad#withProxy}, {@link LoadGenerator}) runs
  * a warm-up and a measured window on one proxy, after loads that warm the fresh cluster until its JIT compilers are
- * quiet ({@link #warmUp}, at most {@link ClusterBenchSettings#clusterWarmup()}). Over the measured window the run counts the answered operations (by
- * completion time) and their latency, and reads the CPU of every cluster process and of this JVM, the load
+ * quiet ({@link #warmUp}, at most {@link ClusterBenchSettings#clusterWarmup()}). Over the measured window the run
+ * counts the answered operations (by completion time) and their latency, and reads the CPU of every cluster process and of this JVM, the load
  * generator ({@link ClusterCpu}), at the window's start and end. After the last load, once the warm cluster has had
  * {@link #IDLE_SETTLE} with no client, its idle CPU is read over {@link ClusterBenchSettings#idle()}. Then the
  * cluster stops and its stores are deleted.

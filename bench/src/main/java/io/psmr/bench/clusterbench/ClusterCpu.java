@@ -92,8 +92,12 @@ final class ClusterCpu {
             return 0;
         }
         // After the name: state (field 3), ... utime (14), stime (15); index 0 here is field 3.
-        String[] fields = line.substring(close + 2).split(" ");
-        return Long.parseLong(fields[11]) + Long.parseLong(fields[12]);
+        String[] fields = line.substring(Math.min(line.length(), close + 2)).split(" ");
+        try {
+            return Long.parseLong(fields[11]) + Long.parseLong(fields[12]);
+        } catch (ArrayIndexOutOfBoundsException | NumberFormatException cut) {
+            return 0; // not a whole stat line: count nothing rather than end the benchmark
+        }
     }
 
     /** Clock ticks per second in {@code /proc}: USER_HZ, fixed at 100 by the Linux ABI. */

@@ -30,6 +30,8 @@ class ClusterCpuTest {
         assertEquals(0, ticksOf("4244 (psmr-pbft-0-0) S 1 4242 4242 0 -1 4194368 100 0 0 0 150 7 0 0 20 0 1 0 99 0 0\n"));
         assertEquals(0, ticksOf("4245 (a (C2 CompilerThre) S 1 4242 4242 0 -1 4194368 100 0 0 0 150 7 0 0 20 0 1 0 99\n"));
         assertEquals(0, ticksOf("garbage"));
+        assertEquals(0, ticksOf("4246 (C2 CompilerThre) S 1 4242"), "a line cut short");
+        assertEquals(0, ticksOf("4247 (C2 CompilerThre)"));
         assertEquals(0, ClusterCpu.compilerTicks(dir.resolve("gone")));
     }
 }
