@@ -186,14 +186,14 @@ public final class AgentRunner implements AutoCloseable {
         private final List<Agent> agents;
         private final IdleStrategy idle;
         private final Thread thread;
-        private final Doorbell doorbell;
+        private final ParkingDoorbell doorbell;
 
         Worker(String threadName, List<Agent> agents, IdleStrategy idle) {
             this.agents = List.copyOf(agents);
             this.idle = idle;
             this.thread = new Thread(this, threadName);
             thread.setDaemon(true);
-            this.doorbell = new Doorbell(thread);
+            this.doorbell = new ParkingDoorbell(thread);
             for (Agent a : agents) {
                 for (BoundedQueue<?> q : a.inboxes()) {
                     q.wakes(doorbell);

@@ -11,7 +11,7 @@ import java.util.function.Consumer;
  *
  * <p>Thread safety: {@link #offer} from any thread; {@link #poll} and {@link #drain} from the consumer's thread only
  * (the queue itself is safe for more, but the element order a consumer sees is only meaningful with one). A queue
- * that its consumer agent lists in {@link Agent#inboxes()} is bound to the {@link Doorbell} of the runner thread
+ * that its consumer agent lists in {@link Agent#inboxes()} is bound to the {@link Doorbell} of the runner
  * that runs it, and every successful {@code offer} rings that bell.
  *
  * @param <E> the element type
@@ -49,9 +49,9 @@ public final class BoundedQueue<E> {
     }
 
     /**
-     * Rings {@code bell} on every element added from now on: the consumer's runner thread may then park until one
-     * comes. Called by the {@link AgentRunner} that runs the consumer; a later call replaces the bell (a consumer
-     * restarted on a new runner takes over its queues).
+     * Rings {@code bell} on every element added from now on: the consumer's runner may then leave it idle until one
+     * comes. Called by the {@link AgentRunner} or {@link LoopAgentRunner} that runs the consumer; a later call
+     * replaces the bell (a consumer restarted on a new runner takes over its queues).
      */
     void wakes(Doorbell bell) {
         consumer = Objects.requireNonNull(bell, "bell");

@@ -4,22 +4,29 @@ import io.psmr.ordering.agent.Agent;
 import io.psmr.ordering.agent.AgentRunner;
 import io.psmr.ordering.agent.BoundedQueue;
 import io.psmr.ordering.agent.IdleStrategy;
+import io.psmr.ordering.agent.LoopAgentRunner;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.function.LongSupplier;
 
 /**
  * One PBFT replica with COP (seed 000 §4): {@code Np} {@link PillarAgent}s, each owning one {@link PbftCore}, and
- * one {@link ExecutionAgent}, run by one {@link AgentRunner} on {@link Settings#threads()} threads. The agents share
- * nothing; they talk through bounded queues: pillar → execution (committed instances, stable checkpoints) and
- * execution → pillar (checkpoint digests, EMPTY requests, stable checkpoints), and to other replicas through the
- * {@link PillarNetwork} (in one JVM the {@link LoopbackNetwork}).
+ * one {@link ExecutionAgent}. The agents share nothing; they talk through bounded queues: pillar → execution
+ * (committed instances, stable checkpoints) and execution → pillar (checkpoint digests, EMPTY requests, stable
+ * checkpoints), and to other replicas through the {@link PillarNetwork} (in one JVM the {@link LoopbackNetwork}).
  *
- * <p>Failure is fail-stop: if any agent throws, the replica's runner stops all of them and {@link #failure()} says
- * which and why; the replica then takes no further part (the other replicas tolerate it as one of the f faults).
+ * <p>Threads: one {@link AgentRunner} runs the execution agent, and every pillar whose network has no
+ * {@link PillarNetwork#eventLoop event loop} for it, on {@link Settings#threads()} threads. A pillar that has one
+ * (over TCP, {@code PbftNettyTransport}) runs on it through a {@link LoopAgentRunner}: it steps a frame on the thread
+ * that read it and its envelopes are written on that thread, with no hand-off and no wake-up of another thread per
+ * message.
+ *
+ * <p>Failure is fail-stop: if any agent throws, the replica stops all of them and {@link #failure()} says which and
+ * why; the replica then takes no further part (the other replicas tolerate it as one of the f faults).
  *
  * <p>Thread safety: {@link #start()}, {@link #close()} and {@link #failure()} from any thread.
  */
@@ -85,6 +92,8 @@ public final class PbftReplicaNode implements AutoCloseable {
 
     private final int replica;
     private final AgentRunner runner;
+    private final List<LoopAgentRunner> onLoops = new ArrayList<>();
+    private final CompletableFuture<Void> termination;
     private final List<PillarAgent> pillarAgents = new ArrayList<>();
 
     /**
@@ -187,7 +196,13 @@ public final class PbftReplicaNode implements AutoCloseable {
             PillarAgent agent = new PillarAgent(settings.label(), replica, core, network, toPillar, toExecution, clock,
                     settings.tickNanos(), window + window / (int) Math.min(window, config.checkpointInterval()) + 1);
             pillarAgents.add(agent);
-            agents.add(agent);
+            Optional<ScheduledExecutorService> loop = network.eventLoop(p);
+            if (loop.isPresent()) {
+                onLoops.add(new LoopAgentRunner("psmr-pbft-" + name + "/pillar-" + p, agent, loop.get(),
+                        IDLE_PARK_TICKS * settings.tickNanos()));
+            } else {
+                agents.add(agent);
+            }
         }
         ExecutionStage<PbftMessage.Request> stage;
         List<PillarCommand> onStart = new ArrayList<>();
@@ -222,11 +237,24 @@ public final class PbftReplicaNode implements AutoCloseable {
         // An idle replica's threads then wake a third as often as with one tick.
         this.runner = new AgentRunner("psmr-pbft-" + name, agents, settings.threads(),
                 () -> IdleStrategy.backoff(IDLE_PARK_TICKS * settings.tickNanos()));
+        List<CompletableFuture<Void>> ends = new ArrayList<>();
+        ends.add(runner.termination());
+        onLoops.forEach(l -> ends.add(l.termination()));
+        this.termination = CompletableFuture.allOf(ends.toArray(CompletableFuture[]::new));
+        // Fail-stop across runners: one agent's failure ends them all, as within one runner.
+        for (CompletableFuture<Void> end : ends) {
+            end.whenComplete((ok, failed) -> {
+                if (failed != null) {
+                    close();
+                }
+            });
+        }
     }
 
-    /** Starts the agents' threads. */
+    /** Starts the agents: the runner's threads and the pillars on event loops. */
     public void start() {
         runner.start();
+        onLoops.forEach(LoopAgentRunner::start);
     }
 
     /** This replica's id. */
@@ -254,7 +282,7 @@ public final class PbftReplicaNode implements AutoCloseable {
      * @throws IllegalStateException while the agents' threads still run
      */
     public List<PillarHandover> handover() {
-        if (!runner.termination().isDone()) {
+        if (!termination.isDone()) {
             throw new IllegalStateException("replica " + replica + "'s pillars still run: close it before reading"
                     + " what they hand over");
         }
@@ -267,18 +295,26 @@ public final class PbftReplicaNode implements AutoCloseable {
 
     /** The exception that fail-stopped this replica, if one did. */
     public Optional<Throwable> failure() {
-        return runner.failure();
+        Optional<Throwable> f = runner.failure();
+        for (LoopAgentRunner l : onLoops) {
+            if (f.isPresent()) {
+                break;
+            }
+            f = l.failure();
+        }
+        return f;
     }
 
-    /** Completes when the replica's threads have ended (exceptionally if an agent failed). */
+    /** Completes when every agent has ended (exceptionally if one failed). */
     public CompletableFuture<Void> termination() {
-        return runner.termination();
+        return termination;
     }
 
-    /** Stops the agents and joins their threads. Idempotent. */
+    /** Stops the agents and joins the runner's threads. Idempotent. */
     @Override
     public void close() {
         runner.close();
+        onLoops.forEach(LoopAgentRunner::close);
     }
 
     @Override

@@ -30,8 +30,9 @@ import org.slf4j.LoggerFactory;
  * committing) but still applies the execution stage's commands, so the two can never wait on each other. What it holds
  * is bounded by the watermark window (a core commits nothing beyond it); more is a core bug and fail-stops the replica.
  *
- * <p>Concurrency: all state, the core included, is touched only by the runner thread that runs this agent; the
- * queues are its only contact with other threads.
+ * <p>Concurrency: all state, the core included, is touched only by the thread that runs this agent (an
+ * {@link io.psmr.ordering.agent.AgentRunner} thread, or over TCP the pillar's event loop through a
+ * {@link io.psmr.ordering.agent.LoopAgentRunner}); the queues are its only contact with other threads.
  */
 public final class PillarAgent implements Agent {
 

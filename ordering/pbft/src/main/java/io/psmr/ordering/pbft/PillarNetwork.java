@@ -1,6 +1,8 @@
 package io.psmr.ordering.pbft;
 
 import io.psmr.ordering.agent.BoundedQueue;
+import java.util.Optional;
+import java.util.concurrent.ScheduledExecutorService;
 
 /**
  * The network as a replica's {@link PillarAgent}s see it: each pillar's two bounded inboxes (frames from other
@@ -38,4 +40,14 @@ public interface PillarNetwork {
      * once. Called on that pillar's agent thread; never blocks.
      */
     void refused(int replica, int pillar, PbftMessage.Request request, Refusal reason);
+
+    /**
+     * The event loop that serves {@code pillar}'s connections, if this network has one for it: the replica then runs
+     * the pillar's agent on that loop ({@link io.psmr.ordering.agent.LoopAgentRunner}), so that {@link #send} and the
+     * pillar's inboxes are used on the thread that writes and reads its sockets. The loop must run one task at a time
+     * on one thread. Empty by default: the agent runs on the replica's own threads.
+     */
+    default Optional<ScheduledExecutorService> eventLoop(int pillar) {
+        return Optional.empty();
+    }
 }

@@ -18,6 +18,8 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.atomic.LongAdder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -148,6 +150,15 @@ public final class PbftNettyTransport implements PillarNetwork, RequestIntake, A
             return false;
         }
         return connections.get(pillar).link(to).offer(frame);
+    }
+
+    /**
+     * {@inheritDoc} Here the pillar's own event loop, which serves its port and its connections to the peers: its
+     * agent then steps a frame on the thread that read it and queues its envelopes for the same thread.
+     */
+    @Override
+    public Optional<ScheduledExecutorService> eventLoop(int pillar) {
+        return Optional.of(pillar(replica, pillar).loop());
     }
 
     /** {@inheritDoc} Only this replica's pillars exist here. */

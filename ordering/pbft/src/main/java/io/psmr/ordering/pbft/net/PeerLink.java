@@ -30,8 +30,9 @@ import org.slf4j.LoggerFactory;
  * shortest delay forever, and the peer never answers a hello. So the backoff is reset only once a connection has
  * stayed up for the policy's maximum delay.
  *
- * <p>Threads: {@link #offer} on the owning pillar's agent thread (single writer, COP §4.2.3), but safe from others
- * too (the queue takes many producers, the flush flag is a CAS); {@link #start},
+ * <p>Threads: {@link #offer} on the owning pillar's agent thread (single writer, COP §4.2.3), which is the pillar's
+ * event loop when the replica runs the agent there, but safe from others too (the queue takes many producers, the
+ * flush flag is a CAS); {@link #start},
  * the writes and the listener on the pillar's event loop; {@link #isConnected} and {@link #close} from any thread.
  */
 final class PeerLink {

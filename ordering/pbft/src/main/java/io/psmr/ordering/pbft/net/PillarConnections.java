@@ -110,6 +110,11 @@ final class PillarConnections {
         return links[peer];
     }
 
+    /** The pillar's event loop: its port, its connections, and the pillar's agent when the replica runs it there. */
+    EventLoop loop() {
+        return thread.loop();
+    }
+
     /** The pillar's inbox of frames. */
     BoundedQueue<byte[]> frames() {
         return frames;
