@@ -111,12 +111,40 @@ class LoopAgentRunnerTest {
         Taker agent = new Taker(-1);
         LoopAgentRunner runner = new LoopAgentRunner("test", agent, loop, HOUR);
         runner.start();
+        Thread loopThread = loopThread(); // queued after the start: onStart has run
         runner.close();
-        assertSame(loopThread(), agent.closeThread);
+        assertSame(loopThread, agent.closeThread);
         assertTrue(runner.termination().isDone());
         assertTrue(runner.failure().isEmpty());
         runner.close(); // idempotent
         assertThrows(IllegalStateException.class, runner::start);
+    }
+
+    @Test
+    void aRunnerClosedBeforeTheLoopStartedItNeverStartsTheAgent() throws Exception {
+        Taker agent = new Taker(-1);
+        CountDownLatch release = new CountDownLatch(1);
+        loop.execute(() -> {
+            try {
+                release.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        LoopAgentRunner runner = new LoopAgentRunner("test", agent, loop, HOUR);
+        runner.start(); // queued behind the blocked task
+        Thread closer = new Thread(runner::close); // waits for the loop
+        closer.start();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (runner.isRunning() && System.nanoTime() < deadline) {
+            Thread.onSpinWait(); // until close() has stopped the runner; the loop is still blocked
+        }
+        assertTrue(!runner.isRunning(), "close() did not stop the runner");
+        release.countDown();
+        closer.join(10_000);
+        assertTrue(runner.termination().isDone());
+        assertTrue(agent.threads.isEmpty(), "onStart or doWork ran: " + agent.threads);
+        assertEquals(null, agent.closeThread);
     }
 
     @Test
