@@ -241,11 +241,15 @@ public final class PbftReplicaNode implements AutoCloseable {
         ends.add(runner.termination());
         onLoops.forEach(l -> ends.add(l.termination()));
         this.termination = CompletableFuture.allOf(ends.toArray(CompletableFuture[]::new));
-        // Fail-stop across runners: one agent's failure ends them all, as within one runner.
+        // Fail-stop across runners: one agent's failure ends them all, as within one runner. On a thread of its own:
+        // the failure completes on a runner's or a loop's thread, and closing a loop runner waits for its loop, so
+        // two pillars failing together on their loops would otherwise wait for each other.
         for (CompletableFuture<Void> end : ends) {
             end.whenComplete((ok, failed) -> {
                 if (failed != null) {
-                    close();
+                    Thread stopper = new Thread(this::close, "psmr-pbft-" + name + "-fail-stop");
+                    stopper.setDaemon(true);
+                    stopper.start();
                 }
             });
         }

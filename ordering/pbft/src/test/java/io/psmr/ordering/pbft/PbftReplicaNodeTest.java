@@ -1,14 +1,24 @@
 package io.psmr.ordering.pbft;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.psmr.ordering.agent.AgentFailedException;
+import io.psmr.ordering.agent.BoundedQueue;
 
 import io.psmr.ordering.pbft.PbftMessage.Request;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.function.IntUnaryOperator;
 import org.junit.jupiter.api.Test;
 
@@ -106,6 +116,77 @@ class PbftReplicaNodeTest {
             c.nodes().get(r).failure().ifPresent(f -> {
                 throw new AssertionError("replica failed", f);
             });
+        }
+    }
+
+    /** The loopback network, offering each pillar of the replica a single-threaded loop to run on, as TCP does. */
+    private static final class LoopedNetwork implements PillarNetwork {
+        final LoopbackNetwork inner;
+        final List<ScheduledExecutorService> loops = new ArrayList<>();
+
+        LoopedNetwork(LoopbackNetwork inner, int pillars) {
+            this.inner = inner;
+            for (int p = 0; p < pillars; p++) {
+                loops.add(Executors.newSingleThreadScheduledExecutor());
+            }
+        }
+
+        @Override
+        public boolean send(PbftEnvelope envelope) {
+            return inner.send(envelope);
+        }
+
+        @Override
+        public BoundedQueue<byte[]> frames(int replica, int pillar) {
+            return inner.frames(replica, pillar);
+        }
+
+        @Override
+        public BoundedQueue<byte[]> requests(int replica, int pillar) {
+            return inner.requests(replica, pillar);
+        }
+
+        @Override
+        public void refused(int replica, int pillar, Request request, Refusal reason) {
+            inner.refused(replica, pillar, request, reason);
+        }
+
+        @Override
+        public Optional<ScheduledExecutorService> eventLoop(int pillar) {
+            return Optional.of(loops.get(pillar));
+        }
+    }
+
+    @Test
+    void pillarsThatFailTogetherOnTheirLoopsStopTheWholeReplica() throws Exception {
+        Authenticator auth = new HmacAuthenticator(PbftKeys.forTesting(SEED, CONFIG.replicaCount(), 4));
+        LoopedNetwork network = new LoopedNetwork(new LoopbackNetwork(CONFIG.replicaCount(), CONFIG.pillars(), 64, 64),
+                CONFIG.pillars());
+        List<SequencerPillar> cores = new ArrayList<>();
+        for (int p = 0; p < CONFIG.pillars(); p++) {
+            cores.add(new SequencerPillar(CONFIG, 0, p, auth));
+        }
+        Recorder sink = new Recorder();
+        PbftReplicaNode node = new PbftReplicaNode(0, CONFIG, cores, network, sink,
+                PbftReplicaNode.Settings.defaults(), System::nanoTime);
+        try {
+            node.start();
+            // Signed under other keys: each pillar's core throws on it, both at about the same time.
+            Authenticator stranger = new HmacAuthenticator(PbftKeys.forTesting(SEED + 1, CONFIG.replicaCount(), 4));
+            for (int p = 0; p < CONFIG.pillars(); p++) {
+                Request bad = Request.sign(7, p + 1, "x".getBytes(StandardCharsets.UTF_8), stranger, CONFIG.replicaCount());
+                assertTrue(network.inner.submit(0, p, bad));
+            }
+            ExecutionException e = assertThrows(ExecutionException.class,
+                    () -> node.termination().get(10, TimeUnit.SECONDS), "the replica did not stop");
+            AgentFailedException failed = assertInstanceOf(AgentFailedException.class, e.getCause());
+            assertTrue(failed.getMessage().contains("/pillar-"), failed.getMessage());
+            assertTrue(failed.getCause().getMessage().contains("does not verify"), failed.getCause().getMessage());
+            assertTrue(node.failure().isPresent());
+            assertTrue(sink.ids.isEmpty());
+        } finally {
+            node.close();
+            network.loops.forEach(ScheduledExecutorService::shutdownNow);
         }
     }
 
