@@ -35,6 +35,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -46,7 +48,8 @@ import org.junit.jupiter.api.io.TempDir;
  * Issue 13's state transfer in processes: 4 PBFT replicas × 2 pillars (FIXED leaders, a store checkpoint, and so a
  * PBFT checkpoint, every {@value #INTERVAL} delivered instances). Under load replica-1, the primary (with FIXED
  * leaders it leads every instance), is killed; the others change views and go on past many checkpoint intervals (so
- * its log below is discarded everywhere); replica-1 is restarted, installs its own last checkpoint, learns the newer
+ * its log below is discarded everywhere) and until the new primary's transport drops frames for it (so the frames
+ * it queued cannot heal the gap); replica-1 is restarted, installs its own last checkpoint, learns the newer
  * stable checkpoint, fetches it from a peer, checks it against the digest 2f+1 replicas certified, installs it and
  * goes on from the log ("caught up by state transfer"). Then replica-4 is killed, so every quorum needs replica-1
  * (now a backup of a later view): writes and the final reads still complete, the 3 live replicas' digests agree, and
@@ -59,6 +62,12 @@ class PbftStateTransferProcessTest {
     static final int INTERVAL = 64;
     /** Instances the others go on while replica-1 is down: beyond what their transports queue for it. */
     static final int BEHIND = 2000;
+    /**
+     * Frames the primary must have dropped for replica-1 (its queue full, every later frame is dropped): enough that
+     * pre-prepares are among them.
+     */
+    static final int PRIMARY_DROPS = 200;
+    private static final Pattern SEND_QUEUE_FULL = Pattern.compile("SEND_QUEUE_FULL=(\\d+)");
     static final int FILLERS = 8;
     static final int CLIENTS = 8;
     static final int OPS = 60;
@@ -116,9 +125,12 @@ class PbftStateTransferProcessTest {
             }
             KvClient filler = fillers.get(0);
             // Past the stable checkpoints alone is not enough: the others' transport queues frames for a dead peer
-            // (4,096 per connection) and replays them when it reconnects, so a short absence heals from the log.
-            awaitCondition("replica-2 to checkpoint " + BEHIND + " instances past replica-1's " + killedCheckpoint, () -> {
-                if (latestCheckpoint(live) >= killedCheckpoint + BEHIND) {
+            // (4,096 per connection, the oldest kept) and replays them when it reconnects, so an absence heals from
+            // the log until the primary's queue overflows. From then on every pre-prepare it sends is dropped, and
+            // those instances can only come back by state transfer.
+            awaitCondition("replica-2 to checkpoint " + BEHIND + " instances past replica-1's " + killedCheckpoint
+                    + " and the primary to drop " + PRIMARY_DROPS + " frames for replica-1", () -> {
+                if (latestCheckpoint(live) >= killedCheckpoint + BEHIND && primarySendQueueDrops(launcher) >= PRIMARY_DROPS) {
                     return true;
                 }
                 fillConcurrently(fillers, 20);
@@ -130,8 +142,15 @@ class PbftStateTransferProcessTest {
                     .map(n -> n.node().name() + " instance " + n.status().instance() + ": " + n.status().detail())
                     .toList());
             launcher.restart("replica-1", Duration.ofSeconds(90));
-            awaitCondition("replica-1 to catch up by state transfer", () -> logContains(log, "caught up by state transfer"),
-                    () -> context + "; status: " + launcher.status() + "\nreplica-1's log ends:\n" + tail(log, 40));
+            // Replica-1 learns that it fell behind from a checkpoint that becomes stable above its gap: new instances
+            // bring one whatever the replay left it with.
+            awaitCondition("replica-1 to catch up by state transfer", () -> {
+                if (logContains(log, "caught up by state transfer")) {
+                    return true;
+                }
+                fillConcurrently(fillers, 4);
+                return false;
+            }, () -> context + "; status: " + launcher.status() + "\nreplica-1's log ends:\n" + tail(log, 40));
             String lines = Files.readString(log);
             assertTrue(lines.contains("fell behind: checkpoint"), "the restart had to state-transfer, " + context);
             if (killedCheckpoint > 0) {
@@ -164,6 +183,17 @@ class PbftStateTransferProcessTest {
         assertEquals(KEYS, v.keys(), context);
         System.out.println("PbftStateTransferProcessTest: " + TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - t0)
                 + " s; " + caughtUp.get());
+    }
+
+    /** The SEND_QUEUE_FULL drops the primary's transport reports (with replica-1 down, they are frames for it). */
+    private static long primarySendQueueDrops(ClusterLauncher launcher) {
+        return launcher.status().stream()
+                .filter(n -> n.alive() && n.status() != null && n.status().coordinator())
+                .mapToLong(n -> {
+                    Matcher m = SEND_QUEUE_FULL.matcher(n.status().detail());
+                    return m.find() ? Long.parseLong(m.group(1)) : 0;
+                })
+                .max().orElse(0);
     }
 
     private static void fillConcurrently(List<KvClient> fillers, int n) throws Exception {
