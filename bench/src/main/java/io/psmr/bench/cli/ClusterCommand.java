@@ -18,6 +18,7 @@ import java.time.Duration;
 import io.psmr.scheduler.SchedulerMode;
 import io.psmr.kvstore.StoreSizing;
 import java.io.PrintWriter;
+import java.net.InetAddress;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -85,7 +86,7 @@ public final class ClusterCommand implements Callable<Integer> {
         @Override
         public Integer call() throws Exception {
             CommandLine cl = spec.commandLine();
-            for (String flag : new String[] {"--resume", "--timeout", "--metrics"}) {
+            for (String flag : new String[] {"--resume", "--timeout", "--metrics", "--links"}) {
                 require(cl, !cl.getParseResult().hasMatchedOption(flag), flag + " is a cluster start option; init starts nothing"
                         + ("--metrics".equals(flag) ? " (give each node --metrics-port PORT: ./psmr node --help)" : ""));
             }
@@ -224,6 +225,14 @@ public final class ClusterCommand implements Callable<Integer> {
                 description = "Each node serves Prometheus metrics at GET /metrics on an ephemeral port (in status/NAME.json; "
                         + "restarts keep serving them); cluster status then shows a few of them. Docs: docs/metrics.md.")
         boolean metrics;
+
+        @Option(names = "--links",
+                description = "Run the cluster behind fault-injecting links: a process of their own through which every "
+                        + "node and load process dials the others, one link per directed pair, which ./psmr chaos can cut, "
+                        + "delay, throttle and reset (links.json; restarts and --resume keep them). One loopback address "
+                        + "only. Docs: docs/recovery.md.")
+        boolean links;
+
         @Option(names = "--hosts", paramLabel = "HOST,...", split = ",",
                 description = "Addresses the nodes bind, round-robin in node order (acceptor i on host i mod k, replica r on host "
                         + "(r-1) mod k); with start, addresses of this machine such as 127.0.0.2,127.0.0.3 (default: 127.0.0.1).")
@@ -294,7 +303,9 @@ public final class ClusterCommand implements Callable<Integer> {
                 require(cl, ClusterLayout.isLocal(h), "--hosts: " + h + " is not an address of this machine; cluster start runs "
                         + "every node here (use cluster init for nodes on other machines)");
             }
-            ClusterLauncher launcher = new ClusterLauncher(dir.dir).serveMetrics(metrics);
+            require(cl, !links || (where.size() == 1 && InetAddress.getByName(where.get(0)).isLoopbackAddress()),
+                    "--links needs one loopback address in --hosts (the links listen beside the nodes), got " + where);
+            ClusterLauncher launcher = new ClusterLauncher(dir.dir).serveMetrics(metrics).serveLinks(links);
             PrintWriter out = cl.getOut();
             if (force) {
                 List<String> removed = launcher.wipe();

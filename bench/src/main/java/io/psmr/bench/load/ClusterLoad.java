@@ -1,6 +1,7 @@
 package io.psmr.bench.load;
 
 import io.psmr.kvstore.cluster.ClusterDescriptor;
+import io.psmr.kvstore.cluster.links.LinkTable;
 import io.psmr.kvstore.cluster.ClusterDirectory;
 import io.psmr.kvstore.cluster.ClusterNode;
 import io.psmr.kvstore.cluster.OrderingBinding;
@@ -153,10 +154,13 @@ public final class ClusterLoad {
             ProxyConfig pc = b.build();
             ProxyUser<T> u = (proxy, probe) -> user.use(proxy, session, probe);
             LocalReplyRouter router = new LocalReplyRouter();
-            try (OrderingClient client = binding.openClient(cluster, session.slot(), session.firstProposalSeq(),
+            // Through the cluster's fault-injecting links, if it has them (links.json): as the load processes dial it.
+            ClusterDescriptor dialed = LinkTable.read(dir.path()).map(t -> t.dialedBy(LinkTable.CLIENTS, cluster))
+                    .orElse(cluster);
+            try (OrderingClient client = binding.openClient(dialed, session.slot(), session.firstProposalSeq(),
                     pc.proxyId(), pc.limits(), MAX_PENDING_PROPOSALS, router)) {
                 client.start();
-                return binding.hasReplyPorts() ? overReplyPorts(dir, cluster, client, pc, decorator, u)
+                return binding.hasReplyPorts() ? overReplyPorts(dir, dialed, client, pc, decorator, u)
                         : overRouter(dir, client, router, pc, decorator, u);
             }
         }

@@ -1,6 +1,8 @@
 package io.psmr.kvstore.cluster;
 
 import io.psmr.kvstore.ChronicleJvmFlags;
+import io.psmr.kvstore.cluster.links.LinkHost;
+import io.psmr.kvstore.cluster.links.LinkTable;
 import io.psmr.kvstore.pbft.PbftStoreNode;
 import io.psmr.ordering.node.NodeStatus;
 import java.io.File;
@@ -43,6 +45,7 @@ public final class ClusterLauncher {
 
     private final ClusterDirectory dir;
     private boolean metrics;
+    private boolean links;
 
     /** A launcher for the cluster in {@code dir}. */
     public ClusterLauncher(Path dir) {
@@ -59,10 +62,30 @@ public final class ClusterLauncher {
         return this;
     }
 
+    /**
+     * Whether the cluster the next {@link #start} creates runs behind fault-injecting links ({@link LinkHost}): a
+     * process of their own, started before the nodes, through which every node and load process dials the others, so
+     * that a fault campaign can cut, delay, throttle or reset each directed link. Remembered in the directory
+     * ({@code links.json}): {@link #resume} starts the links again, and restarted nodes dial through them.
+     * Loopback clusters only.
+     */
+    public ClusterLauncher serveLinks(boolean on) {
+        this.links = on;
+        return this;
+    }
+
+    /** The links of this cluster, if it runs behind fault-injecting links. */
+    public Optional<LinkTable> links() {
+        return LinkTable.read(dir.path());
+    }
+
     /** The cluster directory. */
     public ClusterDirectory directory() {
         return dir;
     }
+
+    /** The log name of the link host ({@code logs/links.log}): not a node name, which has no dot. */
+    static final String LINKS = "links";
 
     /** The one host of a cluster on this machine by default. */
     public static final List<String> LOCAL = List.of("127.0.0.1");
@@ -167,10 +190,13 @@ public final class ClusterLauncher {
             if (metrics) {
                 Files.writeString(dir.metricsMarker(), "nodes serve GET /metrics on an ephemeral port; see status/NAME.json\n");
             }
+            long deadline = System.nanoTime() + timeout.toNanos();
+            if (links) {
+                launchLinks(deadline);
+            }
             for (ClusterNode n : cluster.nodes()) {
                 launch(n);
             }
-            long deadline = System.nanoTime() + timeout.toNanos();
             for (ClusterNode n : cluster.nodes()) {
                 awaitServing(n.name(), deadline);
             }
@@ -332,6 +358,9 @@ public final class ClusterLauncher {
         long deadline = System.nanoTime() + timeout.toNanos();
         List<String> started = new ArrayList<>();
         try {
+            if (links().isPresent() && linkHost().isEmpty()) {
+                launchLinks(deadline);
+            }
             for (ClusterNode n : cluster.nodes()) {
                 launch(dir.read().node(n.name()).orElseThrow());
                 started.add(n.name());
@@ -373,6 +402,14 @@ public final class ClusterLauncher {
             }
             return d;
         });
+        Optional<ProcessHandle> linkHost = linkHost();
+        if (linkHost.isPresent()) {
+            linkHost.get().destroy();
+            if (!awaitExit(linkHost.get(), grace)) {
+                linkHost.get().destroyForcibly();
+            }
+            stopped.add("links");
+        }
         return stopped;
     }
 
@@ -557,8 +594,48 @@ public final class ClusterLauncher {
         }
     }
 
+    /** The link host's process, if the cluster has links and it runs. */
+    private Optional<ProcessHandle> linkHost() {
+        return links().flatMap(t -> ProcessHandle.of(t.pid())).filter(ProcessHandle::isAlive)
+                .filter(ph -> ph.info().commandLine().map(c -> c.contains(LinkHost.class.getName())).orElse(true));
+    }
+
+    /** Starts the link host and waits until it wrote a links.json of its own. */
+    private void launchLinks(long deadline) throws InterruptedException {
+        LinkHost.loopbackHost(dir.read()); // refused before any process starts
+        List<String> cmd = new ArrayList<>();
+        if (new File("/usr/bin/setsid").canExecute()) {
+            cmd.add("/usr/bin/setsid");
+        }
+        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        cmd.addAll(List.of("-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp",
+                System.getProperty("java.class.path"), LinkHost.class.getName(), "--dir", dir.path().toString()));
+        Process process;
+        try {
+            Files.createDirectories(dir.logFile(LINKS).getParent());
+            process = new ProcessBuilder(cmd).redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.logFile(LINKS).toFile()))
+                    .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null"))).start();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot start the links of " + dir.path() + ": " + e.getMessage(), e);
+        }
+        while (links().filter(t -> t.pid() == process.pid()).isEmpty()) {
+            if (!process.isAlive()) {
+                throw new IllegalStateException("the links of " + dir.path() + " exited while starting; last lines of"
+                        + " their log:\n" + tail(dir.logFile(LINKS), 15));
+            }
+            if (System.nanoTime() > deadline) {
+                process.destroyForcibly();
+                throw new IllegalStateException("the links of " + dir.path() + " did not listen in time; last lines of"
+                        + " their log:\n" + tail(dir.logFile(LINKS), 15));
+            }
+            Thread.sleep(POLL_MILLIS); // polling a file another process writes
+        }
+    }
+
     private void killAll() {
         try {
+            linkHost().ifPresent(ProcessHandle::destroyForcibly);
             for (ClusterNode n : dir.read().nodes()) {
                 live(n).ifPresent(ProcessHandle::destroyForcibly);
             }
@@ -589,7 +666,7 @@ public final class ClusterLauncher {
 
     /** What {@link #wipe} removes, and what makes {@link #start} refuse a directory. */
     private static final List<String> CLUSTER_FILES = List.of(ClusterDescriptor.FILE, "data", "logs", "status", "proposers",
-            "sessions", "cluster.lock", "keys", "metrics", "cues");
+            "sessions", "cluster.lock", "keys", "metrics", "cues", LinkTable.FILE);
 
     /**
      * The cluster state this directory holds, by name ({@code cluster.json}, {@code data/},

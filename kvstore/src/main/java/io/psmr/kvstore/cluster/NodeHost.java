@@ -2,6 +2,7 @@ package io.psmr.kvstore.cluster;
 
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.psmr.kvstore.cluster.links.LinkTable;
 import io.psmr.ordering.metrics.PrometheusEndpoint;
 import io.psmr.ordering.node.NodeRuntime;
 import io.psmr.ordering.node.NodeStatus;
@@ -104,7 +105,14 @@ public final class NodeHost {
                 "--name: no node '" + name + "' in " + cd.path().resolve(ClusterDescriptor.FILE) + "; nodes: "
                         + cluster.nodes().stream().map(ClusterNode::name).toList()));
         requireLocal(node);
-        NodeRuntime runtime = cluster.binding().startRuntime(cd, cluster, node);
+        // Through the cluster's fault-injecting links, if it has them: the others' ports as this node dials them.
+        ClusterDescriptor dialed = cluster;
+        java.util.Optional<LinkTable> links = LinkTable.read(dir);
+        if (links.isPresent()) {
+            dialed = links.get().dialedBy(name, cluster);
+            LOG.info("{} dials the others through the links of {}", name, dir.resolve(LinkTable.FILE));
+        }
+        NodeRuntime runtime = cluster.binding().startRuntime(cd, dialed, node);
         PrometheusEndpoint endpoint = null;
         if (metricsPort != NO_METRICS) {
             PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
