@@ -228,9 +228,9 @@ public final class ClusterCommand implements Callable<Integer> {
 
         @Option(names = "--links",
                 description = "Run the cluster behind fault-injecting links: a process of their own through which every "
-                        + "node and load process dials the others, one link per directed pair, which ./psmr chaos can cut, "
-                        + "delay, throttle and reset (links.json; restarts and --resume keep them). One loopback address "
-                        + "only. Docs: docs/recovery.md.")
+                        + "node and load process dials the others, one link per directed pair, each of which can be cut, "
+                        + "delayed, throttled and reset over the links' control port (links.json; restarts and --resume "
+                        + "keep them). One loopback address only. Docs: docs/recovery.md (Network faults).")
         boolean links;
 
         @Option(names = "--hosts", paramLabel = "HOST,...", split = ",",
@@ -571,7 +571,9 @@ public final class ClusterCommand implements Callable<Integer> {
                 out.flush();
             }
             List<String> stopped = launcher.stop(Duration.ofSeconds(10));
-            out.println("stopped " + stopped.size() + " nodes" + (stopped.isEmpty() ? "" : ": " + String.join(", ", stopped)));
+            boolean links = stopped.remove(ClusterLauncher.LINKS);
+            out.println("stopped " + stopped.size() + " nodes" + (stopped.isEmpty() ? "" : ": " + String.join(", ", stopped))
+                    + (links ? "; and the links" : ""));
             out.flush();
             return 0;
         }

@@ -84,8 +84,11 @@ public final class ClusterLauncher {
         return dir;
     }
 
-    /** The log name of the link host ({@code logs/links.log}): not a node name, which has no dot. */
-    static final String LINKS = "links";
+    /**
+     * The name of the link host in what {@link #stop} returns and of its log ({@code logs/links.log}); a node name
+     * never equals it (nodes are acceptor-N, replica-N).
+     */
+    public static final String LINKS = "links";
 
     /** The one host of a cluster on this machine by default. */
     public static final List<String> LOCAL = List.of("127.0.0.1");
@@ -376,7 +379,11 @@ public final class ClusterLauncher {
         return started;
     }
 
-    /** Stops every running node (SIGTERM, then SIGKILL after {@code grace}); returns the names stopped. */
+    /**
+     * Stops every running node (SIGTERM, then SIGKILL after {@code grace}), then the link host if the cluster has one
+     * running; returns the names stopped, {@link #LINKS} last for the link host. links.json stays, so {@link #resume}
+     * starts the links again.
+     */
     public List<String> stop(Duration grace) throws InterruptedException {
         ClusterDescriptor cluster = dir.read();
         List<String> stopped = new ArrayList<>();
@@ -596,8 +603,7 @@ public final class ClusterLauncher {
 
     /** The link host's process, if the cluster has links and it runs. */
     private Optional<ProcessHandle> linkHost() {
-        return links().flatMap(t -> ProcessHandle.of(t.pid())).filter(ProcessHandle::isAlive)
-                .filter(ph -> ph.info().commandLine().map(c -> c.contains(LinkHost.class.getName())).orElse(true));
+        return links().flatMap(LinkTable::liveProcess);
     }
 
     /** Starts the link host and waits until it wrote a links.json of its own. */

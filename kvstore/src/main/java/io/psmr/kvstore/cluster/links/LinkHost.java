@@ -35,7 +35,8 @@ import org.slf4j.LoggerFactory;
  * ({@link LinkControl}):
  * <ul>
  *   <li>{@code GET /links}: every link, its condition, bytes relayed and connections open, as JSON;</li>
- *   <li>{@code PUT /links/FROM/TO} with a {@link LinkCondition} as JSON: the link's new condition;</li>
+ *   <li>{@code PUT /links/FROM/TO} with a {@link LinkCondition} as JSON, fields left out 0: the link's new
+ *       condition;</li>
  *   <li>{@code POST /links/FROM/TO/reset}: every connection of the link closed with a TCP reset.</li>
  * </ul>
  * Links start passing bytes untouched. Anyone on the machine who can reach the control port can cut links: it is a
@@ -46,6 +47,10 @@ import org.slf4j.LoggerFactory;
 public final class LinkHost implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(LinkHost.class);
+    /** Conditions as commands give them: a field left out is 0 (or false), so {@code {"blackhole":true}} will do. */
+    private static final com.fasterxml.jackson.databind.ObjectMapper CONDITION_JSON =
+            new com.fasterxml.jackson.databind.ObjectMapper()
+                    .enable(com.fasterxml.jackson.databind.DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
     /** The links' event loop threads: relaying is copying, and a cluster under faults is no benchmark. */
     static final int THREADS = 1;
 
@@ -93,7 +98,9 @@ public final class LinkHost implements AutoCloseable {
         control.setExecutor(Executors.newSingleThreadExecutor(new DefaultThreadFactory("psmr-links-control", true)));
         control.createContext("/links", this::handle);
         control.start();
-        table = new LinkTable(ProcessHandle.current().pid(), control.getAddress().getPort(), host, entries);
+        ProcessHandle self = ProcessHandle.current();
+        table = new LinkTable(self.pid(), self.info().startInstant().map(java.time.Instant::toEpochMilli).orElse(0L),
+                control.getAddress().getPort(), host, entries);
     }
 
     /** What links.json says of these links. */
@@ -200,7 +207,7 @@ public final class LinkHost implements AutoCloseable {
                 if (parts.length == 2 && method.equals("GET")) {
                     respond(ex, 200, LinkTable.JSON.writeValueAsString(states()));
                 } else if (parts.length == 4 && method.equals("PUT")) {
-                    LinkCondition c = LinkTable.JSON.readValue(ex.getRequestBody(), LinkCondition.class);
+                    LinkCondition c = CONDITION_JSON.readValue(ex.getRequestBody(), LinkCondition.class);
                     condition(parts[2], parts[3], c);
                     respond(ex, 200, "link " + parts[2] + " → " + parts[3] + ": " + c + "\n");
                 } else if (parts.length == 5 && parts[4].equals("reset") && method.equals("POST")) {

@@ -28,16 +28,20 @@ import java.util.OptionalInt;
  * Immutable.
  *
  * @param pid         the link host's process
+ * @param started     when it started, in epoch milliseconds as the kernel counts it (0 if unknown): a process that
+ *                    reuses the pid later is not it
  * @param controlPort where the link host takes commands ({@link LinkControl}), on {@code host}
  * @param host        the loopback address every link listens on
  * @param links       one entry per port of a target, per source
  */
-public record LinkTable(long pid, int controlPort, String host, List<Entry> links) {
+public record LinkTable(long pid, long started, int controlPort, String host, List<Entry> links) {
 
     /** The file name inside the cluster directory. */
     public static final String FILE = "links.json";
     /** The source name of every load process, and the target name of the proposer slots they hold. */
     public static final String CLIENTS = "clients";
+    /** How far apart two readings of one process's start time may be (the kernel counts in ticks). */
+    private static final long START_TOLERANCE_MILLIS = 1000;
 
     static final ObjectMapper JSON = new ObjectMapper()
             .enable(SerializationFeature.INDENT_OUTPUT)
@@ -71,6 +75,12 @@ public record LinkTable(long pid, int controlPort, String host, List<Entry> link
         if (controlPort < 1 || controlPort > 65535) {
             throw new IllegalArgumentException("links.json: controlPort must be 1..65535, got " + controlPort);
         }
+    }
+
+    /** The link host's process, if it runs: the recorded pid, alive, and started when recorded. */
+    public Optional<ProcessHandle> liveProcess() {
+        return ProcessHandle.of(pid).filter(ProcessHandle::isAlive).filter(ph -> started == 0 || ph.info().startInstant()
+                .map(i -> Math.abs(i.toEpochMilli() - started) <= START_TOLERANCE_MILLIS).orElse(true));
     }
 
     /** Where {@code from} dials port {@code port} of {@code to}: the link's port, or empty if no link stands for it. */

@@ -108,6 +108,16 @@ class LinkHostTest {
                     e.getMessage());
             e = assertThrows(IllegalStateException.class, () -> control.reset("acceptor-0", "acceptor-0"));
             assertTrue(e.getMessage().contains("no link acceptor-0 → acceptor-0"), e.getMessage());
+
+            // By hand, as docs/recovery.md shows: fields left out are 0; a bad one is refused, naming it.
+            assertEquals(200, put(host, "acceptor-1/acceptor-2", "{\"delayMicros\":20000}").statusCode());
+            assertEquals(new LinkCondition(false, 20_000, 0, 0), state(control.states(), "acceptor-1", "acceptor-2").condition());
+            var bad = put(host, "acceptor-1/acceptor-2", "{\"delayMicros\":-5}");
+            assertEquals(400, bad.statusCode());
+            assertTrue(bad.body().contains("delay, jitter and rate must be at least 0"), bad.body());
+            bad = put(host, "acceptor-1/acceptor-2", "{\"blackhole\":true,\"colour\":\"red\"}");
+            assertEquals(400, bad.statusCode());
+            assertTrue(bad.body().contains("colour"), bad.body());
         }
     }
 
@@ -120,6 +130,13 @@ class LinkHostTest {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> new LinkHost(spread, 1));
         assertEquals("fault-injecting links need every node and proposer slot on one loopback address; this cluster's"
                 + " are on [127.0.0.1, 127.0.0.2]", e.getMessage());
+    }
+
+    private static java.net.http.HttpResponse<String> put(LinkHost host, String link, String body) throws Exception {
+        return java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(
+                        java.net.URI.create("http://127.0.0.1:" + host.table().controlPort() + "/links/" + link))
+                        .PUT(java.net.http.HttpRequest.BodyPublishers.ofString(body)).build(),
+                java.net.http.HttpResponse.BodyHandlers.ofString());
     }
 
     private static LinkControl.LinkState state(List<LinkControl.LinkState> states, String from, String to) {
