@@ -114,6 +114,10 @@ public final class ChaosCampaign {
         ClusterDescriptor cluster = launcher.directory().read();
         Map<String, String> faultyAtStart = FaultTargets.faultyAtStart(cluster);
         FaultTargets targets = FaultTargets.of(cluster, launcher::restartRefusal, faultyAtStart);
+        if (options.kinds().stream().anyMatch(FaultKind::network) && launcher.links().isEmpty()) {
+            throw new IllegalStateException("network faults need a cluster behind links; " + launcher.directory().path()
+                    + " has none (start it with ./psmr cluster start --links)");
+        }
         if (!targets.any()) {
             throw new IllegalStateException("nothing in the cluster in " + launcher.directory().path()
                     + " can be faulted without losing a majority or a node that cannot be restarted: "
@@ -339,9 +343,62 @@ public final class ChaosCampaign {
                 described.add("faulty at the start, left as they are and out of the checks: " + FaultTargets.list(faultyAtStart));
             }
         }
+        List<ChaosReport.NetworkEffect> network = networkEffects(faults, java.util.Arrays.copyOf(completions, n), t0, end);
         return new ChaosReport(options.seed(), cluster.ordering().cliName(), launcher.directory().path().toString(),
                 options.duration().toMillis(), kinds, described, schedule.faults(), faults,
                 new ChaosReport.Operations(ok, failed, unknown), UNAVAILABLE_MILLIS, windows, longest, digests, replicas,
-                writesKept, linearizable, keysChecked, violations, failures, stalled || ok == 0);
+                writesKept, linearizable, keysChecked, violations, failures, stalled || ok == 0, network);
+    }
+
+    /**
+     * What each healed network fault did to the clients: completions per second while it lasted over those while no
+     * fault lasted, and the first completion after its heal.
+     *
+     * @param completions when acknowledged operations completed ({@link System#nanoTime()})
+     */
+    static List<ChaosReport.NetworkEffect> networkEffects(List<InjectedFault> faults, long[] completions, long t0,
+                                                           long end) {
+        long[] done = completions.clone();
+        java.util.Arrays.sort(done);
+        List<long[]> windows = new ArrayList<>(); // nanoTime [from, to] of every fault
+        for (InjectedFault f : faults) {
+            long to = f.healedMillis() >= 0 ? t0 + TimeUnit.MILLISECONDS.toNanos(f.healedMillis()) : end;
+            windows.add(new long[] {t0 + TimeUnit.MILLISECONDS.toNanos(f.atMillis()), to});
+        }
+        long faultFreeNanos = end - t0 - union(windows, t0, end);
+        long faultFree = java.util.Arrays.stream(done).filter(c -> windows.stream().noneMatch(w -> c >= w[0] && c <= w[1]))
+                .count();
+        double baseline = faultFreeNanos <= 0 ? 0 : faultFree / (double) faultFreeNanos;
+        List<ChaosReport.NetworkEffect> effects = new ArrayList<>();
+        for (InjectedFault f : faults) {
+            if (!f.kind().network() || f.healedMillis() < 0 || f.healedMillis() <= f.atMillis()) {
+                continue;
+            }
+            long from = t0 + TimeUnit.MILLISECONDS.toNanos(f.atMillis());
+            long to = t0 + TimeUnit.MILLISECONDS.toNanos(f.healedMillis());
+            long during = java.util.Arrays.stream(done).filter(c -> c >= from && c <= to).count();
+            double rate = during / (double) (to - from);
+            long after = java.util.Arrays.stream(done).filter(c -> c >= to).findFirst().orElse(-1);
+            effects.add(new ChaosReport.NetworkEffect(f.kind().cliName(), f.detail(), f.atMillis(), f.healedMillis(),
+                    baseline == 0 ? 0 : rate / baseline, after < 0 ? -1 : TimeUnit.NANOSECONDS.toMillis(after - to)));
+        }
+        return effects;
+    }
+
+    /** The length of the union of {@code windows}, clipped to [from, to]. */
+    private static long union(List<long[]> windows, long from, long to) {
+        List<long[]> sorted = new ArrayList<>(windows);
+        sorted.sort(java.util.Comparator.comparingLong(w -> w[0]));
+        long total = 0;
+        long reached = from;
+        for (long[] w : sorted) {
+            long a = Math.max(w[0], reached);
+            long b = Math.min(w[1], to);
+            if (b > a) {
+                total += b - a;
+                reached = b;
+            }
+        }
+        return total;
     }
 }

@@ -32,7 +32,8 @@ import picocli.CommandLine.Spec;
         mixinStandardHelpOptions = true,
         sortOptions = false,
         description = {
-            "Run a seeded schedule of faults (SIGKILL and restart, SIGSTOP/SIGCONT pauses, Byzantine replicas on PBFT) against a "
+            "Run a seeded schedule of faults (SIGKILL and restart, SIGSTOP/SIGCONT pauses, Byzantine replicas on PBFT, and network "
+                    + "faults on a cluster started with --links) against a "
                     + "Ring Paxos, Ratis or PBFT cluster (from ./psmr cluster start) under a closed-loop load; then heal everything "
                     + "and check equal digests, no lost acknowledged write and per-key linearizability.",
             "On PBFT at most f = (n-1)/3 replicas are faulty at once, Byzantine ones included, and the checks are over the "
@@ -53,6 +54,9 @@ public final class ChaosCommand implements Callable<Integer> {
     static final Duration MAX_DURATION = Duration.ofHours(1);
     /** The faults without {@code --faults}; a PBFT cluster adds {@code byzantine}. */
     static final String DEFAULT_FAULTS = "kill,pause,restart";
+    /** The network faults, for messages. */
+    static final String NETWORK_FAULTS = java.util.Arrays.stream(FaultKind.values()).filter(FaultKind::network)
+            .map(FaultKind::cliName).collect(java.util.stream.Collectors.joining(", "));
 
 
     @Spec
@@ -70,7 +74,10 @@ public final class ChaosCommand implements Callable<Integer> {
     @Option(names = "--faults", paramLabel = "LIST",
             description = "Comma-separated: kill (SIGKILL), pause (SIGSTOP longer than the failure detector's timeout, then SIGCONT), "
                     + "restart (killed nodes come back during the load; needs kill), byzantine (PBFT only: a replica restarted in "
-                    + "a Byzantine mode the seed picks, for 3-6 s, then restarted correct) (default: " + DEFAULT_FAULTS
+                    + "a Byzantine mode the seed picks, for 3-6 s, then restarted correct); on a cluster started with --links "
+                    + "also network faults, one at a time, each cutting off at most as many nodes as the bounds allow: "
+                    + "partition-halves, partition-majorities-ring, isolate-leader, one-way, slow-links (every link delayed, "
+                    + "with jitter), flaky (a random link reset every 200 ms) (default: " + DEFAULT_FAULTS
                     + ", and byzantine on PBFT).")
     String faults;
 
@@ -128,17 +135,16 @@ public final class ChaosCommand implements Callable<Integer> {
         boolean restart = false;
         for (String part : (faults == null ? DEFAULT_FAULTS : faults).split(",", -1)) {
             String f = part.trim().toLowerCase(Locale.ROOT);
-            switch (f) {
-                case "kill" -> addOnce(kinds, FaultKind.KILL);
-                case "pause" -> addOnce(kinds, FaultKind.PAUSE);
-                case "byzantine" -> addOnce(kinds, FaultKind.BYZANTINE);
-                case "restart" -> restart = true;
-                default -> throw new CommandLine.ParameterException(spec.commandLine(),
-                        "--faults entries must be kill, pause, restart or byzantine, got '" + part + "'");
+            if (f.equals("restart")) {
+                restart = true;
+            } else {
+                addOnce(kinds, FaultKind.fromCliName(f).orElseThrow(() -> new CommandLine.ParameterException(
+                        spec.commandLine(), "--faults entries must be kill, pause, restart, byzantine, " + NETWORK_FAULTS
+                                + ", got '" + part + "'")));
             }
         }
         require(!restart || kinds.contains(FaultKind.KILL), "--faults: restart needs kill (it brings killed nodes back)");
-        require(!kinds.isEmpty(), "--faults needs kill, pause or byzantine");
+        require(!kinds.isEmpty(), "--faults needs kill, pause, byzantine or a network fault");
         require(maxDown == null || maxDown >= 1, "--max-down must be at least 1, got " + maxDown);
         require(clients >= 1 && clients <= MAX_CLIENTS, "--clients must be from 1 to " + MAX_CLIENTS + ", got " + clients);
         require(keys >= 1 && keys <= MAX_KEYS, "--keys must be from 1 to " + MAX_KEYS + ", got " + keys);
@@ -148,6 +154,9 @@ public final class ChaosCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--cluster: " + e.getMessage());
         }
+        require(kinds.stream().noneMatch(FaultKind::network) || new ClusterLauncher(cluster).links().isPresent(),
+                "--faults: " + kinds.stream().filter(FaultKind::network).map(FaultKind::cliName).toList() + " need a cluster"
+                        + " behind links, and " + cluster + " has none (start it with ./psmr cluster start --links)");
         boolean pbft = c.ordering() == OrderingProtocol.PBFT;
         require(pbft || !kinds.contains(FaultKind.BYZANTINE), "--faults: byzantine needs a pbft cluster, and " + cluster
                 + " holds a " + c.ordering().cliName() + " cluster: it tolerates crashes only, and its replicas have no"

@@ -40,13 +40,15 @@ import java.util.Locale;
  * @param failures             what did not hold, one line each
  * @param stalled              the campaign made no progress: no operation completed, the load stalled, or the
  *                             replicas did not converge after the heal (liveness)
+ * @param network              what each network fault did to the clients' throughput (the clients are on the majority
+ *                             side of every partition)
  */
 public record ChaosReport(long seed, String ordering, String cluster, long durationMillis, List<String> faultKinds,
                           List<String> targets, List<PlannedFault> schedule, List<InjectedFault> faults,
                           Operations operations, long unavailableThresholdMillis, List<Window> unavailable,
                           long longestUnavailableMillis, List<String> digests, int replicas, Boolean writesKept,
                           Boolean linearizable, int keysChecked, List<String> violations, List<String> failures,
-                          boolean stalled) {
+                          boolean stalled, List<NetworkEffect> network) {
 
     private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
 
@@ -64,6 +66,33 @@ public record ChaosReport(long seed, String ordering, String cluster, long durat
     public record Window(long startMillis, long lengthMillis) {
     }
 
+    /**
+     * What one network fault did to the clients, who are on its majority side.
+     *
+     * @param kind               the fault
+     * @param detail             what it did to which links
+     * @param atMillis           when it struck, from the start of the load
+     * @param healedMillis       when its links passed again
+     * @param throughputFraction operations completed per second while it lasted, over those completed while no fault
+     *                           lasted
+     * @param recoveryMillis     from the heal to the first operation completed after it
+     */
+    public record NetworkEffect(String kind, String detail, long atMillis, long healedMillis, double throughputFraction,
+                                long recoveryMillis) {
+    }
+
+    /** A report of a campaign without network faults. */
+    public ChaosReport(long seed, String ordering, String cluster, long durationMillis, List<String> faultKinds,
+                       List<String> targets, List<PlannedFault> schedule, List<InjectedFault> faults,
+                       Operations operations, long unavailableThresholdMillis, List<Window> unavailable,
+                       long longestUnavailableMillis, List<String> digests, int replicas, Boolean writesKept,
+                       Boolean linearizable, int keysChecked, List<String> violations, List<String> failures,
+                       boolean stalled) {
+        this(seed, ordering, cluster, durationMillis, faultKinds, targets, schedule, faults, operations,
+                unavailableThresholdMillis, unavailable, longestUnavailableMillis, digests, replicas, writesKept,
+                linearizable, keysChecked, violations, failures, stalled, List.of());
+    }
+
     /** Copies the lists. */
     public ChaosReport {
         faultKinds = List.copyOf(faultKinds);
@@ -74,6 +103,7 @@ public record ChaosReport(long seed, String ordering, String cluster, long durat
         digests = List.copyOf(digests);
         violations = List.copyOf(violations);
         failures = List.copyOf(failures);
+        network = List.copyOf(network);
     }
 
     /** Whether every check held. */
@@ -120,10 +150,19 @@ public record ChaosReport(long seed, String ordering, String cluster, long durat
             out.printf(Locale.ROOT, "  %8s  %8s  %-5s  %-12s  %s%n", "at", "planned", "kind", "node", "healed at");
         }
         for (InjectedFault f : faults) {
-            out.printf(Locale.ROOT, "  %8s  %8s  %-5s  %-12s  %s%s%n", seconds(f.atMillis()), seconds(f.plannedMillis()),
+            out.printf(Locale.ROOT, "  %8s  %8s  %-5s  %-12s  %s%s%s%n", seconds(f.atMillis()), seconds(f.plannedMillis()),
                     f.kindName(), f.node(),
                     f.healedMillis() < 0 ? "NOT HEALED" : seconds(f.healedMillis()) + (f.healedAtEnd() ? " (final heal)" : ""),
+                    f.detail() == null ? "" : "  " + f.detail(),
                     f.error() == null ? "" : "  error: " + f.error());
+        }
+        if (!network.isEmpty()) {
+            out.println("network faults, seen from the clients (on the majority side):");
+            for (NetworkEffect e : network) {
+                out.printf(Locale.ROOT, "  %-26s %8s-%8s  throughput %.2f of fault-free, first completion %s after the"
+                        + " heal%n", e.kind(), seconds(e.atMillis()), seconds(e.healedMillis()), e.throughputFraction(),
+                        seconds(e.recoveryMillis()));
+            }
         }
         out.printf(Locale.ROOT, "operations: %d ok, %d failed, %d unknown%n", operations.ok(), operations.failed(),
                 operations.unknown());

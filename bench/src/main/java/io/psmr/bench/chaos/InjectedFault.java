@@ -14,9 +14,17 @@ import io.psmr.ordering.pbft.byzantine.ByzantineMode;
  * @param healedAtEnd  healed by the final heal rather than during the load
  * @param error        what went wrong injecting or healing it, or null
  * @param mode         for a {@link FaultKind#BYZANTINE} fault the mode the replica ran in, else null
+ * @param detail       for a network fault what it did to which links ({@code cut off [replica-2] from the rest}), else
+ *                     null
  */
 public record InjectedFault(FaultKind kind, String node, long plannedMillis, long atMillis, long healedMillis,
-                            boolean healedAtEnd, String error, ByzantineMode mode) {
+                            boolean healedAtEnd, String error, ByzantineMode mode, String detail) {
+
+    /** A fault on one process. */
+    public InjectedFault(FaultKind kind, String node, long plannedMillis, long atMillis, long healedMillis,
+                         boolean healedAtEnd, String error, ByzantineMode mode) {
+        this(kind, node, plannedMillis, atMillis, healedMillis, healedAtEnd, error, mode, null);
+    }
 
     /** Whether it was injected and healed without error. */
     public boolean clean() {

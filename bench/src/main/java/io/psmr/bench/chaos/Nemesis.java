@@ -2,19 +2,28 @@ package io.psmr.bench.chaos;
 
 import io.psmr.kvstore.cluster.ClusterLauncher;
 import io.psmr.kvstore.cluster.ClusterNode;
+import io.psmr.kvstore.cluster.links.LinkCondition;
+import io.psmr.kvstore.cluster.links.LinkControl;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
  * Carries out a {@link FaultSchedule} against a running cluster on a thread of its own: SIGKILL
  * through {@link ClusterLauncher#kill}, restarts through {@link ClusterLauncher#restart}, pauses with
  * SIGSTOP and SIGCONT, Byzantine faults (PBFT) as a restart in the fault's mode and, to heal, a correct
- * restart ({@link ClusterLauncher#restartAs}). Events run one after another in time order, heals first
+ * restart ({@link ClusterLauncher#restartAs}); network faults through the cluster's links ({@link LinkControl}:
+ * each sets the links it names, records them before each change, and its heal lets exactly those pass again; a
+ * {@code flaky} fault's resets run on a timer thread of their own). Events run one after another in time order, heals first
  * at equal times, and a heal returns only once the node serves again, so a late restart delays the
  * next fault rather than overlapping it: the schedule's bounds hold for what really happens, and a
  * fault injected late is still healed no sooner than its planned length after it (a Byzantine one,
@@ -36,6 +45,9 @@ import java.util.concurrent.TimeUnit;
  */
 final class Nemesis {
 
+    /** How often {@code flaky} resets a random link. */
+    static final long FLAKY_PERIOD_MILLIS = 200;
+
     private final ClusterLauncher launcher;
     private final FaultSchedule schedule;
     private final long lastInjectMillis;
@@ -49,6 +61,9 @@ final class Nemesis {
     private volatile boolean stalled;
     /** A heal failed during the load: its node is still faulty, so injecting more could exceed the bound. */
     private volatile boolean healFailed;
+    /** The cluster's links, for network faults; null on a cluster without them. */
+    private final LinkControl links;
+    private final ScheduledExecutorService flakiness;
 
     /** One fault being carried out. */
     private static final class Active {
@@ -60,10 +75,17 @@ final class Nemesis {
         long healedMillis = -1;
         boolean healedAtEnd;
         String error;
+        /** The node a network fault struck (isolate-leader: the leader then), else the plan's. */
+        String node;
+        String detail;
+        /** The links a network fault set, {from, to}: its heal lets them pass again. */
+        List<String[]> links = List.of();
+        ScheduledFuture<?> resets;
 
         Active(PlannedFault plan, long atMillis) {
             this.plan = plan;
             this.atMillis = atMillis;
+            this.node = plan.node();
         }
     }
 
@@ -83,6 +105,12 @@ final class Nemesis {
         this.lastInjectMillis = lastInjectMillis;
         this.restartTimeout = restartTimeout;
         this.catchUp = catchUp;
+        this.links = launcher.links().map(LinkControl::new).orElse(null);
+        this.flakiness = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread th = new Thread(r, "psmr-chaos-flaky");
+            th.setDaemon(true);
+            return th;
+        });
     }
 
     /** Whether a healed replica did not catch up in time during the load (liveness). */
@@ -155,6 +183,19 @@ final class Nemesis {
     private void inject(PlannedFault f) throws InterruptedException {
         Active a = new Active(f, elapsedMillis());
         try {
+            if (f.kind().network()) {
+                synchronized (this) {
+                    log.add(a); // before the links change: its heal undoes what was set, even after an error
+                }
+                try {
+                    injectNetwork(a);
+                } catch (RuntimeException e) {
+                    synchronized (this) {
+                        a.error = "injecting " + f.kindName() + " on " + f.target() + ": " + e.getMessage();
+                    }
+                }
+                return;
+            }
             if (f.kind() == FaultKind.KILL) {
                 launcher.kill(f.node());
             } else if (f.kind() == FaultKind.BYZANTINE) {
@@ -198,6 +239,14 @@ final class Nemesis {
         }
         long cameBack;
         try {
+            if (a.plan.kind().network()) {
+                healNetwork(a);
+                synchronized (this) {
+                    a.healedMillis = elapsedMillis();
+                    a.healedAtEnd = atEnd;
+                }
+                return;
+            }
             if (a.plan.kind() == FaultKind.KILL) {
                 launcher.restart(a.plan.node(), restartTimeout);
             } else if (a.plan.kind() == FaultKind.BYZANTINE) {
@@ -258,7 +307,13 @@ final class Nemesis {
         synchronized (this) {
             open = log.stream().filter(a -> a.healedMillis < 0).toList();
         }
-        // Pauses first: a paused acceptor may be needed by a restarted one to make progress.
+        // Links first, then pauses: a paused acceptor may be needed by a restarted one to make progress.
+        for (Active a : open) {
+            if (a.plan.kind().network()) {
+                heal(a, true);
+            }
+        }
+        flakiness.shutdownNow();
         for (Active a : open) {
             if (a.plan.kind() == FaultKind.PAUSE) {
                 heal(a, true);
@@ -286,8 +341,95 @@ final class Nemesis {
 
     /** What was carried out so far. */
     synchronized List<InjectedFault> faults() {
-        return log.stream().map(a -> new InjectedFault(a.plan.kind(), a.plan.node(), a.plan.atMillis(), a.atMillis,
-                a.healedMillis, a.healedAtEnd, a.error, a.plan.mode())).toList();
+        return log.stream().map(a -> new InjectedFault(a.plan.kind(), a.node, a.plan.atMillis(), a.atMillis,
+                a.healedMillis, a.healedAtEnd, a.error, a.plan.mode(), a.detail)).toList();
+    }
+
+    /** Sets the links of network fault {@code a}; what it set is recorded before each change, for the heal. */
+    private void injectNetwork(Active a) {
+        PlannedFault f = a.plan;
+        if (links == null) {
+            throw new IllegalStateException("the cluster has no links (start it with --links)");
+        }
+        List<LinkControl.LinkState> all = links.states();
+        java.util.SplittableRandom random = new java.util.SplittableRandom(f.seed());
+        switch (f.kind()) {
+            case PARTITION_HALVES -> {
+                Set<String> side = new HashSet<>(f.cutOff());
+                set(a, all.stream().filter(l -> side.contains(l.from()) != side.contains(l.to())).toList(),
+                        LinkCondition.BLACKHOLE);
+                a.detail = "cut " + f.cutOff() + " off from the rest, clients included";
+            }
+            case ISOLATE_LEADER -> {
+                String leader = launcher.leader().orElseThrow(() -> new IllegalStateException("no node leads"));
+                synchronized (this) {
+                    a.node = leader;
+                }
+                set(a, all.stream().filter(l -> l.from().equals(leader) || l.to().equals(leader)).toList(),
+                        LinkCondition.BLACKHOLE);
+                a.detail = "cut the leader " + leader + " off from every process";
+            }
+            case ONE_WAY -> {
+                set(a, all.stream().filter(l -> l.from().equals(f.peer()) && l.to().equals(f.node())).toList(),
+                        LinkCondition.BLACKHOLE);
+                a.detail = f.node() + " reaches " + f.peer() + "; " + f.peer() + " does not reach " + f.node();
+            }
+            case PARTITION_MAJORITIES_RING -> {
+                List<String> ring = launcher.directory().read().nodes().stream().map(ClusterNode::name).toList();
+                int n = ring.size();
+                int reach = (n / 2 + 1) / 2; // with itself, the n/2 nearest make a majority: half on each side
+                set(a, all.stream().filter(l -> ring.contains(l.from()) && ring.contains(l.to())).filter(l -> {
+                    int d = Math.abs(ring.indexOf(l.from()) - ring.indexOf(l.to()));
+                    return Math.min(d, n - d) > reach;
+                }).toList(), LinkCondition.BLACKHOLE);
+                a.detail = "each node linked to the " + reach + " nearest on each side of a ring of " + n;
+            }
+            case SLOW_LINKS -> {
+                LinkCondition slow = LinkCondition.delay(10 + random.nextLong(90), random.nextLong(50));
+                set(a, all, slow);
+                a.detail = slow + " on every link";
+            }
+            case FLAKY -> {
+                List<LinkControl.LinkState> live = all.stream().filter(l -> l.connections() > 0).toList();
+                a.detail = "a random link of " + live.size() + " reset every " + FLAKY_PERIOD_MILLIS + " ms";
+                if (!live.isEmpty()) {
+                    a.resets = flakiness.scheduleAtFixedRate(() -> {
+                        LinkControl.LinkState l = live.get(random.nextInt(live.size()));
+                        try {
+                            links.reset(l.from(), l.to());
+                        } catch (RuntimeException e) {
+                            // the next period tries another; the heal reports a link host that stopped answering
+                        }
+                    }, 0, FLAKY_PERIOD_MILLIS, TimeUnit.MILLISECONDS);
+                }
+            }
+            default -> throw new IllegalStateException("not a network fault: " + f.kind());
+        }
+    }
+
+    private void set(Active a, List<LinkControl.LinkState> chosen, LinkCondition c) {
+        List<String[]> touched = new ArrayList<>();
+        for (LinkControl.LinkState l : chosen) {
+            touched.add(new String[] {l.from(), l.to()});
+            synchronized (this) {
+                a.links = List.copyOf(touched); // before the change: a heal never misses a link that was set
+            }
+            links.condition(l.from(), l.to(), c);
+        }
+    }
+
+    /** Lets every link that fault {@code a} set pass again, and stops its resets. */
+    private void healNetwork(Active a) {
+        if (a.resets != null) {
+            a.resets.cancel(false);
+        }
+        List<String[]> touched;
+        synchronized (this) {
+            touched = a.links;
+        }
+        for (String[] l : touched) {
+            links.condition(l[0], l[1], LinkCondition.PASS);
+        }
     }
 
     private void resumePaused() {

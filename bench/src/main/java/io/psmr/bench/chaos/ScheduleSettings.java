@@ -14,8 +14,8 @@ import java.util.Objects;
  * @param maxDown          most nodes faulted at once over all kinds (each kind's own bound also holds)
  * @param minGapMillis     least time between two faults
  * @param maxGapMillis     most time between two faults
- * @param minPauseMillis   shortest pause: above the failure detector's timeout
- * @param maxPauseMillis   longest pause
+ * @param minPauseMillis   shortest pause or network fault: above the failure detector's timeout
+ * @param maxPauseMillis   longest pause or network fault
  * @param minDownMillis    shortest time a killed node stays down before its restart
  * @param maxDownMillis    longest
  * @param tailMillis       quiet time at the end of the load, after every heal
@@ -59,18 +59,18 @@ public record ScheduleSettings(long durationMillis, List<FaultKind> kinds, boole
     /** The shortest length of a fault of {@code kind} during the load. */
     public long minMillis(FaultKind kind) {
         return switch (kind) {
-            case PAUSE -> minPauseMillis;
             case KILL -> minDownMillis;
             case BYZANTINE -> minByzantineMillis;
+            default -> minPauseMillis; // a pause, or a network fault: longer than the failure detector's timeout
         };
     }
 
     /** The longest length of a fault of {@code kind} during the load. */
     public long maxMillis(FaultKind kind) {
         return switch (kind) {
-            case PAUSE -> maxPauseMillis;
             case KILL -> maxDownMillis;
             case BYZANTINE -> maxByzantineMillis;
+            default -> maxPauseMillis;
         };
     }
 

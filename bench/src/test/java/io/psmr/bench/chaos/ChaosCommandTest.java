@@ -20,9 +20,16 @@ class ChaosCommandTest {
         String d = dir.toString();
         assertUsage(CliRun.of("chaos"), "Missing required option: '--cluster=DIR'");
         assertUsage(CliRun.of("chaos", "--cluster", d, "--faults", "kill,explode"),
-                "--faults entries must be kill, pause, restart or byzantine, got 'explode'");
+                "--faults entries must be kill, pause, restart, byzantine, partition-halves, partition-majorities-ring,"
+                        + " isolate-leader, one-way, slow-links, flaky, got 'explode'");
+        Path plain = dir.resolve("plain");
+        new io.psmr.kvstore.cluster.ClusterDirectory(plain).create(ChaosScheduleTest.ringPaxos(3, 2));
+        assertUsage(CliRun.of("chaos", "--cluster", plain.toString(), "--faults", "partition-halves,kill"),
+                "--faults: [partition-halves] need a cluster behind links, and " + plain + " has none (start it with"
+                        + " ./psmr cluster start --links)");
         assertUsage(CliRun.of("chaos", "--cluster", d, "--faults", "kill,,pause"),
-                "--faults entries must be kill, pause, restart or byzantine, got ''");
+                "--faults entries must be kill, pause, restart, byzantine, partition-halves, partition-majorities-ring,"
+                        + " isolate-leader, one-way, slow-links, flaky, got ''");
         assertUsage(CliRun.of("chaos", "--cluster", d, "--faults", "restart"), "--faults: restart needs kill");
         assertUsage(CliRun.of("chaos", "--cluster", d, "--duration", "soon"),
                 "Invalid value for option '--duration': 'soon' is not a duration: write a whole number with a unit ms, s, m or h");

@@ -251,6 +251,63 @@ class ChaosScheduleTest {
         }
     }
 
+    /**
+     * Network faults mixed with kills and pauses: one network fault at a time; the nodes a partition or a one-way fault
+     * cuts off, and the leader an isolation takes, count against each kind's bound beside the nodes killed or paused; a
+     * partition's side is at most half the nodes; a one-way fault names two different nodes; same seed, same schedule.
+     */
+    @Test
+    void networkFaultsTakeOneTurnEachAndKeepTheBounds() {
+        List<FaultKind> kinds = java.util.Arrays.stream(FaultKind.values()).filter(k -> k != FaultKind.BYZANTINE).toList();
+        Random shapes = new Random(BASE_SEED);
+        Set<FaultKind> seen = new HashSet<>();
+        for (int i = 0; i < SEEDS; i++) {
+            long seed = BASE_SEED + i;
+            boolean ratis = shapes.nextBoolean();
+            int voters = 3 + 2 * shapes.nextInt(3);
+            ClusterDescriptor cluster = ratis ? ratis(voters) : ringPaxos(voters, 1 + shapes.nextInt(3));
+            FaultTargets targets = FaultTargets.of(cluster, n -> Optional.empty());
+            ScheduleSettings s = ScheduleSettings.defaults(60_000, kinds, true, Integer.MAX_VALUE, 100);
+            FaultSchedule schedule = FaultSchedule.generate(seed, targets, s);
+            assertEquals(schedule, FaultSchedule.generate(seed, targets, s), "seed " + seed);
+            Map<String, String> groupOf = new LinkedHashMap<>();
+            targets.groups().forEach(g -> g.nodes().forEach(n -> groupOf.put(n, g.kind())));
+            for (PlannedFault a : schedule.faults()) {
+                seen.add(a.kind());
+                long at = a.atMillis();
+                List<PlannedFault> active = schedule.faults().stream()
+                        .filter(b -> b.atMillis() <= at && at < b.healAtMillis()).toList();
+                assertTrue(active.stream().filter(b -> b.kind().network()).count() <= 1,
+                        "one network fault at a time, seed " + seed + ": " + active);
+                Map<String, Integer> down = new java.util.HashMap<>();
+                for (PlannedFault b : active) {
+                    for (String n : FaultSchedule.faultedBy(b)) {
+                        down.merge(groupOf.get(n), 1, Integer::sum);
+                    }
+                    if (b.kind() == FaultKind.ISOLATE_LEADER) {
+                        down.merge(targets.groups().get(0).kind(), 1, Integer::sum);
+                    }
+                }
+                for (FaultGroup g : targets.groups()) {
+                    assertTrue(down.getOrDefault(g.kind(), 0) <= g.maxDown(), "seed " + seed + ", " + g.kind() + " at "
+                            + at + " ms: " + active);
+                }
+                if (a.kind() == FaultKind.PARTITION_HALVES) {
+                    assertTrue(!a.cutOff().isEmpty() && a.cutOff().size() <= groupOf.size() / 2, "seed " + seed + ": " + a);
+                    assertEquals(a.cutOff().size(), new HashSet<>(a.cutOff()).size(), "seed " + seed + ": " + a);
+                }
+                if (a.kind() == FaultKind.ONE_WAY) {
+                    assertNotEquals(a.node(), a.peer(), "seed " + seed + ": " + a);
+                    assertEquals(List.of(a.node()), a.cutOff(), "seed " + seed + ": " + a);
+                }
+                if (a.kind().network()) {
+                    assertTrue(a.healAtMillis() <= 60_000 - s.tailMillis(), "healed during the load, seed " + seed + ": " + a);
+                }
+            }
+        }
+        assertEquals(new HashSet<>(kinds), seen, "every kind drawn over the seeds");
+    }
+
     static ClusterDescriptor ringPaxos(int acceptors, int replicas) {
         List<ClusterNode> nodes = new ArrayList<>();
         int port = 30000;
