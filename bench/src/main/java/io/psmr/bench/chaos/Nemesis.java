@@ -407,15 +407,12 @@ final class Nemesis {
         }
     }
 
+    /** Sets {@code chosen} to {@code c} in one command, so that the fault strikes whole. */
     private void set(Active a, List<LinkControl.LinkState> chosen, LinkCondition c) {
-        List<String[]> touched = new ArrayList<>();
-        for (LinkControl.LinkState l : chosen) {
-            touched.add(new String[] {l.from(), l.to()});
-            synchronized (this) {
-                a.links = List.copyOf(touched); // before the change: a heal never misses a link that was set
-            }
-            links.condition(l.from(), l.to(), c);
+        synchronized (this) {
+            a.links = chosen.stream().map(l -> new String[] {l.from(), l.to()}).toList(); // before: a heal misses none
         }
+        links.conditions(chosen.stream().map(l -> new LinkControl.LinkSetting(l.from(), l.to(), c)).toList());
     }
 
     /** Lets every link that fault {@code a} set pass again, and stops its resets. */
@@ -427,8 +424,9 @@ final class Nemesis {
         synchronized (this) {
             touched = a.links;
         }
-        for (String[] l : touched) {
-            links.condition(l[0], l[1], LinkCondition.PASS);
+        if (!touched.isEmpty()) {
+            links.conditions(touched.stream().map(l -> new LinkControl.LinkSetting(l[0], l[1], LinkCondition.PASS))
+                    .toList());
         }
     }
 

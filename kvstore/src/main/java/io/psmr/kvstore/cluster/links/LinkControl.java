@@ -31,6 +31,16 @@ public final class LinkControl {
     public record LinkState(String from, String to, LinkCondition condition, long bytes, int connections) {
     }
 
+    /**
+     * One link's condition, for {@link #conditions}.
+     *
+     * @param from      the dialing process
+     * @param to        the dialed process
+     * @param condition what the link does to bytes
+     */
+    public record LinkSetting(String from, String to, LinkCondition condition) {
+    }
+
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(TIMEOUT_SECONDS)).build();
     private final URI base;
 
@@ -55,6 +65,20 @@ public final class LinkControl {
         }
         send(HttpRequest.newBuilder(URI.create(base + "/" + from + "/" + to))
                 .PUT(HttpRequest.BodyPublishers.ofString(body, StandardCharsets.UTF_8)));
+    }
+
+    /**
+     * Sets several links at once (one request; the host checks every link before it changes any). Errors as
+     * {@link #condition}.
+     */
+    public void conditions(List<LinkSetting> settings) {
+        String body;
+        try {
+            body = LinkTable.JSON.writeValueAsString(settings);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
+        send(HttpRequest.newBuilder(base).PUT(HttpRequest.BodyPublishers.ofString(body, StandardCharsets.UTF_8)));
     }
 
     /** Closes every connection of link {@code from → to} with a TCP reset. Errors as {@link #condition}. */

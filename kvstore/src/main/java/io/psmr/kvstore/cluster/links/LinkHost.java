@@ -37,6 +37,8 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code GET /links}: every link, its condition, bytes relayed and connections open, as JSON;</li>
  *   <li>{@code PUT /links/FROM/TO} with a {@link LinkCondition} as JSON, fields left out 0: the link's new
  *       condition;</li>
+ *   <li>{@code PUT /links} with a JSON array of {@code {"from", "to", "condition"}}: several links at once, all
+ *       checked before any changes;</li>
  *   <li>{@code POST /links/FROM/TO/reset}: every connection of the link closed with a TCP reset.</li>
  * </ul>
  * Links start passing bytes untouched. Anyone on the machine who can reach the control port can cut links: it is a
@@ -123,6 +125,26 @@ public final class LinkHost implements AutoCloseable {
         LOG.info("link {} → {}: {}", from, to, c);
     }
 
+    /**
+     * Sets several links' conditions at once: every link is checked first, so that an unknown one changes nothing, and
+     * the changes follow each other without a round trip between them (a partition strikes whole). Any thread.
+     */
+    public void conditions(List<LinkControl.LinkSetting> settings) {
+        List<List<LinkProxy>> ports = new ArrayList<>();
+        for (LinkControl.LinkSetting l : settings) {
+            ports.add(link(l.from(), l.to()));
+            if (l.condition() == null) {
+                throw new IllegalArgumentException("link " + l.from() + " → " + l.to() + ": no condition");
+            }
+        }
+        for (int i = 0; i < settings.size(); i++) {
+            LinkCondition c = settings.get(i).condition();
+            ports.get(i).forEach(p -> p.condition(c));
+        }
+        LOG.info("{} links set: {}", settings.size(), settings.stream().map(l -> l.from() + " → " + l.to() + ": "
+                + l.condition()).toList());
+    }
+
     /** Resets every connection of link {@code from → to}. Any thread. */
     public void reset(String from, String to) {
         link(from, to).forEach(LinkProxy::reset);
@@ -206,6 +228,11 @@ public final class LinkHost implements AutoCloseable {
             try {
                 if (parts.length == 2 && method.equals("GET")) {
                     respond(ex, 200, LinkTable.JSON.writeValueAsString(states()));
+                } else if (parts.length == 2 && method.equals("PUT")) {
+                    List<LinkControl.LinkSetting> settings = CONDITION_JSON.readValue(ex.getRequestBody(),
+                            new com.fasterxml.jackson.core.type.TypeReference<List<LinkControl.LinkSetting>>() { });
+                    conditions(settings);
+                    respond(ex, 200, settings.size() + " links set\n");
                 } else if (parts.length == 4 && method.equals("PUT")) {
                     LinkCondition c = CONDITION_JSON.readValue(ex.getRequestBody(), LinkCondition.class);
                     condition(parts[2], parts[3], c);
@@ -215,7 +242,7 @@ public final class LinkHost implements AutoCloseable {
                     respond(ex, 200, "link " + parts[2] + " → " + parts[3] + ": reset\n");
                 } else {
                     respond(ex, 404, "no such command: " + method + " " + ex.getRequestURI().getPath()
-                            + " (GET /links, PUT /links/FROM/TO, POST /links/FROM/TO/reset)\n");
+                            + " (GET /links, PUT /links, PUT /links/FROM/TO, POST /links/FROM/TO/reset)\n");
                 }
             } catch (IllegalArgumentException | com.fasterxml.jackson.core.JacksonException e) {
                 respond(ex, e instanceof IllegalArgumentException && e.getMessage().startsWith("no link") ? 404 : 400,

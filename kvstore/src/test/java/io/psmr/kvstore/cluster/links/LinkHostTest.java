@@ -109,6 +109,18 @@ class LinkHostTest {
             e = assertThrows(IllegalStateException.class, () -> control.reset("acceptor-0", "acceptor-0"));
             assertTrue(e.getMessage().contains("no link acceptor-0 → acceptor-0"), e.getMessage());
 
+            // Several at once; an unknown link among them changes none.
+            control.conditions(List.of(new LinkControl.LinkSetting("acceptor-0", "acceptor-1", LinkCondition.PASS),
+                    new LinkControl.LinkSetting("acceptor-2", "replica-1", LinkCondition.throttle(1000))));
+            assertEquals(LinkCondition.PASS, state(control.states(), "acceptor-0", "acceptor-1").condition());
+            assertEquals(LinkCondition.throttle(1000), state(control.states(), "acceptor-2", "replica-1").condition());
+            e = assertThrows(IllegalStateException.class, () -> control.conditions(List.of(
+                    new LinkControl.LinkSetting("acceptor-2", "replica-1", LinkCondition.PASS),
+                    new LinkControl.LinkSetting("acceptor-2", "nobody", LinkCondition.PASS))));
+            assertTrue(e.getMessage().contains("no link acceptor-2 → nobody"), e.getMessage());
+            assertEquals(LinkCondition.throttle(1000), state(control.states(), "acceptor-2", "replica-1").condition(),
+                    "nothing changed");
+
             // By hand, as docs/recovery.md shows: fields left out are 0; a bad one is refused, naming it.
             assertEquals(200, put(host, "acceptor-1/acceptor-2", "{\"delayMicros\":20000}").statusCode());
             assertEquals(new LinkCondition(false, 20_000, 0, 0), state(control.states(), "acceptor-1", "acceptor-2").condition());
