@@ -6,20 +6,17 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.psmr.bench.cli.CliRun;
 import io.psmr.bench.load.ClusterLoad;
 import io.psmr.bench.load.LinearizabilityChecker;
-import io.psmr.bench.load.LoadGenerator;
 import io.psmr.bench.load.LoadOptions;
 import io.psmr.bench.load.LoadReport;
 import io.psmr.bench.load.OpRecord;
 import io.psmr.bench.load.WorkloadSpec;
 import io.psmr.kvstore.KvOp;
-import io.psmr.kvstore.KvResult;
 import io.psmr.kvstore.KvStatus;
 import io.psmr.kvstore.cluster.ClusterSpec;
 import io.psmr.kvstore.cluster.ClusterLauncher;
 import io.psmr.ordering.node.NodeStatus;
 import io.psmr.ordering.pbft.LeaderRotation;
 import io.psmr.ordering.pbft.byzantine.ByzantineMode;
-import io.psmr.proxy.KvClient;
 import io.psmr.scheduler.SchedulerMode;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -131,16 +128,8 @@ class ClusterByzantineProcessTest {
         LoadOptions options = new LoadOptions(4, SchedulerMode.BITMAP_INDEXED, 2, 16, 4, Duration.ZERO, 20,
                 Duration.ofSeconds(3), spec);
         LoadReport report = ClusterLoad.run(launcher.directory(), options, history::add, proxy -> {
-            KvClient reader = proxy.newClient();
             finalState.clear();
-            for (int k = 0; k < KEYS; k++) {
-                KvResult r = reader.read(LoadGenerator.key(k)).get(60, TimeUnit.SECONDS);
-                if (r.status() == KvStatus.OK) {
-                    finalState.put("k" + k, new String(r.value(), StandardCharsets.ISO_8859_1));
-                } else {
-                    assertEquals(KvStatus.NOT_FOUND, r.status(), "final read of k" + k + ": " + r + ", " + context);
-                }
-            }
+            finalState.putAll(FinalReads.of(proxy, KEYS, context));
         }, Duration.ofSeconds(60));
         assertEquals(0, report.result().unanswered(), context);
         assertEquals((long) CLIENTS * OPS, report.result().acknowledged(), "every operation answered, " + context);

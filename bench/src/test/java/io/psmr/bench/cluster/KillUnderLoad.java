@@ -6,18 +6,14 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.psmr.kvstore.KvOp;
-import io.psmr.kvstore.KvResult;
 import io.psmr.kvstore.KvStatus;
-import io.psmr.proxy.KvClient;
 import io.psmr.bench.load.ClusterLoad;
 import io.psmr.bench.load.LinearizabilityChecker;
-import io.psmr.bench.load.LoadGenerator;
 import io.psmr.scheduler.SchedulerMode;
 import io.psmr.bench.load.LoadOptions;
 import io.psmr.bench.load.LoadReport;
 import io.psmr.bench.load.OpRecord;
 import io.psmr.bench.load.WorkloadSpec;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -106,15 +102,7 @@ final class KillUnderLoad {
             afterRestart.check(first);
             assertEquals(next, launcher.kill(next), context);
             assertNotEquals(next, launcher.awaitLeader(Duration.ofSeconds(30)), context);
-            KvClient reader = proxy.newClient();
-            for (int k = 0; k < KEYS; k++) {
-                KvResult r = reader.read(LoadGenerator.key(k)).get(60, TimeUnit.SECONDS);
-                if (r.status() == KvStatus.OK) {
-                    finalState.put("k" + k, new String(r.value(), StandardCharsets.ISO_8859_1));
-                } else {
-                    assertEquals(KvStatus.NOT_FOUND, r.status(), "final read of k" + k + ": " + r + ", " + context);
-                }
-            }
+            finalState.putAll(FinalReads.of(proxy, KEYS, context));
         }, Duration.ofSeconds(60));
 
         assertEquals(0, report.result().unanswered(), context);

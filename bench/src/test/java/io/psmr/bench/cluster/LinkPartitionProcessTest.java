@@ -5,20 +5,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.psmr.bench.load.ClusterLoad;
 import io.psmr.bench.load.LinearizabilityChecker;
-import io.psmr.bench.load.LoadGenerator;
 import io.psmr.bench.load.LoadOptions;
 import io.psmr.bench.load.LoadReport;
 import io.psmr.bench.load.OpRecord;
 import io.psmr.bench.load.WorkloadSpec;
-import io.psmr.kvstore.KvResult;
-import io.psmr.kvstore.KvStatus;
 import io.psmr.kvstore.cluster.ClusterLauncher;
 import io.psmr.kvstore.cluster.ClusterSpec;
 import io.psmr.kvstore.cluster.links.LinkCondition;
 import io.psmr.kvstore.cluster.links.LinkControl;
-import io.psmr.proxy.KvClient;
 import io.psmr.scheduler.SchedulerMode;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -115,15 +110,7 @@ class LinkPartitionProcessTest {
                     + leader + " was cut off (" + servedWhileCut.get() + "), " + context);
             t.join(TimeUnit.SECONDS.toMillis(30));
             assertEquals(null, healerFailure.get(), context);
-            KvClient reader = proxy.newClient();
-            for (int k = 0; k < KEYS; k++) {
-                KvResult r = reader.read(LoadGenerator.key(k)).get(60, TimeUnit.SECONDS);
-                if (r.status() == KvStatus.OK) {
-                    finalState.put("k" + k, new String(r.value(), StandardCharsets.ISO_8859_1));
-                } else {
-                    assertEquals(KvStatus.NOT_FOUND, r.status(), "final read of k" + k + ": " + r + ", " + context);
-                }
-            }
+            finalState.putAll(FinalReads.of(proxy, KEYS, context));
         }, Duration.ofSeconds(60));
 
         assertEquals((long) CLIENTS * OPS, report.result().acknowledged(), "every operation answered, " + context);

@@ -9,18 +9,14 @@ import io.psmr.kvstore.ringpaxos.RingPaxosReplicaRuntime;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.psmr.kvstore.KvResult;
-import io.psmr.kvstore.KvStatus;
 import io.psmr.proxy.KvClient;
 import io.psmr.bench.load.ClusterLoad;
 import io.psmr.bench.load.LinearizabilityChecker;
-import io.psmr.bench.load.LoadGenerator;
 import io.psmr.scheduler.SchedulerMode;
 import io.psmr.bench.load.LoadOptions;
 import io.psmr.bench.load.LoadReport;
 import io.psmr.bench.load.OpRecord;
 import io.psmr.bench.load.WorkloadSpec;
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -125,15 +121,7 @@ class ReplicaStateTransferProcessTest {
             String lines = Files.readString(log);
             assertTrue(lines.contains("fell behind: the acceptors trimmed their log"), "the restart had to state-transfer, "
                     + context);
-            KvClient reader = proxy.newClient();
-            for (int k = 0; k < KEYS; k++) {
-                KvResult r = reader.read(LoadGenerator.key(k)).get(60, TimeUnit.SECONDS);
-                if (r.status() == KvStatus.OK) {
-                    finalState.put("k" + k, new String(r.value(), StandardCharsets.ISO_8859_1));
-                } else {
-                    assertEquals(KvStatus.NOT_FOUND, r.status(), "final read of k" + k + ": " + r + ", " + context);
-                }
-            }
+            finalState.putAll(FinalReads.of(proxy, KEYS, context));
         }, Duration.ofSeconds(60));
 
         assertEquals((long) CLIENTS * OPS, report.result().acknowledged(), "every operation answered, " + context);
