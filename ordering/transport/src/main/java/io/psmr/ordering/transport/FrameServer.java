@@ -59,16 +59,20 @@ public final class FrameServer {
 
     private final Limits limits;
     private final RefusalLog refusals;
+    private final LinkSecurity security;
+    private final LinkSecurity.Admit admit;
     private final Consumer<SocketChannel> initializer;
     private final Channel server;
     private final InetSocketAddress localAddress;
     /** Every open connection. Event-loop thread only. */
     private final Set<Channel> connections = new HashSet<>();
 
-    private FrameServer(EventLoop loop, InetSocketAddress bind, Limits limits, RefusalLog refusals,
-                        Consumer<SocketChannel> initializer) {
+    private FrameServer(EventLoop loop, InetSocketAddress bind, Limits limits, RefusalLog refusals, LinkSecurity security,
+                        LinkSecurity.Admit admit, Consumer<SocketChannel> initializer) {
         this.limits = limits;
         this.refusals = refusals;
+        this.security = security;
+        this.admit = admit;
         this.initializer = initializer;
         ServerBootstrap b = new ServerBootstrap().group(loop, loop).channel(SocketIo.current().serverSocketChannel())
                 .option(ChannelOption.SO_REUSEADDR, true)
@@ -104,11 +108,22 @@ public final class FrameServer {
      */
     public static FrameServer bind(EventLoop loop, InetSocketAddress address, Limits limits, RefusalLog refusals,
                                    Consumer<SocketChannel> initializer) {
+        return bind(loop, address, limits, refusals, LinkSecurity.plain(), LinkSecurity.Admit.MEMBERS, initializer);
+    }
+
+    /**
+     * Like {@link #bind(EventLoop, InetSocketAddress, Limits, RefusalLog, Consumer)}, each connection secured by
+     * {@code security} (under TLS, only peers in {@code admit}'s roles get past the handshake; the framing and the
+     * caller's handlers come after it).
+     */
+    public static FrameServer bind(EventLoop loop, InetSocketAddress address, Limits limits, RefusalLog refusals,
+                                   LinkSecurity security, LinkSecurity.Admit admit, Consumer<SocketChannel> initializer) {
         if (Objects.requireNonNull(loop, "loop").inEventLoop()) {
             throw new IllegalStateException("bind would block the event loop it binds on");
         }
         return new FrameServer(loop, Objects.requireNonNull(address, "address"),
                 Objects.requireNonNull(limits, "limits"), Objects.requireNonNull(refusals, "refusals"),
+                Objects.requireNonNull(security, "security"), Objects.requireNonNull(admit, "admit"),
                 Objects.requireNonNull(initializer, "initializer"));
     }
 
@@ -120,6 +135,7 @@ public final class FrameServer {
         }
         connections.add(ch);
         ch.closeFuture().addListener(f -> connections.remove(ch));
+        security.secureAccepted(ch, admit);
         ch.pipeline().addLast(LengthFraming.decoder(limits.maxFrameBytes()), LengthFraming.prepender());
         initializer.accept(ch);
     }

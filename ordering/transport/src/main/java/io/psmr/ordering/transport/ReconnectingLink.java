@@ -5,8 +5,10 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
+import io.netty.channel.socket.SocketChannel;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -56,6 +58,8 @@ public final class ReconnectingLink<P> {
     private final EventLoop loop;
     private final Supplier<InetSocketAddress> address;
     private final Bootstrap bootstrap;
+    private final ChannelHandler initializer;
+    private final LinkSecurity security;
     private final Backoff backoff;
     private final Supplier<ByteBuf> hello;
     private final boolean resetBackoffOnConnect;
@@ -73,8 +77,9 @@ public final class ReconnectingLink<P> {
         this.peer = b.peer;
         this.loop = b.loop;
         this.address = Objects.requireNonNull(b.address, "address");
-        this.bootstrap = Objects.requireNonNull(b.bootstrap, "bootstrap").clone(loop)
-                .handler(Objects.requireNonNull(b.initializer, "initializer"));
+        this.initializer = Objects.requireNonNull(b.initializer, "initializer");
+        this.bootstrap = Objects.requireNonNull(b.bootstrap, "bootstrap").clone(loop).handler(initializer);
+        this.security = b.security;
         this.backoff = Objects.requireNonNull(b.policy, "reconnect policy").newBackoff();
         this.hello = b.hello;
         this.resetBackoffOnConnect = b.resetBackoffOnConnect;
@@ -141,7 +146,7 @@ public final class ReconnectingLink<P> {
         }
         connecting = true;
         attempts++;
-        ChannelFuture f = bootstrap.connect(target);
+        ChannelFuture f = (security.isTls() ? bootstrap.clone().handler(secured(target)) : bootstrap).connect(target);
         f.addListener((ChannelFuture done) -> {
             connecting = false;
             if (!done.isSuccess()) {
@@ -165,6 +170,17 @@ public final class ReconnectingLink<P> {
             ch.closeFuture().addListener(c -> onClosed(ch));
             listener.onConnected(this, ch);
         });
+    }
+
+    /** The TLS handler for {@code target} first, then the caller's. */
+    private ChannelHandler secured(InetSocketAddress target) {
+        return new ChannelInitializer<SocketChannel>() {
+            @Override
+            protected void initChannel(SocketChannel ch) {
+                security.secureDialed(ch, target);
+                ch.pipeline().addLast(initializer);
+            }
+        };
     }
 
     /** Whether the link waits to retry a connection (after a failed attempt or a lost connection). Event loop only. */
@@ -264,6 +280,7 @@ public final class ReconnectingLink<P> {
         private ChannelHandler initializer;
         private ReconnectPolicy policy;
         private Supplier<ByteBuf> hello;
+        private LinkSecurity security = LinkSecurity.plain();
         private boolean resetBackoffOnConnect = true;
         private Listener<P> listener = new Listener<>() { };
 
@@ -297,6 +314,15 @@ public final class ReconnectingLink<P> {
          */
         public Builder<P> initializer(ChannelHandler channelInitializer) {
             this.initializer = channelInitializer;
+            return this;
+        }
+
+        /**
+         * How each connection is secured: under TLS the peer must present the certificate of the node listening at
+         * the address dialled. Plain TCP unless set.
+         */
+        public Builder<P> security(LinkSecurity linkSecurity) {
+            this.security = Objects.requireNonNull(linkSecurity, "security");
             return this;
         }
 

@@ -24,16 +24,20 @@ final class RecordingServer implements AutoCloseable {
     final FrameServer server;
 
     RecordingServer(InetSocketAddress bind, FrameServer.Limits limits) {
+        this(bind, limits, LinkSecurity.plain(), LinkSecurity.Admit.MEMBERS);
+    }
+
+    RecordingServer(InetSocketAddress bind, FrameServer.Limits limits, LinkSecurity security, LinkSecurity.Admit admit) {
         try {
-            this.server = bind(bind, limits);
+            this.server = bind(bind, limits, security, admit);
         } catch (RuntimeException e) {
             thread.shutdown();
             throw e;
         }
     }
 
-    private FrameServer bind(InetSocketAddress bind, FrameServer.Limits limits) {
-        return FrameServer.bind(thread.loop(), bind, limits, refusals, ch -> {
+    private FrameServer bind(InetSocketAddress bind, FrameServer.Limits limits, LinkSecurity security, LinkSecurity.Admit admit) {
+        return FrameServer.bind(thread.loop(), bind, limits, refusals, security, admit, ch -> {
             accepted.incrementAndGet();
             ch.closeFuture().addListener(f -> closed.add(String.valueOf(ch.remoteAddress())));
             ch.pipeline().addLast(new ChannelInboundHandlerAdapter() {

@@ -1,6 +1,7 @@
 package io.psmr.ordering.pbft.keys;
 
 import io.psmr.ordering.pbft.PbftKeys;
+import io.psmr.ordering.transport.OwnerOnlyFiles;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -85,7 +86,7 @@ public final class PbftKeyFiles {
                         + "; refusing to overwrite them without force");
             }
         }
-        OwnerOnlyFiles.ownerOnlyDirectory(keysDir);
+        OwnerOnlyFiles.ownerOnlyDirectory(keysDir, "PBFT key directory", PbftKeyFileException::new);
 
         List<ReplicaKeyFile> files = material(replicas, pillars, random);
         List<Path> written = new ArrayList<>();
@@ -142,7 +143,7 @@ public final class PbftKeyFiles {
         if (!Files.isRegularFile(file)) {
             throw new PbftKeyFileException(file, "PBFT key file " + file + " is not a regular file");
         }
-        OwnerOnlyFiles.checkOwnerOnly(file);
+        OwnerOnlyFiles.checkOwnerOnly(file, "PBFT key file", PbftKeyFileException::new);
         long size = Files.size(file);
         if (size > MAX_FILE_BYTES) {
             throw new PbftKeyFileException(file, "PBFT key file " + file + " is " + size + " bytes, more than a key file's "

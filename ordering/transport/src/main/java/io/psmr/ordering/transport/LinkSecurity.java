@@ -1,0 +1,233 @@
+package io.psmr.ordering.transport;
+
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.handler.codec.DecoderException;
+import io.netty.handler.ssl.ClientAuth;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslContextBuilder;
+import io.netty.handler.ssl.SslHandler;
+import io.netty.handler.ssl.SslHandshakeCompletionEvent;
+import io.netty.handler.ssl.SslProvider;
+import java.net.InetSocketAddress;
+import java.security.GeneralSecurityException;
+import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLException;
+import javax.net.ssl.TrustManager;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * How a process's connections are secured: plain TCP, or mutual TLS 1.3 under the cluster's one certificate
+ * authority, where each side presents its member certificate and checks the other's ({@link MemberTrustManager}).
+ * {@link FrameServer} secures each accepted connection ({@link #secureAccepted}), {@link ReconnectingLink} each dialled
+ * one ({@link #secureDialed}); the HTTP servers and clients of a process take {@link #httpsContext}.
+ *
+ * <p>A refused peer (no certificate, one of another cluster or another node, plain bytes on a TLS port) is closed
+ * and told through the TLS alert; the refusal is logged at most once per peer per minute ({@link RefusalLog}).
+ *
+ * <p>Immutable after construction apart from its refusal log; any thread. Handlers it adds run on the connection's
+ * event loop.
+ */
+public final class LinkSecurity {
+
+    private static final Logger LOG = LoggerFactory.getLogger(LinkSecurity.class);
+    private static final LinkSecurity PLAIN = new LinkSecurity();
+
+    /** The refusal reason of a failed TLS handshake. */
+    public static final String TLS_REFUSED = "TLS refused";
+
+    /** Who may open a connection to a port. */
+    public enum Admit {
+        /** Nodes of the cluster only: peer links between acceptors, replicas, pillars. */
+        NODES(Set.of(ClusterMember.Role.NODE)),
+        /** Nodes and client machines: ports that load processes reach (proposals, replies). */
+        MEMBERS(Set.of(ClusterMember.Role.NODE, ClusterMember.Role.CLIENT));
+
+        private final Set<ClusterMember.Role> roles;
+
+        Admit(Set<ClusterMember.Role> roles) {
+            this.roles = roles;
+        }
+    }
+
+    private final TlsCredentials credentials;
+    private final Map<String, String> nodesByAddress;
+    private final Map<Admit, SslContext> servers = new EnumMap<>(Admit.class);
+    private final SslContext client;
+    private final RefusalLog refusals;
+
+    private LinkSecurity() {
+        this.credentials = null;
+        this.nodesByAddress = Map.of();
+        this.client = null;
+        this.refusals = null;
+    }
+
+    private LinkSecurity(TlsCredentials credentials, Map<InetSocketAddress, String> nodes) {
+        this.credentials = credentials;
+        Map<String, String> byAddress = new HashMap<>();
+        nodes.forEach((address, name) -> byAddress.put(key(address.getHostString(), address.getPort()), name));
+        this.nodesByAddress = Map.copyOf(byAddress);
+        String cluster = credentials.self().cluster();
+        try {
+            for (Admit admit : Admit.values()) {
+                servers.put(admit, SslContextBuilder.forServer(credentials.keyManagers())
+                        .trustManager(new MemberTrustManager(credentials.authority(), cluster, admit.roles, this::nodeAt))
+                        .clientAuth(ClientAuth.REQUIRE).sslProvider(SslProvider.JDK).protocols("TLSv1.3").build());
+            }
+            this.client = SslContextBuilder.forClient().keyManager(credentials.keyManagers())
+                    .trustManager(new MemberTrustManager(credentials.authority(), cluster, Set.of(), this::nodeAt))
+                    .endpointIdentificationAlgorithm(null)
+                    .sslProvider(SslProvider.JDK).protocols("TLSv1.3").build();
+        } catch (SSLException e) {
+            throw new IllegalStateException("cannot set up TLS for " + credentials.self() + ": " + e.getMessage(), e);
+        }
+        this.refusals = RefusalLog.perMinute(LOG, () -> "TLS of " + credentials.self());
+    }
+
+    /** Plain TCP: nothing authenticated, nothing encrypted. */
+    public static LinkSecurity plain() {
+        return PLAIN;
+    }
+
+    /**
+     * Mutual TLS as {@code credentials}' member.
+     *
+     * @param nodes every node's listening addresses, as this process dials them, with the node's name: a dialled
+     *              peer must present that node's certificate
+     */
+    public static LinkSecurity mutualTls(TlsCredentials credentials, Map<InetSocketAddress, String> nodes) {
+        return new LinkSecurity(Objects.requireNonNull(credentials, "credentials"), Objects.requireNonNull(nodes, "nodes"));
+    }
+
+    /** Whether connections run TLS. */
+    public boolean isTls() {
+        return credentials != null;
+    }
+
+    /** The member this process speaks for, under TLS. */
+    public Optional<ClusterMember> self() {
+        return credentials == null ? Optional.empty() : Optional.of(credentials.self());
+    }
+
+    /** TLS handshakes refused so far (0 for plain TCP). */
+    public long refusals() {
+        return refusals == null ? 0 : refusals.refusals();
+    }
+
+    private String nodeAt(String host, Integer port) {
+        return nodesByAddress.get(key(host, port));
+    }
+
+    private static String key(String host, int port) {
+        return host + ":" + port;
+    }
+
+    /**
+     * Puts the server side of TLS first in an accepted connection's pipeline (nothing under plain TCP); the peer must
+     * present a certificate of this cluster in one of {@code admit}'s roles. Call from the channel's initializer.
+     */
+    public void secureAccepted(SocketChannel ch, Admit admit) {
+        if (credentials == null) {
+            return;
+        }
+        SslHandler tls = servers.get(admit).newHandler(ch.alloc());
+        ch.pipeline().addFirst(tls);
+        ch.pipeline().addAfter(ch.pipeline().context(tls).name(), null, new Refusals("peer at " + ch.remoteAddress(),
+                RefusalLog.hostOf(ch)));
+    }
+
+    /**
+     * Puts the client side of TLS first in a dialled connection's pipeline (nothing under plain TCP); the peer must
+     * present the certificate of the node that listens at {@code target}. Call from the channel's initializer.
+     */
+    public void secureDialed(SocketChannel ch, InetSocketAddress target) {
+        if (credentials == null) {
+            return;
+        }
+        SslHandler tls = client.newHandler(ch.alloc(), target.getHostString(), target.getPort());
+        ch.pipeline().addFirst(tls);
+        String node = nodeAt(target.getHostString(), target.getPort());
+        ch.pipeline().addAfter(ch.pipeline().context(tls).name(), null,
+                new Refusals((node == null ? "no node" : "node " + node) + " at " + target, node == null ? target : node));
+    }
+
+    /**
+     * A JDK TLS context for HTTP over this security, for the JDK's HTTPS server ({@code admit}: who may connect) and
+     * HTTP client (which checks that the server is the node at the address it dials).
+     *
+     * @throws IllegalStateException under plain TCP
+     */
+    public SSLContext httpsContext(Admit admit) {
+        if (credentials == null) {
+            throw new IllegalStateException("plain TCP has no TLS context");
+        }
+        try {
+            SSLContext context = SSLContext.getInstance("TLSv1.3");
+            TrustManager trust = new MemberTrustManager(credentials.authority(), credentials.self().cluster(), admit.roles,
+                    this::nodeAt);
+            context.init(credentials.keyManagers().getKeyManagers(), new TrustManager[] {trust}, null);
+            return context;
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException("cannot set up TLS for HTTP: " + e, e);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return credentials == null ? "plain TCP" : "mutual TLS as " + credentials.self();
+    }
+
+    /** Logs and counts a refused handshake, and keeps TLS errors from the handlers behind it. */
+    private final class Refusals extends ChannelInboundHandlerAdapter {
+        private final String peer;
+        private final Object peerKey;
+        /** A failed handshake is reported both as an event and as an exception: count it once. */
+        private boolean refused;
+
+        Refusals(String peer, Object peerKey) {
+            this.peer = peer;
+            this.peerKey = peerKey;
+        }
+
+        @Override
+        public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
+            if (evt instanceof SslHandshakeCompletionEvent done && !done.isSuccess()) {
+                refuse(ctx, done.cause());
+                return;
+            }
+            super.userEventTriggered(ctx, evt);
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) throws Exception {
+            Throwable tls = cause instanceof DecoderException && cause.getCause() instanceof SSLException ? cause.getCause() : cause;
+            if (tls instanceof SSLException) {
+                refuse(ctx, tls);
+                return;
+            }
+            super.exceptionCaught(ctx, cause);
+        }
+
+        private void refuse(ChannelHandlerContext ctx, Throwable cause) {
+            ctx.close();
+            if (refused) {
+                return;
+            }
+            refused = true;
+            Throwable root = cause;
+            while (root.getCause() != null && root.getCause() != root) {
+                root = root.getCause();
+            }
+            refusals.record(peerKey, TLS_REFUSED, peer, "TLS handshake failed: " + root.getMessage());
+        }
+    }
+}
