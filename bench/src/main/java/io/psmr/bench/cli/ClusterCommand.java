@@ -10,6 +10,7 @@ import io.psmr.kvstore.cluster.ClusterLayout;
 import io.psmr.kvstore.cluster.ClusterNode;
 import io.psmr.kvstore.cluster.ClusterSettings;
 import io.psmr.kvstore.cluster.ClusterSpec;
+import io.psmr.kvstore.cluster.ClusterTlsFiles;
 import io.psmr.kvstore.cluster.OrderingBinding;
 import io.psmr.kvstore.cluster.NodeRole;
 import io.psmr.kvstore.metrics.MetricsScrape;
@@ -111,15 +112,20 @@ public final class ClusterCommand implements Callable<Integer> {
                     + " (this cluster takes " + count + " ports from it), got " + basePort);
             int[] next = {basePort};
             java.util.function.IntSupplier ports = () -> next[0]++;
+            ClusterLauncher launcher = new ClusterLauncher(dir.dir).insecure(insecure);
             ClusterDescriptor cluster = shape.layout(ports);
-            ClusterLauncher launcher = new ClusterLauncher(dir.dir);
-            List<String> replaced = launcher.init(cluster, force);
+            if (launcher.secures(ordering)) {
+                cluster = cluster.withTls(io.psmr.kvstore.cluster.ClusterTls.fresh());
+            }
             PrintWriter out = cl.getOut();
+            warnInsecure(cl, where);
+            List<String> replaced = launcher.init(cluster, force);
             if (!replaced.isEmpty()) {
                 out.println("--force: replaced " + String.join(", ", replaced) + " in " + launcher.directory().path());
             }
             Path file = launcher.directory().path().resolve(ClusterDescriptor.FILE);
             out.println("wrote " + file + (cluster.binding().hasKeys() ? " and " + launcher.directory().keysDir() : "")
+                    + (cluster.tls() != null ? ", " + ClusterTlsFiles.tlsDir(launcher.directory().path()) + " (mutual TLS)" : "")
                     + ": a " + ordering.cliName() + " cluster, ports " + basePort + " to " + (basePort + count - 1));
             java.util.Map<String, List<String>> byHost = new java.util.LinkedHashMap<>();
             for (ClusterNode node : cluster.nodes()) {
@@ -233,6 +239,12 @@ public final class ClusterCommand implements Callable<Integer> {
                         + "keep them). One loopback address only. Docs: docs/recovery.md (Network faults).")
         boolean links;
 
+        @Option(names = "--insecure",
+                description = "Run plain TCP: nothing authenticated or encrypted. Without it every link of a ringpaxos or pbft "
+                        + "cluster runs mutual TLS under a cluster authority written to DIR/tls (or the operator's, if "
+                        + "DIR/tls/ca.pem and ca.key are there); ratis runs plain TCP either way. Docs: docs/security.md.")
+        boolean insecure;
+
         @Option(names = "--hosts", paramLabel = "HOST,...", split = ",",
                 description = "Addresses the nodes bind, round-robin in node order (acceptor i on host i mod k, replica r on host "
                         + "(r-1) mod k); with start, addresses of this machine such as 127.0.0.2,127.0.0.3 (default: 127.0.0.1).")
@@ -305,8 +317,9 @@ public final class ClusterCommand implements Callable<Integer> {
             }
             require(cl, !links || (where.size() == 1 && InetAddress.getByName(where.get(0)).isLoopbackAddress()),
                     "--links needs one loopback address in --hosts (the links listen beside the nodes), got " + where);
-            ClusterLauncher launcher = new ClusterLauncher(dir.dir).serveMetrics(metrics).serveLinks(links);
+            ClusterLauncher launcher = new ClusterLauncher(dir.dir).serveMetrics(metrics).serveLinks(links).insecure(insecure);
             PrintWriter out = cl.getOut();
+            warnInsecure(cl, where);
             if (force) {
                 List<String> removed = launcher.wipe();
                 if (!removed.isEmpty()) {
@@ -315,13 +328,41 @@ public final class ClusterCommand implements Callable<Integer> {
                     out.flush();
                 }
             }
-            launcher.start(spec(n, liars, settings, where), timeout);
+            ClusterDescriptor started = launcher.start(spec(n, liars, settings, where), timeout);
             out.println("cluster serving in " + launcher.directory().path() + " (" + launcher.directory().path()
                     .resolve(ClusterDescriptor.FILE) + "); store capacity " + settings.maxKeys() + " entries, "
                     + settings.maxBytes() + " key and value bytes (writes beyond it are refused FULL)");
+            out.println(started.tls() != null ? "links: mutual TLS as members of cluster " + started.tls().cluster()
+                    + " (certificates in " + ClusterTlsFiles.tlsDir(launcher.directory().path()) + ")"
+                    : "links: plain TCP" + (insecure ? " (--insecure)" : " (ratis has no TLS in psmr)"));
             printStatus(out, launcher);
             out.flush();
             return 0;
+        }
+
+        /**
+         * Warns on stderr when the cluster's links run plain TCP beyond loopback, where anyone on the network can
+         * read and forge them.
+         */
+        void warnInsecure(CommandLine cl, List<String> where) {
+            boolean plain = insecure || ordering == io.psmr.ordering.OrderingProtocol.RATIS;
+            for (String h : where) {
+                if (plain && !isLoopback(h)) {
+                    cl.getErr().println("warning: " + (insecure ? "--insecure" : "a ratis cluster") + ": the links of the nodes on "
+                            + h + " run plain TCP, beyond loopback; anyone on that network can read them and, for ringpaxos and"
+                            + " ratis, forge commands (docs/security.md)");
+                    cl.getErr().flush();
+                    return;
+                }
+            }
+        }
+
+        private static boolean isLoopback(String host) {
+            try {
+                return InetAddress.getByName(host).isLoopbackAddress();
+            } catch (java.net.UnknownHostException e) {
+                return false;
+            }
         }
 
         /** The cluster the flags describe: its binding takes the settings of its protocol and ignores the others. */

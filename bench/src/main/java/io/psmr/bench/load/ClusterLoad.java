@@ -1,6 +1,7 @@
 package io.psmr.bench.load;
 
 import io.psmr.kvstore.cluster.ClusterDescriptor;
+import io.psmr.kvstore.cluster.ClusterTlsFiles;
 import io.psmr.kvstore.cluster.links.LinkTable;
 import io.psmr.kvstore.cluster.ClusterDirectory;
 import io.psmr.kvstore.cluster.ClusterNode;
@@ -8,6 +9,7 @@ import io.psmr.kvstore.cluster.OrderingBinding;
 import io.psmr.ordering.OrderingClient;
 import io.psmr.kvstore.cluster.StatusFile;
 import io.psmr.ordering.node.NodeStatus;
+import io.psmr.ordering.transport.LinkSecurity;
 import io.psmr.proxy.cluster.ClusterSession;
 import io.psmr.kvstore.LocalReplyRouter;
 import io.psmr.kvstore.ReplicaConfig;
@@ -157,10 +159,13 @@ public final class ClusterLoad {
             // Through the cluster's fault-injecting links, if it has them (links.json): as the load processes dial it.
             ClusterDescriptor dialed = LinkTable.read(dir.path()).map(t -> t.dialedBy(LinkTable.CLIENTS, cluster))
                     .orElse(cluster);
+            // Under mutual TLS, as this machine's client certificate (its proposer slot's host where it holds one).
+            LinkSecurity security = ClusterTlsFiles.forClient(dir.path(), dialed,
+                    session.slot() == null ? null : session.slot().host());
             try (OrderingClient client = binding.openClient(dialed, session.slot(), session.firstProposalSeq(),
-                    pc.proxyId(), pc.limits(), MAX_PENDING_PROPOSALS, router)) {
+                    pc.proxyId(), pc.limits(), MAX_PENDING_PROPOSALS, router, security)) {
                 client.start();
-                return binding.hasReplyPorts() ? overReplyPorts(dir, dialed, client, pc, decorator, u)
+                return binding.hasReplyPorts() ? overReplyPorts(dir, dialed, client, pc, decorator, u, security)
                         : overRouter(dir, client, router, pc, decorator, u);
             }
         }
@@ -202,10 +207,10 @@ public final class ClusterLoad {
     /** A proxy over {@code client} whose replies come from every replica's reply port over TCP. */
     private static <T> T overReplyPorts(ClusterDirectory dir, ClusterDescriptor cluster, OrderingClient client, ProxyConfig pc,
                                         Function<ProxyConfig, BatchDecorator> decorator,
-                                        ProxyUser<T> user) throws Exception {
+                                        ProxyUser<T> user, LinkSecurity security) throws Exception {
         try (ClientProxy proxy = ClientProxy.start(pc, client, decorator.apply(pc));
              ReplyConnector replies = ReplyConnector.start(pc.proxyId(), cluster.replyAddresses(), proxy,
-                     ReplyConnectorConfig.defaults())) {
+                     ReplyConnectorConfig.defaults().withSecurity(security))) {
             int live = liveReplicas(dir, cluster).size();
             if (!replies.awaitConnected(Math.max(1, live), CONNECT_SECONDS, TimeUnit.SECONDS)) {
                 throw new IllegalStateException("could not reach the reply servers of " + live

@@ -104,6 +104,7 @@ public final class ReplyConnector implements AutoCloseable {
                         }
                     })
                     .reconnect(config.reconnectPolicy())
+                    .security(config.security())
                     .hello(() -> Unpooled.wrappedBuffer(ReplyProtocol.encodeHandshake(proxyId)))
                     // A replica may accept and then refuse (full, or a bad welcome): back off until it welcomes.
                     .resetBackoffOnConnect(false)

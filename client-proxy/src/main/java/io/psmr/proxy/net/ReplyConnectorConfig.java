@@ -1,5 +1,6 @@
 package io.psmr.proxy.net;
 
+import io.psmr.ordering.transport.LinkSecurity;
 import io.psmr.ordering.transport.ReconnectPolicy;
 import java.time.Duration;
 import java.util.Objects;
@@ -14,11 +15,15 @@ import java.util.Objects;
  * @param reconnectMax     the delay doubles up to this; it falls back to {@code reconnectMin} after a welcome
  * @param connectTimeout   how long one connection attempt may take, and then how long the replica may take to
  *                         answer the hello with its welcome
+ * @param security         plain TCP, or mutual TLS as a client machine of the cluster (a replica must present its
+ *                         node's certificate)
  */
-public record ReplyConnectorConfig(int maxFrameBytes, Duration reconnectMin, Duration reconnectMax, Duration connectTimeout) {
+public record ReplyConnectorConfig(int maxFrameBytes, Duration reconnectMin, Duration reconnectMax, Duration connectTimeout,
+                                   LinkSecurity security) {
 
     /** Validates. */
     public ReplyConnectorConfig {
+        Objects.requireNonNull(security, "security");
         Objects.requireNonNull(reconnectMin, "reconnectMin");
         Objects.requireNonNull(reconnectMax, "reconnectMax");
         Objects.requireNonNull(connectTimeout, "connectTimeout");
@@ -31,9 +36,15 @@ public record ReplyConnectorConfig(int maxFrameBytes, Duration reconnectMin, Dur
         }
     }
 
-    /** The defaults: replies up to 4 MiB, reconnects after 50 ms doubling to 2 s, 1 s connect timeout. */
+    /** The defaults: replies up to 4 MiB, reconnects after 50 ms doubling to 2 s, 1 s connect timeout, plain TCP. */
     public static ReplyConnectorConfig defaults() {
-        return new ReplyConnectorConfig(4 << 20, Duration.ofMillis(50), Duration.ofSeconds(2), Duration.ofSeconds(1));
+        return new ReplyConnectorConfig(4 << 20, Duration.ofMillis(50), Duration.ofSeconds(2), Duration.ofSeconds(1),
+                LinkSecurity.plain());
+    }
+
+    /** A copy over {@code newSecurity}. */
+    public ReplyConnectorConfig withSecurity(LinkSecurity newSecurity) {
+        return new ReplyConnectorConfig(maxFrameBytes, reconnectMin, reconnectMax, connectTimeout, newSecurity);
     }
 
     /** {@link #reconnectMin()} and {@link #reconnectMax()} as the shared transport's policy. */
@@ -43,11 +54,11 @@ public record ReplyConnectorConfig(int maxFrameBytes, Duration reconnectMin, Dur
 
     /** A copy with other reconnect delays. */
     public ReplyConnectorConfig withReconnect(Duration min, Duration max) {
-        return new ReplyConnectorConfig(maxFrameBytes, min, max, connectTimeout);
+        return new ReplyConnectorConfig(maxFrameBytes, min, max, connectTimeout, security);
     }
 
     /** A copy with another frame bound. */
     public ReplyConnectorConfig withMaxFrameBytes(int bytes) {
-        return new ReplyConnectorConfig(bytes, reconnectMin, reconnectMax, connectTimeout);
+        return new ReplyConnectorConfig(bytes, reconnectMin, reconnectMax, connectTimeout, security);
     }
 }

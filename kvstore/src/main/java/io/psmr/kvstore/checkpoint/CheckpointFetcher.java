@@ -1,6 +1,7 @@
 package io.psmr.kvstore.checkpoint;
 
 import io.psmr.kvstore.StateDigest;
+import io.psmr.ordering.transport.LinkSecurity;
 import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -52,6 +53,7 @@ public final class CheckpointFetcher implements AutoCloseable {
     private final Duration readTimeout;
     private final long maxBytes;
     private final HttpClient client;
+    private final String scheme;
     private final ScheduledExecutorService watchdog;
 
     /**
@@ -61,6 +63,15 @@ public final class CheckpointFetcher implements AutoCloseable {
      * @param maxBytes       the largest body accepted
      */
     public CheckpointFetcher(CheckpointStore local, Duration connectTimeout, Duration readTimeout, long maxBytes) {
+        this(local, connectTimeout, readTimeout, maxBytes, LinkSecurity.plain());
+    }
+
+    /**
+     * Like {@link #CheckpointFetcher(CheckpointStore, Duration, Duration, long)}; under TLS it fetches over HTTPS,
+     * presenting this node's certificate and accepting only the certificate of the node at the address it dials.
+     */
+    public CheckpointFetcher(CheckpointStore local, Duration connectTimeout, Duration readTimeout, long maxBytes,
+                             LinkSecurity security) {
         this.local = Objects.requireNonNull(local, "local");
         this.readTimeout = Objects.requireNonNull(readTimeout, "readTimeout");
         if (connectTimeout.isNegative() || connectTimeout.isZero() || readTimeout.isNegative() || readTimeout.isZero()) {
@@ -70,7 +81,12 @@ public final class CheckpointFetcher implements AutoCloseable {
             throw new IllegalArgumentException("maxBytes must be positive, got " + maxBytes);
         }
         this.maxBytes = maxBytes;
-        this.client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(connectTimeout).build();
+        HttpClient.Builder http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(connectTimeout);
+        if (security.isTls()) {
+            http.sslContext(security.httpsContext(LinkSecurity.Admit.NODES));
+        }
+        this.client = http.build();
+        this.scheme = security.isTls() ? "https" : "http";
         this.watchdog = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "psmr-checkpoint-fetch-watchdog");
             t.setDaemon(true);
@@ -127,7 +143,7 @@ public final class CheckpointFetcher implements AutoCloseable {
 
     /** @return the checkpoint, or null if the peer has none at or after {@code min} */
     private Checkpoint fetchFrom(InetSocketAddress peer, String name, long min) throws IOException, InterruptedException {
-        URI uri = URI.create("http://" + peer.getHostString() + ":" + peer.getPort() + CheckpointServer.PATH + "?min=" + min);
+        URI uri = URI.create(scheme + "://" + peer.getHostString() + ":" + peer.getPort() + CheckpointServer.PATH + "?min=" + min);
         HttpRequest req = HttpRequest.newBuilder(uri).timeout(readTimeout).GET().build();
         HttpResponse<InputStream> resp = client.send(req, HttpResponse.BodyHandlers.ofInputStream());
         try (InputStream body = resp.body()) {

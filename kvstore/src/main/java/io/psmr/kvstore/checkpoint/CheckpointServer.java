@@ -2,6 +2,10 @@ package io.psmr.kvstore.checkpoint;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import com.sun.net.httpserver.HttpsConfigurator;
+import com.sun.net.httpserver.HttpsParameters;
+import com.sun.net.httpserver.HttpsServer;
+import io.psmr.ordering.transport.LinkSecurity;
 import io.psmr.kvstore.StateDigest;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -15,6 +19,8 @@ import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLParameters;
 import java.util.OptionalLong;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.Semaphore;
@@ -25,7 +31,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Serves a replica's newest checkpoint to peers over HTTP (the JDK's {@link HttpServer}).
+ * Serves a replica's newest checkpoint to peers over HTTP (the JDK's {@link HttpServer}), or HTTPS with client
+ * certificates under mutual TLS.
  *
  * <h2>Protocol</h2>
  * {@code GET /checkpoints/latest?min=N} ({@code min} optional, default 0):
@@ -61,7 +68,8 @@ public final class CheckpointServer implements AutoCloseable {
     private final ThreadPoolExecutor pool;
     private final Semaphore transfers;
 
-    private CheckpointServer(CheckpointStore store, InetSocketAddress address, int maxTransfers) throws IOException {
+    private CheckpointServer(CheckpointStore store, InetSocketAddress address, int maxTransfers, LinkSecurity security)
+            throws IOException {
         this.store = store;
         this.transfers = new Semaphore(maxTransfers);
         AtomicInteger n = new AtomicInteger();
@@ -71,7 +79,21 @@ public final class CheckpointServer implements AutoCloseable {
                     t.setDaemon(true);
                     return t;
                 }, (r, e) -> LOG.warn("checkpoint server: {} connections queued already; dropping one", QUEUE));
-        this.server = HttpServer.create(address, 16);
+        if (security.isTls()) {
+            HttpsServer https = HttpsServer.create(address, 16);
+            SSLContext context = security.httpsContext(LinkSecurity.Admit.NODES);
+            https.setHttpsConfigurator(new HttpsConfigurator(context) {
+                @Override
+                public void configure(HttpsParameters params) {
+                    SSLParameters p = context.getDefaultSSLParameters();
+                    p.setNeedClientAuth(true); // only the cluster's nodes fetch checkpoints
+                    params.setSSLParameters(p);
+                }
+            });
+            this.server = https;
+        } else {
+            this.server = HttpServer.create(address, 16);
+        }
         server.setExecutor(pool);
         server.createContext(PATH, this::handle);
         server.start();
@@ -83,12 +105,22 @@ public final class CheckpointServer implements AutoCloseable {
      * @param maxTransfers how many transfers may run at once, at least 1
      */
     public static CheckpointServer start(CheckpointStore store, InetSocketAddress address, int maxTransfers) throws IOException {
+        return start(store, address, maxTransfers, LinkSecurity.plain());
+    }
+
+    /**
+     * Like {@link #start(CheckpointStore, InetSocketAddress, int)}; under TLS it serves HTTPS to the cluster's nodes
+     * only (each presenting its node certificate).
+     */
+    public static CheckpointServer start(CheckpointStore store, InetSocketAddress address, int maxTransfers,
+                                         LinkSecurity security) throws IOException {
         Objects.requireNonNull(store, "store");
+        Objects.requireNonNull(security, "security");
         Objects.requireNonNull(address, "address");
         if (maxTransfers < 1) {
             throw new IllegalArgumentException("maxTransfers must be at least 1, got " + maxTransfers);
         }
-        return new CheckpointServer(store, address, maxTransfers);
+        return new CheckpointServer(store, address, maxTransfers, security);
     }
 
     /** The bound address. */

@@ -8,6 +8,7 @@ import io.psmr.kvstore.checkpoint.Checkpoint;
 import io.psmr.kvstore.checkpoint.CheckpointFetcher;
 import io.psmr.kvstore.checkpoint.CheckpointServer;
 import io.psmr.kvstore.checkpoint.CheckpointStore;
+import io.psmr.ordering.transport.LinkSecurity;
 import io.psmr.kvstore.metrics.StoreMeters;
 import io.psmr.ordering.metrics.OrderingMeters;
 import io.psmr.ordering.metrics.SchedulerMeters;
@@ -54,6 +55,8 @@ public abstract class CheckpointedReplicaRuntime<I> implements NodeRuntime {
     protected final ClusterDescriptor cluster;
     /** This replica. */
     protected final ClusterNode node;
+    /** How the node's ports and links are secured (its checkpoint transfers among them). */
+    protected final LinkSecurity security;
     /** This replica's data directory, {@code data/NAME}. */
     protected final Path data;
     /** This replica's checkpoints, in {@code data/NAME/checkpoints}. */
@@ -71,8 +74,9 @@ public abstract class CheckpointedReplicaRuntime<I> implements NodeRuntime {
      * but its recovery thread, named {@code catchUpThread}.
      */
     protected CheckpointedReplicaRuntime(ClusterDescriptor cluster, ClusterNode node, Path data, CheckpointStore checkpoints,
-                                         String catchUpThread) {
+                                         String catchUpThread, LinkSecurity security) {
         this.cluster = cluster;
+        this.security = java.util.Objects.requireNonNull(security, "security");
         this.node = node;
         this.data = data;
         this.checkpoints = checkpoints;
@@ -93,7 +97,7 @@ public abstract class CheckpointedReplicaRuntime<I> implements NodeRuntime {
     protected final void open() throws IOException {
         try {
             if (node.checkpointPort() > 0) {
-                checkpointServer = CheckpointServer.start(checkpoints, node.address(node.checkpointPort()), 2);
+                checkpointServer = CheckpointServer.start(checkpoints, node.address(node.checkpointPort()), 2, security);
             }
             Checkpoint local = newestIntactCheckpoint();
             synchronized (lock) {
@@ -180,7 +184,7 @@ public abstract class CheckpointedReplicaRuntime<I> implements NodeRuntime {
 
     /** A fetcher of peers' checkpoints into {@code into} (a staging store, for one); the caller closes it. */
     protected final CheckpointFetcher newFetcher(CheckpointStore into) {
-        return new CheckpointFetcher(into, FETCH_CONNECT_TIMEOUT, FETCH_READ_TIMEOUT, MAX_CHECKPOINT_BYTES);
+        return new CheckpointFetcher(into, FETCH_CONNECT_TIMEOUT, FETCH_READ_TIMEOUT, MAX_CHECKPOINT_BYTES, security);
     }
 
     /** Whether {@link #close} was called. */

@@ -58,12 +58,23 @@ import org.apache.ratis.protocol.RaftPeerId;
  * @param pbft      the PBFT settings and pillar ports (PBFT only, else null). A PBFT replica's {@code port} is its
  *                  proposal port (proxies propose there), {@code replyPort} its reply port; its PBFT replica id is
  *                  {@code replicaId − 1}; there are no acceptors or proposer slots
+ * @param tls       mutual TLS on every link, under the authority in {@code DIR/tls} ({@link ClusterTlsFiles}); null
+ *                  for plain TCP
  */
 public record ClusterDescriptor(int version, OrderingProtocol ordering,
                                 @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
                                 String host, ClusterSettings settings,
                                 List<ClusterNode> nodes, List<ProposerSlot> proposers, String ratisGroup,
-                                PbftClusterSettings pbft) {
+                                PbftClusterSettings pbft,
+                                @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
+                                ClusterTls tls) {
+
+    /** A cluster over plain TCP (no tls setting). */
+    public ClusterDescriptor(int version, OrderingProtocol ordering, String host, ClusterSettings settings,
+                             List<ClusterNode> nodes, List<ProposerSlot> proposers, String ratisGroup,
+                             PbftClusterSettings pbft) {
+        this(version, ordering, host, settings, nodes, proposers, ratisGroup, pbft, null);
+    }
 
     /** A Ring Paxos or Ratis cluster (no PBFT settings). */
     public ClusterDescriptor(int version, OrderingProtocol ordering, String host, ClusterSettings settings,
@@ -183,7 +194,7 @@ public record ClusterDescriptor(int version, OrderingProtocol ordering,
         for (ClusterNode n : nodes) {
             updated.add(!n.name().equals(name) ? n : process == null ? n.stopped() : n.withProcess(process));
         }
-        return new ClusterDescriptor(version, ordering, host, settings, updated, proposers, ratisGroup, pbft);
+        return new ClusterDescriptor(version, ordering, host, settings, updated, proposers, ratisGroup, pbft, tls);
     }
 
     /**
@@ -199,7 +210,7 @@ public record ClusterDescriptor(int version, OrderingProtocol ordering,
                     + ordering.cliName());
         }
         return new ClusterDescriptor(version, ordering, host, settings, nodes, proposers, ratisGroup,
-                pbft.withByzantine(name, mode));
+                pbft.withByzantine(name, mode), tls);
     }
 
     /** Testing only: this cluster with dormant Byzantine PBFT replica {@code name} recorded awake. */
@@ -208,7 +219,13 @@ public record ClusterDescriptor(int version, OrderingProtocol ordering,
             throw new IllegalStateException("only a PBFT cluster has Byzantine replicas; this one is ordered by "
                     + ordering.cliName());
         }
-        return new ClusterDescriptor(version, ordering, host, settings, nodes, proposers, ratisGroup, pbft.awake(name));
+        return new ClusterDescriptor(version, ordering, host, settings, nodes, proposers, ratisGroup, pbft.awake(name),
+                tls);
+    }
+
+    /** This cluster with mutual TLS under {@code newTls} (null: plain TCP). */
+    public ClusterDescriptor withTls(ClusterTls newTls) {
+        return new ClusterDescriptor(version, ordering, host, settings, nodes, proposers, ratisGroup, pbft, newTls);
     }
 
     /** The Ring Paxos membership: acceptors, learners (one per replica), proposer slots; default timeouts. */

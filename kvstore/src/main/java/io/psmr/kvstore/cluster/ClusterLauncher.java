@@ -46,6 +46,7 @@ public final class ClusterLauncher {
     private final ClusterDirectory dir;
     private boolean metrics;
     private boolean links;
+    private boolean insecure;
 
     /** A launcher for the cluster in {@code dir}. */
     public ClusterLauncher(Path dir) {
@@ -72,6 +73,25 @@ public final class ClusterLauncher {
     public ClusterLauncher serveLinks(boolean on) {
         this.links = on;
         return this;
+    }
+
+    /**
+     * Whether the cluster the next {@link #start} creates runs plain TCP instead of mutual TLS. By default every link
+     * of a Ring Paxos or PBFT cluster runs TLS under a cluster authority that {@link #start} generates into
+     * {@code DIR/tls} (or the operator's, if {@code DIR/tls/ca.pem} and {@code ca.key} are there): see
+     * {@link ClusterTlsFiles}. A Ratis cluster runs plain TCP either way (its Netty RPC has no TLS).
+     */
+    public ClusterLauncher insecure(boolean on) {
+        this.insecure = on;
+        return this;
+    }
+
+    /**
+     * Whether a cluster of {@code protocol} started by this launcher runs mutual TLS: unless {@link #insecure}, every
+     * protocol but Ratis.
+     */
+    public boolean secures(io.psmr.ordering.OrderingProtocol protocol) {
+        return !insecure && protocol != io.psmr.ordering.OrderingProtocol.RATIS;
     }
 
     /** The links of this cluster, if it runs behind fault-injecting links. */
@@ -118,6 +138,10 @@ public final class ClusterLauncher {
         if (binding.hasKeys()) {
             binding.writeKeys(dir, cluster, false);
         }
+        if (secures(spec.ordering())) {
+            cluster = cluster.withTls(ClusterTls.fresh());
+            ClusterTlsFiles.write(dir.path(), cluster, spec.clientHosts() == null ? List.of() : spec.clientHosts());
+        }
         return launchAll(cluster, timeout);
     }
 
@@ -160,7 +184,7 @@ public final class ClusterLauncher {
                     String name = p.getFileName().toString();
                     if (name.equals(ClusterDescriptor.FILE) || name.equals("keys")) {
                         held.add(Files.isDirectory(p) ? name + "/" : name);
-                    } else if (!name.equals("cluster.lock")) {
+                    } else if (!name.equals("cluster.lock") && !name.equals(ClusterTlsFiles.DIRECTORY)) {
                         other.add(name);
                     }
                 }
@@ -179,10 +203,16 @@ public final class ClusterLauncher {
                 deleteTree(d.resolve(name.replace("/", "")));
             }
             replaced.addAll(held);
+            if (force) {
+                replaced.addAll(ClusterTlsFiles.deleteMembers(d));
+            }
         }
         dir.create(cluster);
         if (cluster.binding().hasKeys()) {
             cluster.binding().writeKeys(dir, cluster, false);
+        }
+        if (cluster.tls() != null) {
+            ClusterTlsFiles.write(d, cluster, List.of());
         }
         return replaced;
     }
@@ -690,7 +720,8 @@ public final class ClusterLauncher {
 
     /**
      * Deletes a stopped cluster's files from the directory (cluster.json, data/, logs/, status/,
-     * proposers/, sessions, cluster.lock, keys/, metrics, cues/), for {@code cluster start --force}; other files stay.
+     * proposers/, sessions, cluster.lock, keys/, metrics, cues/, links.json, and the member certificates in tls/), for
+     * {@code cluster start --force}; other files stay, the TLS authority in tls/ among them.
      *
      * @return the names removed, empty if there was nothing
      * @throws IllegalStateException if nodes of the cluster still run
@@ -716,6 +747,7 @@ public final class ClusterLauncher {
                 deleteTree(p);
             }
         }
+        removed.addAll(ClusterTlsFiles.deleteMembers(d)); // the authority stays: it may be the operator's
         return removed;
     }
 
@@ -765,7 +797,8 @@ public final class ClusterLauncher {
                     + "); nothing was changed: pass --force to delete it and start afresh, or --resume to start it again from its data");
         }
         try (Stream<Path> rest = Files.list(d)) {
-            List<Path> other = rest.toList();
+            // DIR/tls may hold the operator's authority, for the cluster to issue its members' certificates with.
+            List<Path> other = rest.filter(p -> !p.getFileName().toString().equals(ClusterTlsFiles.DIRECTORY)).toList();
             if (!other.isEmpty()) {
                 throw new IllegalStateException(d + " is not empty and holds no cluster (it has " + other.get(0).getFileName()
                         + "); choose a new or empty directory");

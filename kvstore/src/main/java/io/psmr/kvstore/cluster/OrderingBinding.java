@@ -9,6 +9,7 @@ import io.psmr.kvstore.ringpaxos.RingPaxosBinding;
 import io.psmr.ordering.OrderingClient;
 import io.psmr.ordering.OrderingProtocol;
 import io.psmr.ordering.node.NodeRuntime;
+import io.psmr.ordering.transport.LinkSecurity;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
@@ -194,9 +195,10 @@ public interface OrderingBinding {
      * @param limits           the largest keys and values its clients send
      * @param maxPending       proposals in flight at most
      * @param router           where replies that come back through the ordering go
+     * @param security         how its connections are secured ({@link ClusterTlsFiles#forClient})
      */
     OrderingClient openClient(ClusterDescriptor cluster, ProposerSlot slot, long firstProposalSeq, long proxyId,
-                              KvLimits limits, int maxPending, LocalReplyRouter router);
+                              KvLimits limits, int maxPending, LocalReplyRouter router, LinkSecurity security);
 
     /**
      * How many replicas of {@code cluster} may lie (Byzantine faults): a client trusts a result once one more than

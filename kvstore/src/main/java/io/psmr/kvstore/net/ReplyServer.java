@@ -13,6 +13,7 @@ import io.psmr.kvstore.ReplyRouter;
 import io.psmr.ordering.transport.EventLoopThread;
 import io.psmr.ordering.transport.FrameServer;
 import io.psmr.ordering.transport.LengthFraming;
+import io.psmr.ordering.transport.LinkSecurity;
 import io.psmr.ordering.transport.RefusalLog;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
@@ -92,7 +93,7 @@ public final class ReplyServer implements ReplyRouter, AutoCloseable {
         FrameServer.Limits limits = new FrameServer.Limits(ReplyProtocol.HANDSHAKE_BYTES, config.maxConnections(),
                 config.writeHighWaterBytes());
         try {
-            this.server = FrameServer.bind(loop, bind, limits, refusals, this::accept);
+            this.server = FrameServer.bind(loop, bind, limits, refusals, config.security(), LinkSecurity.Admit.MEMBERS, this::accept);
         } catch (RuntimeException e) {
             thread.shutdown();
             throw e instanceof UncheckedIOException io

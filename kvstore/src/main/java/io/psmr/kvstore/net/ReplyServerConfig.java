@@ -1,5 +1,6 @@
 package io.psmr.kvstore.net;
 
+import io.psmr.ordering.transport.LinkSecurity;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -14,11 +15,14 @@ import java.util.Objects;
  *                            dropped and counted until it drains to half of this; the proxy's retry is answered
  *                            from the replica's reply cache. Memory is at most this per connection.
  * @param helloTimeout        how long a new connection may take to send its hello before it is closed
+ * @param security            plain TCP, or mutual TLS admitting the cluster's nodes and client machines
  */
-public record ReplyServerConfig(int maxConnections, int maxFrameBytes, int writeHighWaterBytes, Duration helloTimeout) {
+public record ReplyServerConfig(int maxConnections, int maxFrameBytes, int writeHighWaterBytes, Duration helloTimeout,
+                                LinkSecurity security) {
 
     /** Validates. */
     public ReplyServerConfig {
+        Objects.requireNonNull(security, "security");
         Objects.requireNonNull(helloTimeout, "helloTimeout");
         if (maxConnections < 1) {
             throw new IllegalArgumentException("maxConnections must be at least 1, got " + maxConnections);
@@ -34,23 +38,28 @@ public record ReplyServerConfig(int maxConnections, int maxFrameBytes, int write
         }
     }
 
-    /** The defaults: 256 connections, replies up to 4 MiB, 1 MiB queued per proxy, 10 s to say hello. */
+    /** The defaults: 256 connections, replies up to 4 MiB, 1 MiB queued per proxy, 10 s to say hello, plain TCP. */
     public static ReplyServerConfig defaults() {
-        return new ReplyServerConfig(256, 4 << 20, 1 << 20, Duration.ofSeconds(10));
+        return new ReplyServerConfig(256, 4 << 20, 1 << 20, Duration.ofSeconds(10), LinkSecurity.plain());
+    }
+
+    /** A copy over {@code newSecurity}. */
+    public ReplyServerConfig withSecurity(LinkSecurity newSecurity) {
+        return new ReplyServerConfig(maxConnections, maxFrameBytes, writeHighWaterBytes, helloTimeout, newSecurity);
     }
 
     /** A copy with another connection bound. */
     public ReplyServerConfig withMaxConnections(int n) {
-        return new ReplyServerConfig(n, maxFrameBytes, writeHighWaterBytes, helloTimeout);
+        return new ReplyServerConfig(n, maxFrameBytes, writeHighWaterBytes, helloTimeout, security);
     }
 
     /** A copy with another write high-water mark. */
     public ReplyServerConfig withWriteHighWaterBytes(int bytes) {
-        return new ReplyServerConfig(maxConnections, maxFrameBytes, bytes, helloTimeout);
+        return new ReplyServerConfig(maxConnections, maxFrameBytes, bytes, helloTimeout, security);
     }
 
     /** A copy with another hello timeout. */
     public ReplyServerConfig withHelloTimeout(Duration timeout) {
-        return new ReplyServerConfig(maxConnections, maxFrameBytes, writeHighWaterBytes, timeout);
+        return new ReplyServerConfig(maxConnections, maxFrameBytes, writeHighWaterBytes, timeout, security);
     }
 }

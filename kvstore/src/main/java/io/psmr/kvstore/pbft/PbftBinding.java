@@ -17,6 +17,7 @@ import io.psmr.ordering.OrderingProtocol;
 import io.psmr.ordering.node.NodeRuntime;
 import io.psmr.ordering.pbft.keys.PbftKeyFiles;
 import io.psmr.ordering.pbft.net.PbftProposerClient;
+import io.psmr.ordering.transport.LinkSecurity;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
@@ -182,10 +183,10 @@ public final class PbftBinding implements OrderingBinding {
      */
     @Override
     public OrderingClient openClient(ClusterDescriptor cluster, ProposerSlot slot, long firstProposalSeq, long proxyId,
-                                     KvLimits limits, int maxPending, LocalReplyRouter router) {
+                                     KvLimits limits, int maxPending, LocalReplyRouter router, LinkSecurity security) {
         List<InetSocketAddress> entries = cluster.proposalAddresses();
         return PbftProposerClient.start(entries, (int) Math.floorMod(proxyId, (long) entries.size()),
-                PbftProposerClient.Config.defaults(cluster.pbft().config().maxRequestBytes()));
+                PbftProposerClient.Config.defaults(cluster.pbft().config().maxRequestBytes()).withSecurity(security));
     }
 
     /** f: a result is trusted once f+1 replicas answered it alike. */

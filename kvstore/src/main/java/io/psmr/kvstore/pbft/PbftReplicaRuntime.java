@@ -12,6 +12,7 @@ import io.psmr.kvstore.cluster.CheckpointedReplicaRuntime;
 import io.psmr.kvstore.cluster.ClusterDescriptor;
 import io.psmr.kvstore.cluster.ClusterDirectory;
 import io.psmr.kvstore.cluster.ClusterNode;
+import io.psmr.kvstore.cluster.ClusterTlsFiles;
 import io.psmr.ordering.node.NodeStatus;
 import io.psmr.ordering.pbft.FailoverRehearsal;
 import io.psmr.ordering.pbft.PbftConfig;
@@ -21,6 +22,7 @@ import io.psmr.ordering.pbft.PillarOutput.StableCheckpoint;
 import io.psmr.ordering.pbft.PillarSnapshot;
 import io.psmr.ordering.pbft.keys.PbftKeyFiles;
 import io.psmr.ordering.pbft.net.PbftTransportStats;
+import io.psmr.ordering.transport.LinkSecurity;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
@@ -98,8 +100,8 @@ public final class PbftReplicaRuntime extends CheckpointedReplicaRuntime<PbftSto
     private volatile boolean cued;
 
     private PbftReplicaRuntime(ClusterDescriptor cluster, ClusterNode node, PbftKeys keys, Path data,
-                               CheckpointStore checkpoints, CheckpointStore uncertified, Path cue) {
-        super(cluster, node, data, checkpoints, "psmr-pbft-catch-up");
+                               CheckpointStore checkpoints, CheckpointStore uncertified, Path cue, LinkSecurity security) {
+        super(cluster, node, data, checkpoints, "psmr-pbft-catch-up", security);
         this.cue = cue;
         this.uncertified = uncertified;
         this.settings = cluster.pbft();
@@ -133,7 +135,7 @@ public final class PbftReplicaRuntime extends CheckpointedReplicaRuntime<PbftSto
             // Emptied before the first incarnation: a restart never installs a checkpoint whose certificate is unchecked.
             CheckpointStore uncertified = PbftStateTransfer.openStaging(data, node.name());
             PbftReplicaRuntime rt = new PbftReplicaRuntime(cluster, node, keys, data, checkpoints, uncertified,
-                    dir.byzantineCue(node.name()));
+                    dir.byzantineCue(node.name()), ClusterTlsFiles.forNode(dir.path(), cluster, node));
             rt.open();
             return rt;
         } catch (IOException e) {
@@ -207,7 +209,7 @@ public final class PbftReplicaRuntime extends CheckpointedReplicaRuntime<PbftSto
                 cluster::pillarAddress, storeConfig, (incarnation << INCARNATION_SHIFT) + 1,
                 new PbftStoreNode.Checkpoints(Checkpointing.every(interval, checkpoints, bridge), bridge, installed, adopt,
                         handover),
-                settings.byzantineMode(node.name()).orElse(null), dormant());
+                settings.byzantineMode(node.name()).orElse(null), dormant(), security);
         settings.byzantineMode(node.name()).ifPresent(m -> LOG.warn("{}: BYZANTINE ON PURPOSE ({}: {}){}; a testing and"
                 + " demonstration tool, never for production", node.name(), m.cliName(), m.description(),
                 dormant() ? ", " + PbftStoreNode.DORMANT : ""));

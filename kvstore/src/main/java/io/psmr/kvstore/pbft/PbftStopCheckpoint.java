@@ -8,6 +8,7 @@ import io.psmr.kvstore.checkpoint.CheckpointStore;
 import io.psmr.kvstore.cluster.ClusterDescriptor;
 import io.psmr.kvstore.cluster.ClusterLauncher;
 import io.psmr.kvstore.cluster.ClusterNode;
+import io.psmr.kvstore.cluster.ClusterTlsFiles;
 import io.psmr.ordering.OrderingClient;
 import io.psmr.ordering.OrderingProtocol;
 import io.psmr.ordering.node.NodeStatus;
@@ -138,7 +139,8 @@ public final class PbftStopCheckpoint {
         // can pass while the cluster still orders, and an unanswered read leaves the count of instances unknown).
         int entry = cluster.replicas().stream().map(ClusterNode::name).toList().indexOf(serving.get(0).name());
         try (OrderingClient client = PbftProposerClient.start(cluster.proposalAddresses(), entry,
-                PbftProposerClient.Config.defaults(cluster.pbft().config().maxRequestBytes()).withAckTimeout(REQUEST_TIMEOUT))) {
+                PbftProposerClient.Config.defaults(cluster.pbft().config().maxRequestBytes()).withAckTimeout(REQUEST_TIMEOUT)
+                        .withSecurity(ClusterTlsFiles.forClient(launcher.directory().path(), cluster, null)))) {
             client.start();
             long clientId = proxyId << 32 | 1;
             long opened;

@@ -11,6 +11,7 @@ import io.psmr.kvstore.net.ReplyServer;
 import io.psmr.kvstore.net.ReplyServerConfig;
 import io.psmr.ordering.pbft.HmacAuthenticator;
 import io.psmr.ordering.pbft.PbftBroadcast;
+import io.psmr.ordering.transport.LinkSecurity;
 import io.psmr.kvstore.checkpoint.InstalledCheckpoint;
 import io.psmr.ordering.pbft.PbftConfig;
 import io.psmr.ordering.pbft.PillarOutput.StableCheckpoint;
@@ -131,7 +132,7 @@ public final class PbftStoreNode implements AutoCloseable {
 
     private PbftStoreNode(int replica, PbftConfig config, PbftKeys keys, Addresses bind, PeerAddresses peers,
                           ReplicaConfig storeConfig, long firstRequestNumber, Checkpoints checkpoints,
-                          ByzantineMode byzantine, boolean dormant) {
+                          ByzantineMode byzantine, boolean dormant, LinkSecurity security) {
         this.byzantine = byzantine;
         this.replica = replica;
         this.config = config;
@@ -143,7 +144,8 @@ public final class PbftStoreNode implements AutoCloseable {
         ByzantinePillarNetwork lying = null;
         ForgedReplies forging = null;
         try {
-            t = PbftNettyTransport.start(replica, config, bind.pillars(), peers, PbftTransportConfig.defaults());
+            t = PbftNettyTransport.start(replica, config, bind.pillars(), peers,
+                    PbftTransportConfig.defaults().withSecurity(security));
             HmacAuthenticator auth = new HmacAuthenticator(keys);
             PbftResumeState resume = null;
             if (checkpoints != null && checkpoints.installed() != null) {
@@ -191,7 +193,7 @@ public final class PbftStoreNode implements AutoCloseable {
             n = new PbftReplicaNode(replica, config, cores, network, b.sink(), settings,
                     System::nanoTime, checkpoints == null ? null : new PbftReplicaNode.AppCheckpoints(checkpoints.pbft(),
                     resume, checkpoints.adopt()));
-            rs = ReplyServer.start(bind.replies(), ReplyServerConfig.defaults());
+            rs = ReplyServer.start(bind.replies(), ReplyServerConfig.defaults().withSecurity(security));
             if (byzantine == ByzantineMode.WRONG_REPLIES) {
                 forging = new ForgedReplies(rs, dormant);
             }
@@ -205,7 +207,7 @@ public final class PbftStoreNode implements AutoCloseable {
             n.start();
             b.start();
             this.proposals = PbftProposalServer.start(replica, b, bind.proposals(),
-                    PbftProposalServer.Config.defaults(config.maxRequestBytes()));
+                    PbftProposalServer.Config.defaults(config.maxRequestBytes()).withSecurity(security));
         } catch (RuntimeException e) {
             if (r != null) {
                 r.close();
@@ -297,14 +299,26 @@ public final class PbftStoreNode implements AutoCloseable {
     public static PbftStoreNode start(int replica, PbftConfig config, PbftKeys keys, Addresses bind, PeerAddresses peers,
                                       ReplicaConfig storeConfig, long firstRequestNumber, Checkpoints checkpoints,
                                       ByzantineMode byzantine, boolean dormant) {
+        return start(replica, config, keys, bind, peers, storeConfig, firstRequestNumber, checkpoints, byzantine, dormant,
+                LinkSecurity.plain());
+    }
+
+    /**
+     * As the general form above, every port and link secured by {@code security}: under mutual TLS, pillar ports admit
+     * the cluster's nodes only, the proposal and reply ports its nodes and client machines.
+     */
+    public static PbftStoreNode start(int replica, PbftConfig config, PbftKeys keys, Addresses bind, PeerAddresses peers,
+                                      ReplicaConfig storeConfig, long firstRequestNumber, Checkpoints checkpoints,
+                                      ByzantineMode byzantine, boolean dormant, LinkSecurity security) {
         Objects.requireNonNull(config, "config");
+        Objects.requireNonNull(security, "security");
         if (storeConfig.limits().maxBatchBytes() > config.maxRequestBytes()) {
             throw new IllegalArgumentException("a store batch may take " + storeConfig.limits().maxBatchBytes()
                     + " bytes but PBFT requests are limited to " + config.maxRequestBytes() + " bytes (maxRequestBytes)");
         }
         return new PbftStoreNode(replica, config, Objects.requireNonNull(keys, "keys"), bind,
                 Objects.requireNonNull(peers, "peers"), Objects.requireNonNull(storeConfig, "storeConfig"), firstRequestNumber,
-                checkpoints, byzantine, dormant);
+                checkpoints, byzantine, dormant, security);
     }
 
     /** The PBFT replica id, {@code 0..n-1}. */

@@ -19,6 +19,7 @@ import io.psmr.ordering.OrderingClient;
 import io.psmr.ordering.OrderingProtocol;
 import io.psmr.ordering.node.NodeRuntime;
 import io.psmr.ordering.ratis.RatisOrderingClient;
+import io.psmr.ordering.transport.LinkSecurity;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
@@ -98,7 +99,7 @@ public final class RatisBinding implements OrderingBinding {
     /** A Raft client of the group; the leader's replies come back as Raft replies, routed to {@code router}. */
     @Override
     public OrderingClient openClient(ClusterDescriptor cluster, ProposerSlot slot, long firstProposalSeq, long proxyId,
-                                     KvLimits limits, int maxPending, LocalReplyRouter router) {
+                                     KvLimits limits, int maxPending, LocalReplyRouter router, LinkSecurity security) {
         return new RatisOrderingClient(RatisPeer.newClient(cluster.raftGroup(), maxPending),
                 bytes -> routeReplies(bytes, router), maxPending);
     }

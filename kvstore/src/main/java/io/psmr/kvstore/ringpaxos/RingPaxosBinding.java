@@ -10,6 +10,7 @@ import io.psmr.kvstore.cluster.ClusterLauncher;
 import io.psmr.kvstore.cluster.ClusterLayout;
 import io.psmr.kvstore.cluster.ClusterNode;
 import io.psmr.kvstore.cluster.ClusterSpec;
+import io.psmr.kvstore.cluster.ClusterTlsFiles;
 import io.psmr.kvstore.cluster.NodeRole;
 import io.psmr.kvstore.cluster.OrderingBinding;
 import io.psmr.kvstore.cluster.ProposerSlot;
@@ -19,6 +20,7 @@ import io.psmr.ordering.OrderingProtocol;
 import io.psmr.ordering.node.NodeRuntime;
 import io.psmr.ordering.ringpaxos.net.AcceptorRuntime;
 import io.psmr.ordering.ringpaxos.net.RingPaxosProposerClient;
+import io.psmr.ordering.transport.LinkSecurity;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.EnumSet;
@@ -93,7 +95,8 @@ public final class RingPaxosBinding implements OrderingBinding {
     public NodeRuntime startRuntime(ClusterDirectory dir, ClusterDescriptor cluster, ClusterNode node) {
         return switch (node.role()) {
             case ACCEPTOR -> new AcceptorRuntime(node.name(), cluster.ringPaxosConfig(), node.paxosId(),
-                    cluster.transportConfig(), node.address(node.port()), cluster.peers(), dir.dataDir(node.name()));
+                    cluster.transportConfig().withSecurity(ClusterTlsFiles.forNode(dir.path(), cluster, node)),
+                    node.address(node.port()), cluster.peers(), dir.dataDir(node.name()));
             case REPLICA -> RingPaxosReplicaRuntime.start(dir, cluster, node);
         };
     }
@@ -116,9 +119,9 @@ public final class RingPaxosBinding implements OrderingBinding {
     /** A proposer bound to {@code slot}; replies come from the replicas' reply ports. */
     @Override
     public OrderingClient openClient(ClusterDescriptor cluster, ProposerSlot slot, long firstProposalSeq, long proxyId,
-                                     KvLimits limits, int maxPending, LocalReplyRouter router) {
+                                     KvLimits limits, int maxPending, LocalReplyRouter router, LinkSecurity security) {
         return RingPaxosProposerClient.start(cluster.ringPaxosConfig(), slot.paxosId(), firstProposalSeq,
-                cluster.transportConfig(), new InetSocketAddress(slot.host(), slot.port()), cluster.peers(), maxPending);
+                cluster.transportConfig().withSecurity(security), new InetSocketAddress(slot.host(), slot.port()), cluster.peers(), maxPending);
     }
 
     @Override

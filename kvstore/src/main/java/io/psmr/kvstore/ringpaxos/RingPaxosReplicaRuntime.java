@@ -15,11 +15,13 @@ import io.psmr.kvstore.cluster.CheckpointedReplicaRuntime;
 import io.psmr.kvstore.cluster.ClusterDescriptor;
 import io.psmr.kvstore.cluster.ClusterDirectory;
 import io.psmr.kvstore.cluster.ClusterNode;
+import io.psmr.kvstore.cluster.ClusterTlsFiles;
 import io.psmr.kvstore.net.ReplyServer;
 import io.psmr.kvstore.net.ReplyServerConfig;
 import io.psmr.ordering.node.NodeStatus;
 import io.psmr.ordering.ringpaxos.LearnerCheckpoint;
 import io.psmr.ordering.ringpaxos.net.RingPaxosBroadcast;
+import io.psmr.ordering.transport.LinkSecurity;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
@@ -75,8 +77,8 @@ public final class RingPaxosReplicaRuntime extends CheckpointedReplicaRuntime<Ri
     }
 
     private RingPaxosReplicaRuntime(ClusterDescriptor cluster, ClusterNode node, Path data, CheckpointStore checkpoints,
-                                    ReplyServer replies) {
-        super(cluster, node, data, checkpoints, "psmr-replica-catch-up");
+                                    ReplyServer replies, LinkSecurity security) {
+        super(cluster, node, data, checkpoints, "psmr-replica-catch-up", security);
         this.config = cluster.settings().replicaConfig(node.replicaId());
         this.storeFile = data.resolve("store.cm");
         this.replies = replies;
@@ -94,8 +96,9 @@ public final class RingPaxosReplicaRuntime extends CheckpointedReplicaRuntime<Ri
         try {
             Files.createDirectories(data);
             CheckpointStore checkpoints = CheckpointStore.open(data, CheckpointStore.DEFAULT_RETAIN); // in data/NAME/checkpoints/
-            rs = ReplyServer.start(node.address(node.replyPort()), ReplyServerConfig.defaults());
-            RingPaxosReplicaRuntime rt = new RingPaxosReplicaRuntime(cluster, node, data, checkpoints, rs);
+            LinkSecurity security = ClusterTlsFiles.forNode(dir.path(), cluster, node);
+            rs = ReplyServer.start(node.address(node.replyPort()), ReplyServerConfig.defaults().withSecurity(security));
+            RingPaxosReplicaRuntime rt = new RingPaxosReplicaRuntime(cluster, node, data, checkpoints, rs, security);
             rt.open();
             return rt;
         } catch (IOException | RuntimeException e) {
@@ -116,7 +119,7 @@ public final class RingPaxosReplicaRuntime extends CheckpointedReplicaRuntime<Ri
     private Incarnation start(Checkpoint checkpoint) throws IOException {
         InstalledCheckpoint installed = null;
         RingPaxosBroadcast.Builder b = RingPaxosBroadcast.builder(cluster.ringPaxosConfig(), node.paxosId(),
-                        cluster.transportConfig(), cluster.peers())
+                        cluster.transportConfig().withSecurity(security), cluster.peers())
                 .learnerBind(node.address(node.port()))
                 .checkpointEvery(CHECKPOINT_INTERVAL);
         StoreConfig store = config.store().persistedTo(storeFile);

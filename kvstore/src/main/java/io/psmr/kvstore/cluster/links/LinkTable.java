@@ -132,7 +132,7 @@ public record LinkTable(long pid, long started, int controlPort, String host, Li
                     pbft.byzantine(), pbft.leaderSelection(), pbft.dormant());
         }
         return new ClusterDescriptor(ClusterDescriptor.VERSION, cluster.ordering(), null, cluster.settings(), nodes, slots,
-                cluster.ratisGroup(), pbft);
+                cluster.ratisGroup(), pbft, cluster.tls());
     }
 
     /** The links.json of the cluster in {@code dir}, if there is one. */

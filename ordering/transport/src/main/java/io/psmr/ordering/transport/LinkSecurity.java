@@ -1,5 +1,6 @@
 package io.psmr.ordering.transport;
 
+import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.socket.SocketChannel;
@@ -12,6 +13,7 @@ import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 import io.netty.handler.ssl.SslProvider;
 import java.net.InetSocketAddress;
 import java.security.GeneralSecurityException;
+import java.security.cert.X509Certificate;
 import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.Map;
@@ -20,6 +22,7 @@ import java.util.Optional;
 import java.util.Set;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLException;
+import javax.net.ssl.SSLPeerUnverifiedException;
 import javax.net.ssl.TrustManager;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -59,32 +62,32 @@ public final class LinkSecurity {
     }
 
     private final TlsCredentials credentials;
-    private final Map<String, String> nodesByAddress;
+    private final Map<String, ClusterMember> membersByAddress;
     private final Map<Admit, SslContext> servers = new EnumMap<>(Admit.class);
     private final SslContext client;
     private final RefusalLog refusals;
 
     private LinkSecurity() {
         this.credentials = null;
-        this.nodesByAddress = Map.of();
+        this.membersByAddress = Map.of();
         this.client = null;
         this.refusals = null;
     }
 
-    private LinkSecurity(TlsCredentials credentials, Map<InetSocketAddress, String> nodes) {
+    private LinkSecurity(TlsCredentials credentials, Map<InetSocketAddress, ClusterMember> members) {
         this.credentials = credentials;
-        Map<String, String> byAddress = new HashMap<>();
-        nodes.forEach((address, name) -> byAddress.put(key(address.getHostString(), address.getPort()), name));
-        this.nodesByAddress = Map.copyOf(byAddress);
+        Map<String, ClusterMember> byAddress = new HashMap<>();
+        members.forEach((address, member) -> byAddress.put(key(address.getHostString(), address.getPort()), member));
+        this.membersByAddress = Map.copyOf(byAddress);
         String cluster = credentials.self().cluster();
         try {
             for (Admit admit : Admit.values()) {
                 servers.put(admit, SslContextBuilder.forServer(credentials.keyManagers())
-                        .trustManager(new MemberTrustManager(credentials.authority(), cluster, admit.roles, this::nodeAt))
+                        .trustManager(new MemberTrustManager(credentials.authority(), cluster, admit.roles, this::memberAt))
                         .clientAuth(ClientAuth.REQUIRE).sslProvider(SslProvider.JDK).protocols("TLSv1.3").build());
             }
             this.client = SslContextBuilder.forClient().keyManager(credentials.keyManagers())
-                    .trustManager(new MemberTrustManager(credentials.authority(), cluster, Set.of(), this::nodeAt))
+                    .trustManager(new MemberTrustManager(credentials.authority(), cluster, Set.of(), this::memberAt))
                     .endpointIdentificationAlgorithm(null)
                     .sslProvider(SslProvider.JDK).protocols("TLSv1.3").build();
         } catch (SSLException e) {
@@ -101,11 +104,11 @@ public final class LinkSecurity {
     /**
      * Mutual TLS as {@code credentials}' member.
      *
-     * @param nodes every node's listening addresses, as this process dials them, with the node's name: a dialled
-     *              peer must present that node's certificate
+     * @param members every address this process may dial (each node's ports, each proposer slot), as it dials
+     *                them, with the member listening there: a dialled peer must present that member's certificate
      */
-    public static LinkSecurity mutualTls(TlsCredentials credentials, Map<InetSocketAddress, String> nodes) {
-        return new LinkSecurity(Objects.requireNonNull(credentials, "credentials"), Objects.requireNonNull(nodes, "nodes"));
+    public static LinkSecurity mutualTls(TlsCredentials credentials, Map<InetSocketAddress, ClusterMember> members) {
+        return new LinkSecurity(Objects.requireNonNull(credentials, "credentials"), Objects.requireNonNull(members, "members"));
     }
 
     /** Whether connections run TLS. */
@@ -123,8 +126,8 @@ public final class LinkSecurity {
         return refusals == null ? 0 : refusals.refusals();
     }
 
-    private String nodeAt(String host, Integer port) {
-        return nodesByAddress.get(key(host, port));
+    private ClusterMember memberAt(String host, Integer port) {
+        return membersByAddress.get(key(host, port));
     }
 
     private static String key(String host, int port) {
@@ -147,7 +150,7 @@ public final class LinkSecurity {
 
     /**
      * Puts the client side of TLS first in a dialled connection's pipeline (nothing under plain TCP); the peer must
-     * present the certificate of the node that listens at {@code target}. Call from the channel's initializer.
+     * present the certificate of the member that listens at {@code target}. Call from the channel's initializer.
      */
     public void secureDialed(SocketChannel ch, InetSocketAddress target) {
         if (credentials == null) {
@@ -155,14 +158,40 @@ public final class LinkSecurity {
         }
         SslHandler tls = client.newHandler(ch.alloc(), target.getHostString(), target.getPort());
         ch.pipeline().addFirst(tls);
-        String node = nodeAt(target.getHostString(), target.getPort());
-        ch.pipeline().addAfter(ch.pipeline().context(tls).name(), null,
-                new Refusals((node == null ? "no node" : "node " + node) + " at " + target, node == null ? target : node));
+        ClusterMember member = memberAt(target.getHostString(), target.getPort());
+        ch.pipeline().addAfter(ch.pipeline().context(tls).name(), null, new Refusals(
+                (member == null ? "no member" : member.role().word() + " " + member.name()) + " at " + target,
+                member == null ? target : member));
+    }
+
+    /**
+     * Why a connection may not speak as the peer that listens at {@code claimedAt}, or empty if it may: under TLS, a
+     * connection whose hello names a node (or a proposer slot) must present the certificate of the member listening
+     * at that node's address, so that a member cannot pass for another. Always empty under plain TCP. Call on the
+     * connection's event loop, after its handshake (once its first frame arrived).
+     */
+    public Optional<String> claimProblem(Channel ch, InetSocketAddress claimedAt) {
+        if (credentials == null) {
+            return Optional.empty();
+        }
+        ClusterMember claimed = claimedAt == null ? null : memberAt(claimedAt.getHostString(), claimedAt.getPort());
+        SslHandler tls = ch.pipeline().get(SslHandler.class);
+        ClusterMember presented;
+        try {
+            presented = ClusterMember.of((X509Certificate) tls.engine().getSession().getPeerCertificates()[0]);
+        } catch (SSLPeerUnverifiedException | RuntimeException e) {
+            return Optional.of("no verified certificate on this connection: " + e.getMessage());
+        }
+        if (claimed == null) {
+            return Optional.of("its hello names an address where no member of the cluster listens (" + claimedAt + ")");
+        }
+        return presented.equals(claimed) ? Optional.empty()
+                : Optional.of("its hello names " + claimed + ", and its certificate " + presented);
     }
 
     /**
      * A JDK TLS context for HTTP over this security, for the JDK's HTTPS server ({@code admit}: who may connect) and
-     * HTTP client (which checks that the server is the node at the address it dials).
+     * HTTP client (which checks that the server is the member at the address it dials).
      *
      * @throws IllegalStateException under plain TCP
      */
@@ -173,7 +202,7 @@ public final class LinkSecurity {
         try {
             SSLContext context = SSLContext.getInstance("TLSv1.3");
             TrustManager trust = new MemberTrustManager(credentials.authority(), credentials.self().cluster(), admit.roles,
-                    this::nodeAt);
+                    this::memberAt);
             context.init(credentials.keyManagers().getKeyManagers(), new TrustManager[] {trust}, null);
             return context;
         } catch (GeneralSecurityException e) {

@@ -17,7 +17,8 @@ import javax.net.ssl.X509TrustManager;
 /**
  * Admits a TLS peer by the cluster member its certificate names ({@link ClusterMember}), after the JDK's PKIX checks
  * against the cluster's one authority: on an accepted connection, a member of this cluster in one of the admitted
- * roles; on a dialled one, exactly the node that listens at the address dialled. Host names are not checked: the
+ * roles; on a dialled one, exactly the member that listens at the address dialled (a node, or a load process's
+ * proposer slot, which its client machine's certificate covers). Host names are not checked: the
  * member name is, which is stronger on loopback, where every node shares one address.
  *
  * <p>Stateless after construction; any thread (the TLS engines call it on their event loops).
@@ -27,19 +28,19 @@ final class MemberTrustManager extends X509ExtendedTrustManager {
     private final X509TrustManager pkix;
     private final String cluster;
     private final Set<ClusterMember.Role> admitted;
-    private final BiFunction<String, Integer, String> nodeAt;
+    private final BiFunction<String, Integer, ClusterMember> memberAt;
 
     /**
      * @param authority the cluster's certificate authority, the only trust anchor
      * @param cluster   the cluster's id; a peer of another is refused
      * @param admitted  the roles an accepted peer may have
-     * @param nodeAt    the node that listens at a dialled host and port, or null for an address of no node
+     * @param memberAt  the member that listens at a dialled host and port, or null for an address of no member
      */
     MemberTrustManager(X509Certificate authority, String cluster, Set<ClusterMember.Role> admitted,
-                       BiFunction<String, Integer, String> nodeAt) {
+                       BiFunction<String, Integer, ClusterMember> memberAt) {
         this.cluster = Objects.requireNonNull(cluster, "cluster");
         this.admitted = Set.copyOf(admitted);
-        this.nodeAt = Objects.requireNonNull(nodeAt, "nodeAt");
+        this.memberAt = Objects.requireNonNull(memberAt, "memberAt");
         try {
             KeyStore anchors = KeyStore.getInstance("PKCS12");
             anchors.load(null, null);
@@ -91,19 +92,19 @@ final class MemberTrustManager extends X509ExtendedTrustManager {
 
     @Override
     public void checkServerTrusted(X509Certificate[] chain, String authType) throws CertificateException {
-        throw new CertificateException("a dialled peer is checked against the node at the address dialled, which is unknown here");
+        throw new CertificateException("a dialled peer is checked against the member at the address dialled, which is unknown here");
     }
 
     private void check(X509Certificate[] chain, String authType, String host, int port) throws CertificateException {
         pkix.checkServerTrusted(chain, authType);
         ClusterMember peer = memberOf(chain);
-        String expected = host == null ? null : nodeAt.apply(host, port);
+        ClusterMember expected = host == null ? null : memberAt.apply(host, port);
         if (expected == null) {
-            throw new CertificateException("dialled " + host + ":" + port + ", where no node of cluster " + cluster + " listens");
+            throw new CertificateException("dialled " + host + ":" + port + ", where no member of cluster " + cluster + " listens");
         }
-        if (peer.role() != ClusterMember.Role.NODE || !peer.name().equals(expected)) {
-            throw new CertificateException("dialled node " + expected + " at " + host + ":" + port
-                    + ", and the certificate there names " + peer);
+        if (!peer.equals(expected)) {
+            throw new CertificateException("dialled " + expected.role().word() + " " + expected.name() + " at " + host + ":"
+                    + port + ", and the certificate there names " + peer);
         }
     }
 

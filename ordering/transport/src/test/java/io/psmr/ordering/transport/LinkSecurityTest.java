@@ -57,7 +57,7 @@ class LinkSecurityTest {
         return TlsCredentials.of(authority.certificate(), issued.certificate(), issued.key());
     }
 
-    private static LinkSecurity tls(ClusterAuthority authority, ClusterMember member, Map<InetSocketAddress, String> nodes) {
+    private static LinkSecurity tls(ClusterAuthority authority, ClusterMember member, Map<InetSocketAddress, ClusterMember> nodes) {
         return LinkSecurity.mutualTls(member(authority, member), nodes);
     }
 
@@ -96,7 +96,7 @@ class LinkSecurityTest {
     @Test
     void nodesOfOneClusterTalkOverTls() throws Exception {
         serve(tls(ALPHA, ClusterMember.node("alpha", "n1"), Map.of()), LinkSecurity.Admit.NODES);
-        LinkSecurity n2 = tls(ALPHA, ClusterMember.node("alpha", "n2"), Map.of(server.address(), "n1"));
+        LinkSecurity n2 = tls(ALPHA, ClusterMember.node("alpha", "n2"), Map.of(server.address(), ClusterMember.node("alpha", "n1")));
         dial(n2);
         assertEquals("hello", server.nextFrame());
         assertEquals(0, n2.refusals());
@@ -105,7 +105,7 @@ class LinkSecurityTest {
     @Test
     void aDialerRefusesAnotherNodeThanTheOneAtTheAddress() throws Exception {
         serve(tls(ALPHA, ClusterMember.node("alpha", "n1"), Map.of()), LinkSecurity.Admit.NODES);
-        LinkSecurity n2 = tls(ALPHA, ClusterMember.node("alpha", "n2"), Map.of(server.address(), "n3"));
+        LinkSecurity n2 = tls(ALPHA, ClusterMember.node("alpha", "n2"), Map.of(server.address(), ClusterMember.node("alpha", "n3")));
         ListAppender<ILoggingEvent> log = capture();
         dial(n2);
         await("the dialler refuses n1's certificate", () -> n2.refusals() > 0);
@@ -119,7 +119,7 @@ class LinkSecurityTest {
         LinkSecurity n1 = tls(ALPHA, ClusterMember.node("alpha", "n1"), Map.of());
         serve(n1, LinkSecurity.Admit.NODES);
         // Beta's node trusts only beta's authority, and alpha's node only alpha's: neither side gets through.
-        dial(tls(BETA, ClusterMember.node("beta", "n2"), Map.of(server.address(), "n1")));
+        dial(tls(BETA, ClusterMember.node("beta", "n2"), Map.of(server.address(), ClusterMember.node("beta", "n1"))));
         await("the server refuses beta's node", () -> n1.refusals() > 0);
         assertNull(server.frames.poll());
     }
@@ -129,7 +129,7 @@ class LinkSecurityTest {
         LinkSecurity n1 = tls(ALPHA, ClusterMember.node("alpha", "n1"), Map.of());
         serve(n1, LinkSecurity.Admit.NODES);
         ListAppender<ILoggingEvent> log = capture();
-        dial(tls(ALPHA, ClusterMember.client("alpha", "127.0.0.1"), Map.of(server.address(), "n1")));
+        dial(tls(ALPHA, ClusterMember.client("alpha", "127.0.0.1"), Map.of(server.address(), ClusterMember.node("alpha", "n1"))));
         await("the node port refuses a client", () -> n1.refusals() > 0);
         assertNull(server.frames.poll());
         assertTrue(log.list.stream().anyMatch(e -> e.getFormattedMessage().contains("this port admits only nodes")), () -> lines(log));
@@ -137,7 +137,7 @@ class LinkSecurityTest {
         server.close();
 
         serve(tls(ALPHA, ClusterMember.node("alpha", "n1"), Map.of()), LinkSecurity.Admit.MEMBERS);
-        dial(tls(ALPHA, ClusterMember.client("alpha", "127.0.0.1"), Map.of(server.address(), "n1")));
+        dial(tls(ALPHA, ClusterMember.client("alpha", "127.0.0.1"), Map.of(server.address(), ClusterMember.node("alpha", "n1"))));
         assertEquals("hello", server.nextFrame());
     }
 

@@ -11,6 +11,7 @@ import io.psmr.ordering.pbft.net.ProposalFrames.Refused;
 import io.psmr.ordering.transport.EventLoopThread;
 import io.psmr.ordering.transport.FrameServer;
 import io.psmr.ordering.transport.LengthFraming;
+import io.psmr.ordering.transport.LinkSecurity;
 import io.psmr.ordering.transport.RefusalLog;
 import java.net.InetSocketAddress;
 import java.util.Map;
@@ -57,10 +58,12 @@ public final class PbftProposalServer implements AutoCloseable {
      * @param maxValueBytes             largest value accepted (the PBFT request limit)
      * @param maxConnections            proxies connected at once
      * @param maxInFlightPerConnection  proposals of one connection not yet answered
+     * @param security                  plain TCP, or mutual TLS admitting the cluster's nodes and client machines
      */
-    public record Config(int maxValueBytes, int maxConnections, int maxInFlightPerConnection) {
+    public record Config(int maxValueBytes, int maxConnections, int maxInFlightPerConnection, LinkSecurity security) {
         /** Validates. */
         public Config {
+            Objects.requireNonNull(security, "security");
             if (maxValueBytes < 1 || maxConnections < 1 || maxInFlightPerConnection < 1) {
                 throw new IllegalArgumentException("proposal server limits must be at least 1, got maxValueBytes "
                         + maxValueBytes + ", maxConnections " + maxConnections + ", maxInFlightPerConnection "
@@ -68,9 +71,19 @@ public final class PbftProposalServer implements AutoCloseable {
             }
         }
 
-        /** {@code maxValueBytes}, 64 connections, 1,024 in flight per connection. */
+        /** Bounds over plain TCP. */
+        public Config(int maxValueBytes, int maxConnections, int maxInFlightPerConnection) {
+            this(maxValueBytes, maxConnections, maxInFlightPerConnection, LinkSecurity.plain());
+        }
+
+        /** {@code maxValueBytes}, 64 connections, 1,024 in flight per connection, plain TCP. */
         public static Config defaults(int maxValueBytes) {
             return new Config(maxValueBytes, 64, 1024);
+        }
+
+        /** The same over {@code newSecurity}. */
+        public Config withSecurity(LinkSecurity newSecurity) {
+            return new Config(maxValueBytes, maxConnections, maxInFlightPerConnection, newSecurity);
         }
     }
 
@@ -94,7 +107,8 @@ public final class PbftProposalServer implements AutoCloseable {
         this.thread = EventLoopThread.start("psmr-pbft-" + replica + "-proposals");
         try {
             this.server = FrameServer.bind(thread.loop(), bind, new FrameServer.Limits(maxFrameBytes,
-                    config.maxConnections(), 0), refusals, ch -> ch.pipeline().addLast(new Handler()));
+                    config.maxConnections(), 0), refusals, config.security(), LinkSecurity.Admit.MEMBERS,
+                    ch -> ch.pipeline().addLast(new Handler()));
         } catch (RuntimeException e) {
             thread.shutdown();
             throw e;

@@ -14,6 +14,7 @@ import io.psmr.ordering.OverloadedException;
 import io.psmr.ordering.pbft.net.ProposalFrames.Refused;
 import io.psmr.ordering.transport.EventLoopThread;
 import io.psmr.ordering.transport.LengthFraming;
+import io.psmr.ordering.transport.LinkSecurity;
 import io.psmr.ordering.transport.ReconnectPolicy;
 import io.psmr.ordering.transport.ReconnectingLink;
 import java.net.InetSocketAddress;
@@ -75,11 +76,13 @@ public final class PbftProposerClient implements OrderingClient {
      * @param ackTimeout     how long a proposal may stay unanswered before the client gives up on the entry replica
      * @param connectTimeout one connection attempt's limit
      * @param reconnect      delays between connection attempts (each attempt goes to the next replica)
+     * @param security       plain TCP, or mutual TLS as a client machine of the cluster
      */
     public record Config(int maxValueBytes, int maxPending, Duration ackTimeout, Duration connectTimeout,
-                         ReconnectPolicy reconnect) {
+                         ReconnectPolicy reconnect, LinkSecurity security) {
         /** Validates. */
         public Config {
+            Objects.requireNonNull(security, "security");
             Objects.requireNonNull(ackTimeout, "ackTimeout");
             Objects.requireNonNull(connectTimeout, "connectTimeout");
             Objects.requireNonNull(reconnect, "reconnect");
@@ -89,15 +92,23 @@ public final class PbftProposerClient implements OrderingClient {
             }
         }
 
-        /** {@code maxValueBytes}, 1,024 pending, a 2 s answer timeout, 1 s connect timeout, reconnect 20 ms to 1 s. */
+        /**
+         * {@code maxValueBytes}, 1,024 pending, a 2 s answer timeout, 1 s connect timeout, reconnect 20 ms to 1 s, plain
+         * TCP.
+         */
         public static Config defaults(int maxValueBytes) {
             return new Config(maxValueBytes, 1024, Duration.ofSeconds(2), Duration.ofSeconds(1),
-                    new ReconnectPolicy(Duration.ofMillis(20), Duration.ofSeconds(1)));
+                    new ReconnectPolicy(Duration.ofMillis(20), Duration.ofSeconds(1)), LinkSecurity.plain());
         }
 
         /** The same with {@code timeout} as the answer timeout. */
         public Config withAckTimeout(Duration timeout) {
-            return new Config(maxValueBytes, maxPending, timeout, connectTimeout, reconnect);
+            return new Config(maxValueBytes, maxPending, timeout, connectTimeout, reconnect, security);
+        }
+
+        /** The same over {@code newSecurity}. */
+        public Config withSecurity(LinkSecurity newSecurity) {
+            return new Config(maxValueBytes, maxPending, ackTimeout, connectTimeout, reconnect, newSecurity);
         }
     }
 
@@ -148,6 +159,7 @@ public final class PbftProposerClient implements OrderingClient {
                     }
                 })
                 .reconnect(config.reconnect())
+                .security(config.security())
                 .hello(() -> Unpooled.wrappedBuffer(hello))
                 .listener(new ReconnectingLink.Listener<>() {
                     @Override

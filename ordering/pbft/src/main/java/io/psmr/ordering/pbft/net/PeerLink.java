@@ -72,6 +72,7 @@ final class PeerLink {
                     }
                 })
                 .reconnect(config.reconnect())
+                .security(config.security())
                 .hello(() -> Unpooled.wrappedBuffer(hello))
                 .resetBackoffOnConnect(false)
                 .listener(new ReconnectingLink.Listener<>() {

@@ -13,6 +13,7 @@ import io.psmr.ordering.agent.BoundedQueue;
 import io.psmr.ordering.transport.EventLoopThread;
 import io.psmr.ordering.transport.FrameServer;
 import io.psmr.ordering.transport.LengthFraming;
+import io.psmr.ordering.transport.LinkSecurity;
 import io.psmr.ordering.transport.ReconnectingLink;
 import io.psmr.ordering.transport.RefusalLog;
 import java.net.InetSocketAddress;
@@ -57,6 +58,7 @@ final class PillarConnections {
     private final BoundedQueue<byte[]> requests;
     /** Peer replicas with an identified inbound connection. Event loop only. */
     private final Set<Integer> inboundPeers = new HashSet<>();
+    private final PeerAddresses peers;
     private volatile int inbound;
     private volatile int outbound;
 
@@ -72,6 +74,7 @@ final class PillarConnections {
         this.pillars = pillars;
         this.pillar = pillar;
         this.config = config;
+        this.peers = peers;
         this.refusals = refusals;
         this.drops = drops;
         String name = "replica-" + replica + "/pillar-" + pillar;
@@ -82,7 +85,8 @@ final class PillarConnections {
         try {
             // Inbound connections only read, so they keep Netty's default write-buffer mark.
             this.server = FrameServer.bind(loop, bind, new FrameServer.Limits(config.maxFrameBytes(),
-                    config.maxInboundConnections(), 0), refusals, ch -> ch.pipeline().addLast(new InboundHandler()));
+                    config.maxInboundConnections(), 0), refusals, config.security(), LinkSecurity.Admit.NODES,
+                    ch -> ch.pipeline().addLast(new InboundHandler()));
         } catch (RuntimeException e) {
             thread.shutdown();
             throw e;
@@ -217,6 +221,9 @@ final class PillarConnections {
             } else if (hello.pillar() != pillar) {
                 refuse(ch, RefusalReason.PILLAR_OUT_OF_RANGE, "pillar " + hello.pillar() + " in hello, on the port of"
                         + " pillar " + pillar + " (pillars are 0.." + (pillars - 1) + ")");
+            } else if (config.security().claimProblem(ch, peers.of(hello.from(), pillar)).isPresent()) {
+                refuse(ch, RefusalReason.IMPOSTOR, "hello from replica " + hello.from() + " refused: "
+                        + config.security().claimProblem(ch, peers.of(hello.from(), pillar)).get());
             } else if (!inboundPeers.add(hello.from())) {
                 refuse(ch, RefusalReason.DUPLICATE_CONNECTION, "replica " + hello.from() + " already has a connection"
                         + " to pillar " + pillar);

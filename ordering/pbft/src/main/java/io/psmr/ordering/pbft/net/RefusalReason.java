@@ -12,6 +12,8 @@ public enum RefusalReason {
     UNKNOWN_REPLICA,
     /** The hello names a pillar outside {@code 0..Np-1}, or another pillar than the port it reached. */
     PILLAR_OUT_OF_RANGE,
+    /** Under TLS, the hello names another replica than the certificate the connection presented. */
+    IMPOSTOR,
     /** The same (replica, pillar) already has an open connection here. */
     DUPLICATE_CONNECTION,
     /** A frame after the hello is too short to be an envelope, or the framing itself is broken. */

@@ -162,7 +162,7 @@ class PbftNettyTransportTest {
     void connectionsBeyondTheLimitAreRefused() throws Exception {
         Book book = new Book();
         PbftTransportConfig one = new PbftTransportConfig(CONFIG.maxFrameBytes(), 16, 16, 16, 1,
-                CONFIG.writeHighWaterBytes(), CONFIG.connectTimeout(), CONFIG.reconnect());
+                CONFIG.writeHighWaterBytes(), CONFIG.connectTimeout(), CONFIG.reconnect(), CONFIG.security());
         try (PbftNettyTransport a = book.start(0, List.of(ANY, ANY), one); RawPeer first = new RawPeer(a.localAddress(0));
              RawPeer second = new RawPeer(a.localAddress(0))) {
             first.frame(new PillarHello(1, 0, 0).encode());
@@ -176,7 +176,7 @@ class PbftNettyTransportTest {
     void fullQueuesDropAndCountInsteadOfBlocking() throws Exception {
         Book book = new Book();
         PbftTransportConfig small = new PbftTransportConfig(256, 4, 2, 16, 8, CONFIG.writeHighWaterBytes(),
-                CONFIG.connectTimeout(), CONFIG.reconnect());
+                CONFIG.connectTimeout(), CONFIG.reconnect(), CONFIG.security());
         try (PbftNettyTransport a = book.start(0, List.of(ANY, ANY), small)) {
             // Replica 1's address is unknown: its send queue fills and then drops, without blocking the sender.
             for (long seq = 1; seq <= 10; seq++) {

@@ -22,6 +22,7 @@ import io.psmr.ordering.ringpaxos.wire.MessageCodec;
 import io.psmr.ordering.transport.EventLoopThread;
 import io.psmr.ordering.transport.FrameServer;
 import io.psmr.ordering.transport.LengthFraming;
+import io.psmr.ordering.transport.LinkSecurity;
 import io.psmr.ordering.transport.ReconnectingLink;
 import io.psmr.ordering.transport.RefusalLog;
 import java.net.InetSocketAddress;
@@ -31,6 +32,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
@@ -201,7 +203,7 @@ public final class RingPaxosNode implements AutoCloseable {
             // Inbound connections only read, so they keep Netty's default write-buffer mark.
             this.server = FrameServer.bind(loop, bind,
                     new FrameServer.Limits(transport.maxFrameBytes(), transport.maxInboundConnections(), 0), refusals,
-                    this::acceptInbound);
+                    transport.security(), LinkSecurity.Admit.MEMBERS, this::acceptInbound);
         } catch (RuntimeException e) {
             thread.shutdown();
             throw e;
@@ -420,6 +422,7 @@ public final class RingPaxosNode implements AutoCloseable {
                 .bootstrap(clientBootstrap)
                 .initializer(outboundInitializer)
                 .reconnect(transport.reconnectPolicy())
+                .security(transport.security())
                 .hello(() -> Unpooled.wrappedBuffer(codec.encodeHello(id, peer)))
                 .build());
     }
@@ -465,6 +468,11 @@ public final class RingPaxosNode implements AutoCloseable {
                     int sender = codec.decodeHello(frame, id);
                     if (!knownNodes.contains(sender) || sender == id) {
                         refuse(ctx, "unknown node id " + sender + " in hello");
+                        return;
+                    }
+                    Optional<String> impostor = transport.security().claimProblem(ctx.channel(), peers.get(sender));
+                    if (impostor.isPresent()) {
+                        refuse(ctx, "hello from node " + sender + " refused: " + impostor.get());
                         return;
                     }
                     peer = sender;

@@ -1,5 +1,6 @@
 package io.psmr.ordering.ringpaxos.net;
 
+import io.psmr.ordering.transport.LinkSecurity;
 import io.psmr.ordering.transport.ReconnectPolicy;
 import java.time.Duration;
 import java.util.Objects;
@@ -21,10 +22,12 @@ import java.util.Objects;
  * @param writeHighWaterBytes bytes queued on one outgoing connection beyond which further messages to that peer are
  *                            dropped (the protocol retries), so a slow or stuck peer costs bounded memory
  * @param maxInboundConnections most incoming connections held at once; more are closed with a log line
+ * @param security            plain TCP or mutual TLS on every connection; under TLS a connection's hello must name the
+ *                            node (or proposer slot) whose certificate it presented
  */
 public record RingPaxosTransportConfig(int maxFrameBytes, int maxValueBytes, int maxListLength, Duration tickInterval,
                               Duration reconnectMin, Duration reconnectMax, Duration connectTimeout,
-                              int writeHighWaterBytes, int maxInboundConnections) {
+                              int writeHighWaterBytes, int maxInboundConnections, LinkSecurity security) {
 
     /** Validates. */
     public RingPaxosTransportConfig {
@@ -32,6 +35,7 @@ public record RingPaxosTransportConfig(int maxFrameBytes, int maxValueBytes, int
         Objects.requireNonNull(reconnectMin, "reconnectMin");
         Objects.requireNonNull(reconnectMax, "reconnectMax");
         Objects.requireNonNull(connectTimeout, "connectTimeout");
+        Objects.requireNonNull(security, "security");
         if (maxFrameBytes < 64 || maxValueBytes < 0 || maxValueBytes > maxFrameBytes - 64 || maxListLength < 1) {
             throw new IllegalArgumentException("bad frame limits: maxFrameBytes " + maxFrameBytes + ", maxValueBytes "
                     + maxValueBytes + " (at most maxFrameBytes - 64), maxListLength " + maxListLength);
@@ -48,11 +52,11 @@ public record RingPaxosTransportConfig(int maxFrameBytes, int maxValueBytes, int
 
     /**
      * The defaults: frames up to 16 MiB, values up to 1 MiB, lists up to 4,096, a 10 ms tick, reconnects after
-     * 50 ms doubling to 2 s, 1 s connect timeout, 4 MiB queued per peer, 256 inbound connections.
+     * 50 ms doubling to 2 s, 1 s connect timeout, 4 MiB queued per peer, 256 inbound connections, plain TCP.
      */
     public static RingPaxosTransportConfig defaults() {
         return new RingPaxosTransportConfig(16 << 20, 1 << 20, 4096, Duration.ofMillis(10), Duration.ofMillis(50),
-                Duration.ofSeconds(2), Duration.ofSeconds(1), 4 << 20, 256);
+                Duration.ofSeconds(2), Duration.ofSeconds(1), 4 << 20, 256, LinkSecurity.plain());
     }
 
     /** {@link #reconnectMin()} and {@link #reconnectMax()} as the shared transport's policy. */
@@ -63,12 +67,18 @@ public record RingPaxosTransportConfig(int maxFrameBytes, int maxValueBytes, int
     /** A copy with another tick interval. */
     public RingPaxosTransportConfig withTickInterval(Duration interval) {
         return new RingPaxosTransportConfig(maxFrameBytes, maxValueBytes, maxListLength, interval, reconnectMin, reconnectMax,
-                connectTimeout, writeHighWaterBytes, maxInboundConnections);
+                connectTimeout, writeHighWaterBytes, maxInboundConnections, security);
     }
 
     /** A copy with other frame and value limits. */
     public RingPaxosTransportConfig withLimits(int newMaxFrameBytes, int newMaxValueBytes) {
         return new RingPaxosTransportConfig(newMaxFrameBytes, newMaxValueBytes, maxListLength, tickInterval, reconnectMin,
-                reconnectMax, connectTimeout, writeHighWaterBytes, maxInboundConnections);
+                reconnectMax, connectTimeout, writeHighWaterBytes, maxInboundConnections, security);
+    }
+
+    /** A copy whose connections {@code newSecurity} secures. */
+    public RingPaxosTransportConfig withSecurity(LinkSecurity newSecurity) {
+        return new RingPaxosTransportConfig(maxFrameBytes, maxValueBytes, maxListLength, tickInterval, reconnectMin,
+                reconnectMax, connectTimeout, writeHighWaterBytes, maxInboundConnections, newSecurity);
     }
 }

@@ -31,7 +31,7 @@ final class AcceptorCluster implements AutoCloseable {
     static final RingPaxosConfig CONFIG = RingPaxosConfig.of(List.of(0, 1, 2), List.of(LEARNER), List.of(PROPOSER, OTHER_PROPOSER));
     /** 5 ms ticks, and reconnects backing off to at most 200 ms, so a restarted acceptor is found again quickly. */
     static final RingPaxosTransportConfig TRANSPORT = new RingPaxosTransportConfig(16 << 20, 1 << 20, 4096, Duration.ofMillis(5),
-            Duration.ofMillis(20), Duration.ofMillis(200), Duration.ofSeconds(1), 4 << 20, 256);
+            Duration.ofMillis(20), Duration.ofMillis(200), Duration.ofSeconds(1), 4 << 20, 256, io.psmr.ordering.transport.LinkSecurity.plain());
     static final long WAIT_S = 20;
 
     final Map<Integer, InetSocketAddress> peers = new ConcurrentHashMap<>();
