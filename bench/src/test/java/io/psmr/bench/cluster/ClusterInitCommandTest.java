@@ -1,6 +1,8 @@
 package io.psmr.bench.cluster;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.psmr.bench.cli.CliRun;
@@ -8,6 +10,8 @@ import io.psmr.kvstore.cluster.ClusterDescriptor;
 import io.psmr.kvstore.cluster.ClusterDirectory;
 import io.psmr.kvstore.cluster.ClusterNode;
 import io.psmr.kvstore.cluster.ProposerSlot;
+import io.psmr.ordering.transport.ClusterMember;
+import io.psmr.ordering.transport.TlsCredentials;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -35,7 +39,7 @@ class ClusterInitCommandTest {
                 "--replicas", "2", "--max-keys", "500", "--base-port", "7000");
         assertEquals(0, init.exitCode(), init.err());
         Path file = dir.resolve("cluster.json");
-        assertEquals(List.of("wrote " + file + ": a ringpaxos cluster, ports 7000 to 7016",
+        assertEquals(List.of("wrote " + file + ", " + dir.resolve("tls") + " (mutual TLS): a ringpaxos cluster, ports 7000 to 7016",
                 "  127.0.0.2: acceptor-0 replica-1",
                 "  127.0.0.3: acceptor-1 replica-2",
                 "  127.0.0.4: acceptor-2",
@@ -53,8 +57,14 @@ class ClusterInitCommandTest {
         assertEquals(500, c.settings().maxKeys());
         assertTrue(c.nodes().stream().allMatch(n -> n.pid() == null), "nothing started");
         try (var listing = Files.list(dir)) {
-            assertEquals(List.of("cluster.json", "cluster.lock"), listing.map(p -> p.getFileName().toString()).sorted().toList());
+            assertEquals(List.of("cluster.json", "cluster.lock", "tls"), listing.map(p -> p.getFileName().toString()).sorted().toList());
         }
+        // One certificate per node and per client machine, under the cluster's authority, naming the cluster of cluster.json.
+        assertEquals(List.of("acceptor-0", "acceptor-1", "acceptor-2", "replica-1", "replica-2"), members(dir.resolve("tls/nodes")));
+        assertEquals(List.of("127.0.0.2"), members(dir.resolve("tls/clients")));
+        TlsCredentials node = TlsCredentials.load(dir.resolve("tls/ca.pem"), dir.resolve("tls/nodes/replica-2.pem"),
+                dir.resolve("tls/nodes/replica-2.key"));
+        assertEquals(ClusterMember.node(c.tls().cluster(), "replica-2"), node.self());
 
         // Again: refused, nothing changed; --force replaces the file.
         String before = Files.readString(file);
@@ -64,8 +74,13 @@ class ClusterInitCommandTest {
         CliRun forced = CliRun.of("cluster", "init", "--dir", d, "--hosts", "127.0.0.2", "--client-hosts", "127.0.0.9,127.0.0.8",
                 "--acceptors", "1", "--replicas", "1", "--force");
         assertEquals(0, forced.exitCode(), forced.err());
-        assertTrue(forced.out().startsWith("--force: replaced cluster.json in " + dir + "\n"), forced.out());
+        assertTrue(forced.out().startsWith("--force: replaced cluster.json, tls/nodes/, tls/clients/ in " + dir + "\n"),
+                forced.out());
         ClusterDescriptor replaced = new ClusterDirectory(dir).read();
+        assertEquals(List.of("127.0.0.8", "127.0.0.9"), members(dir.resolve("tls/clients")));
+        assertTrue(TlsCredentials.load(dir.resolve("tls/ca.pem"), dir.resolve("tls/nodes/replica-1.pem"),
+                dir.resolve("tls/nodes/replica-1.key")).self().cluster().equals(replaced.tls().cluster()),
+                "the kept authority issued the new cluster's certificates");
         assertEquals(2, replaced.nodes().size());
         assertEquals(List.of("127.0.0.9", "127.0.0.8"), replaced.proposers().stream().map(ProposerSlot::host).distinct().toList());
 
@@ -87,13 +102,15 @@ class ClusterInitCommandTest {
         assertEquals(List.of("127.0.0.2:9000", "127.0.0.3:9001", "127.0.0.4:9002"),
                 r.raftGroup().getPeers().stream().map(p -> p.getAddress()).toList());
         assertTrue(r.proposers().isEmpty());
+        assertNull(r.tls(), "Ratis runs plain TCP");
+        assertFalse(Files.exists(ratisDir.resolve("tls")));
 
         Path pbftDir = dir.resolve("pbft");
         CliRun pbft = CliRun.of("cluster", "init", "--dir", pbftDir.toString(), "--ordering", "pbft", "--pillars", "2",
                 "--hosts", "127.0.0.2,127.0.0.3,127.0.0.4,127.0.0.5", "--base-port", "9100");
         assertEquals(0, pbft.exitCode(), pbft.err());
-        assertTrue(pbft.out().startsWith("wrote " + pbftDir.resolve("cluster.json") + " and " + pbftDir.resolve("keys")
-                + ": a pbft cluster, ports 9100 to 9119\n"), pbft.out());
+        assertTrue(pbft.out().startsWith("wrote " + pbftDir.resolve("cluster.json") + " and " + pbftDir.resolve("keys") + ", "
+                + pbftDir.resolve("tls") + " (mutual TLS): a pbft cluster, ports 9100 to 9119\n"), pbft.out());
         ClusterDescriptor p = new ClusterDirectory(pbftDir).read();
         assertEquals(List.of("127.0.0.2", "127.0.0.3", "127.0.0.4", "127.0.0.5"), p.nodes().stream().map(ClusterNode::host).toList());
         assertEquals(new InetSocketAddress("127.0.0.4", 9114), p.pillarAddress(2, 1));
@@ -102,6 +119,23 @@ class ClusterInitCommandTest {
         }
         assertFailure(CliRun.of("cluster", "init", "--dir", pbftDir.toString(), "--ordering", "pbft", "--hosts", "127.0.0.2"),
                 "psmr cluster init: " + pbftDir + " already holds cluster.json and keys/; nothing was changed: pass --force to replace it");
+    }
+
+    @Test
+    void insecureWritesNoTlsAndWarnsBeyondLoopback() throws Exception {
+        CliRun plain = CliRun.of("cluster", "init", "--dir", dir.toString(), "--hosts", "10.1.2.3,10.1.2.4", "--insecure");
+        assertEquals(0, plain.exitCode(), plain.err());
+        assertNull(new ClusterDirectory(dir).read().tls());
+        assertFalse(Files.exists(dir.resolve("tls")));
+        assertTrue(plain.err().startsWith("warning: --insecure: the links of the nodes on 10.1.2.3 run plain TCP, beyond"
+                + " loopback"), plain.err());
+    }
+
+    private static List<String> members(Path dir) throws java.io.IOException {
+        try (var files = Files.list(dir)) {
+            return files.map(f -> f.getFileName().toString()).filter(n -> n.endsWith(".pem"))
+                    .map(n -> n.substring(0, n.length() - 4)).sorted().toList();
+        }
     }
 
     @Test

@@ -202,7 +202,7 @@ class PbftNettyClusterTest {
             assertEquals(Map.of(RefusalReason.MALFORMED_HELLO, 1L, RefusalReason.UNKNOWN_REPLICA, 1L,
                     RefusalReason.PILLAR_OUT_OF_RANGE, 1L, RefusalReason.DUPLICATE_CONNECTION, 0L,
                     RefusalReason.MALFORMED_FRAME, 0L, RefusalReason.OVERSIZED_FRAME, 1L,
-                    RefusalReason.FORGED_ENVELOPE, 0L, RefusalReason.CONNECTION_LIMIT, 0L),
+                    RefusalReason.FORGED_ENVELOPE, 0L, RefusalReason.CONNECTION_LIMIT, 0L, RefusalReason.IMPOSTOR, 0L),
                     target.stats().refusals());
             for (Replica r : c.replicas) {
                 PbftTransportStats s = r.transport().stats();

@@ -141,7 +141,7 @@ class PbftNettyTransportTest {
             assertEquals(Map.of(RefusalReason.MALFORMED_HELLO, 2L, RefusalReason.UNKNOWN_REPLICA, 2L,
                     RefusalReason.PILLAR_OUT_OF_RANGE, 2L, RefusalReason.DUPLICATE_CONNECTION, 1L,
                     RefusalReason.MALFORMED_FRAME, 1L, RefusalReason.OVERSIZED_FRAME, 2L,
-                    RefusalReason.FORGED_ENVELOPE, 2L, RefusalReason.CONNECTION_LIMIT, 0L), refused);
+                    RefusalReason.FORGED_ENVELOPE, 2L, RefusalReason.CONNECTION_LIMIT, 0L, RefusalReason.IMPOSTOR, 0L), refused);
             // Replica 1's own connections were never touched (the refused ones are forgotten as their close completes),
             // and still carry frames.
             Await.until("only replica 1 connected", 10_000, () -> a.stats().inbound().equals(List.of(1, 1)), a::stats);
