@@ -116,7 +116,7 @@ public final class ClusterBench {
         for (int round = 1; round <= settings.runs(); round++) {
             for (OrderingProtocol ordering : settings.orderings()) {
                 Path dir = clusters.resolve(ordering.cliName() + "-" + round);
-                ClusterLauncher launcher = new ClusterLauncher(dir);
+                ClusterLauncher launcher = new ClusterLauncher(dir).insecure(settings.insecure());
                 Thread hook = new Thread(() -> stopQuietly(launcher), "psmr-bench-cluster-stop");
                 Runtime.getRuntime().addShutdownHook(hook);
                 try {

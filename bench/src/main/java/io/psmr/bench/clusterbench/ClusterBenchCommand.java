@@ -100,6 +100,11 @@ public final class ClusterBenchCommand implements Callable<Integer> {
                     + "skips it (default: ${DEFAULT-VALUE}).")
     boolean reference;
 
+    @Option(names = "--insecure",
+            description = "Run the clusters over plain TCP, as cluster start --insecure does; by default ringpaxos and pbft "
+                    + "clusters run mutual TLS, as cluster start's do (ratis runs plain TCP either way).")
+    boolean insecure;
+
     @Option(names = "--seed", paramLabel = "S", defaultValue = "42", description = "Clients' seed (default: ${DEFAULT-VALUE}).")
     long seed;
 
@@ -192,7 +197,7 @@ public final class ClusterBenchCommand implements Callable<Integer> {
                 + DurationConverter.format(duration));
         require(idle.toMillis() >= 1000 && idle.toSeconds() <= 600, "--idle must be from 1s to 10m, got "
                 + DurationConverter.format(idle));
-        return new ClusterBenchSettings(orderings, clients, window, runs, warmup, clusterWarmup, duration, idle, reference, seed,
+        return new ClusterBenchSettings(orderings, clients, window, runs, warmup, clusterWarmup, duration, idle, reference, insecure, seed,
                 out.path(), Runtime.getRuntime().availableProcessors());
     }
 

@@ -156,6 +156,7 @@ public record ClusterBenchReport(String machine, ClusterBenchSettings settings, 
         json.put("durationMillis", settings.duration().toMillis());
         json.put("idleMillis", settings.idle().toMillis());
         json.put("reference", settings.reference());
+        json.put("links", settings.insecure() ? "plain TCP" : "mutual TLS (ringpaxos, pbft)");
         json.put("seed", settings.seed());
         json.put("results", results);
         try {
@@ -179,12 +180,13 @@ public record ClusterBenchReport(String machine, ClusterBenchSettings settings, 
                 + "%2$d s warm-up and a %4$d s measured window on one proxy (window %5$d), then, %6$d s after "
                 + "the last load, the idle CPU of the warm cluster over %7$d s. CPU is user plus system "
                 + "time of the processes over the measured window, per answered operation: the cluster's nodes by "
-                + "role, and the load generator (the JVM of the clients and the proxy) apart.%8$s%n",
+                + "role, and the load generator (the JVM of the clients and the proxy) apart. Links: %9$s.%8$s%n",
                 settings.runs(), settings.warmup().toSeconds(), settings.clusterWarmup().toSeconds(),
                 settings.duration().toSeconds(), settings.window(), ClusterBench.IDLE_SETTLE.toSeconds(),
                 settings.idle().toSeconds(), settings.reference()
                         ? " The one-JVM reference runs the same orderings through `bench e2e`'s code path with the same "
-                        + "clients, runs, warm-up and duration." : "");
+                        + "clients, runs, warm-up and duration." : "",
+                settings.insecure() ? "plain TCP (--insecure)" : "mutual TLS for ringpaxos and pbft, plain TCP for ratis");
         o.println();
         o.println("| ordering | clients | ops/s (min-max) | p50 ms | p99 ms | p999 ms | cluster CPU µs/op | by role µs/op "
                 + "| load µs/op | idle cores (cluster) | idle % of a core per node | one JVM ops/s (min-max) "

@@ -27,13 +27,14 @@ import java.util.Objects;
  * @param duration  each measured window
  * @param idle      how long the idle CPU of each fresh cluster is measured, before its first load
  * @param reference whether the same orderings also run in one JVM ({@code bench e2e}'s code path) as the reference
+ * @param insecure  whether the clusters run plain TCP ({@code cluster start --insecure}) instead of mutual TLS
  * @param seed      the clients' seed
  * @param outDir    the folder that receives {@code bench-cluster-<timestamp>/}
  * @param cores     this machine's {@link Runtime#availableProcessors()}
  */
 public record ClusterBenchSettings(List<OrderingProtocol> orderings, List<Integer> clients, int window, int runs,
                                    Duration warmup, Duration clusterWarmup, Duration duration, Duration idle,
-                                   boolean reference, long seed,
+                                   boolean reference, boolean insecure, long seed,
                                    Path outDir, int cores) {
 
     /** The orderings that run as process clusters, in report order. */

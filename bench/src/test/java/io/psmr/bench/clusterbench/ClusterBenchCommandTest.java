@@ -42,7 +42,7 @@ class ClusterBenchCommandTest {
     void theClustersAreClusterStartsDefaults() {
         ClusterBenchSettings s = new ClusterBenchSettings(ClusterBenchSettings.SUPPORTED, List.of(16, 64), 1, 3,
                 java.time.Duration.ofSeconds(5), java.time.Duration.ofSeconds(30), java.time.Duration.ofSeconds(10),
-                java.time.Duration.ofSeconds(5), true,
+                java.time.Duration.ofSeconds(5), true, false,
                 42, java.nio.file.Path.of("results"), 2);
         assertEquals(3, s.clusterSpec(OrderingProtocol.RING_PAXOS).acceptors());
         assertEquals(2, s.clusterSpec(OrderingProtocol.RING_PAXOS).replicas());

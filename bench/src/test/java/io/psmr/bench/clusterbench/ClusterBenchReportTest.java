@@ -20,7 +20,7 @@ class ClusterBenchReportTest {
 
     private static final ClusterBenchSettings SETTINGS = new ClusterBenchSettings(
             List.of(OrderingProtocol.RING_PAXOS, OrderingProtocol.PBFT), List.of(16), 1, 3, Duration.ofSeconds(1),
-            Duration.ofSeconds(0), Duration.ofSeconds(10), Duration.ofSeconds(5), true, 42, Path.of("results"), 2);
+            Duration.ofSeconds(0), Duration.ofSeconds(10), Duration.ofSeconds(5), true, false, 42, Path.of("results"), 2);
 
     /** {@code ops} operations in the 10 s window, {@code acceptor} and {@code replica} ms of CPU. */
     private static ClusterBench.Sample sample(long ops, long acceptorMillis, long replicaMillis, long loadMillis) {

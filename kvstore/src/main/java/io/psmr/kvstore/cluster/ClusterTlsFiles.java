@@ -164,7 +164,8 @@ public final class ClusterTlsFiles {
             return LinkSecurity.plain();
         }
         Path d = tlsDir(clusterDir);
-        return security(cluster, d.resolve("ca.pem"), d.resolve("nodes").resolve(node.name() + ".pem"));
+        return security(cluster, d.resolve("ca.pem"), d.resolve("nodes").resolve(node.name() + ".pem"),
+                ClusterMember.node(cluster.tls().cluster(), node.name()));
     }
 
     /**
@@ -192,19 +193,21 @@ public final class ClusterTlsFiles {
             throw new IllegalArgumentException("no client certificate in " + clients + ": this cluster runs mutual TLS, and a"
                     + " load process presents its machine's certificate (cluster init and cluster start write them)");
         }
-        return security(cluster, d.resolve("ca.pem"), chosen);
+        String file = chosen.getFileName().toString();
+        return security(cluster, d.resolve("ca.pem"), chosen,
+                ClusterMember.client(cluster.tls().cluster(), file.substring(0, file.length() - ".pem".length())));
     }
 
-    private static LinkSecurity security(ClusterDescriptor cluster, Path ca, Path certificate) {
+    private static LinkSecurity security(ClusterDescriptor cluster, Path ca, Path certificate, ClusterMember expected) {
         TlsCredentials credentials;
         try {
             credentials = TlsCredentials.load(ca, certificate, keyOf(certificate));
         } catch (IOException e) {
             throw new IllegalArgumentException(e.getMessage(), e);
         }
-        if (!credentials.self().cluster().equals(cluster.tls().cluster())) {
-            throw new IllegalArgumentException(certificate + " names " + credentials.self() + ", and cluster.json's tls.cluster is "
-                    + cluster.tls().cluster());
+        if (!credentials.self().equals(expected)) {
+            throw new IllegalArgumentException(certificate + " names " + credentials.self() + ", not " + expected
+                    + " (cluster.json's tls.cluster is " + cluster.tls().cluster() + ")");
         }
         return LinkSecurity.mutualTls(credentials, members(cluster));
     }
