@@ -142,6 +142,51 @@ class LinkSecurityTest {
     }
 
     @Test
+    void aHelloMayNameOnlyTheMemberOfItsCertificate() throws Exception {
+        InetSocketAddress n2At = new InetSocketAddress("127.0.0.1", 7002);
+        InetSocketAddress slotAt = new InetSocketAddress("127.0.0.1", 7009);
+        LinkSecurity n1 = tls(ALPHA, ClusterMember.node("alpha", "n1"),
+                Map.of(n2At, ClusterMember.node("alpha", "n2"), slotAt, ClusterMember.client("alpha", "127.0.0.1")));
+        java.util.concurrent.BlockingQueue<String> verdicts = new java.util.concurrent.LinkedBlockingQueue<>();
+        EventLoopThread serverLoop = EventLoopThread.start("test-claims");
+        RefusalLog refusals = RefusalLog.perMinute(LoggerFactory.getLogger(LinkSecurityTest.class), () -> "test");
+        FrameServer claims = FrameServer.bind(serverLoop.loop(), ANY_PORT, LIMITS, refusals, n1, LinkSecurity.Admit.MEMBERS,
+                ch -> ch.pipeline().addLast(new io.netty.channel.ChannelInboundHandlerAdapter() {
+                    @Override
+                    public void channelRead(io.netty.channel.ChannelHandlerContext ctx, Object msg) {
+                        String hello = new String(LengthFraming.take(msg), StandardCharsets.UTF_8);
+                        InetSocketAddress claimed = hello.equals("hello") ? n2At : slotAt;
+                        verdicts.add(n1.claimProblem(ctx.channel(), claimed).orElse("admitted"));
+                    }
+                }));
+        try {
+            LinkSecurity clientSecurity = tls(ALPHA, ClusterMember.client("alpha", "127.0.0.1"),
+                    Map.of(claims.localAddress(), ClusterMember.node("alpha", "n1")));
+            link = ReconnectingLink.to("n1", this.client.loop())
+                    .address(claims.localAddress())
+                    .bootstrap(ReconnectingLink.clientBootstrap(Duration.ofSeconds(2)))
+                    .initializer(new ChannelInitializer<SocketChannel>() {
+                        @Override
+                        protected void initChannel(SocketChannel ch) {
+                            ch.pipeline().addLast(LengthFraming.prepender());
+                        }
+                    })
+                    .security(clientSecurity)
+                    .reconnect(FAST)
+                    .hello(() -> Unpooled.copiedBuffer("hello", StandardCharsets.UTF_8)) // claims node n2
+                    .build();
+            this.client.loop().execute(link::connectIfIdle);
+            assertEquals("its hello names node n2 of cluster alpha, and its certificate client 127.0.0.1 of cluster alpha",
+                    verdicts.poll(10, java.util.concurrent.TimeUnit.SECONDS));
+            this.client.loop().execute(() -> link.channel().writeAndFlush(Unpooled.copiedBuffer("slot", StandardCharsets.UTF_8)));
+            assertEquals("admitted", verdicts.poll(10, java.util.concurrent.TimeUnit.SECONDS), "the client's own slot");
+            assertEquals(java.util.Optional.empty(), LinkSecurity.plain().claimProblem(null, n2At), "plain TCP believes hellos");
+        } finally {
+            serverLoop.shutdown(claims::close);
+        }
+    }
+
+    @Test
     void plainBytesOnATlsPortAreRefused() throws Exception {
         LinkSecurity n1 = tls(ALPHA, ClusterMember.node("alpha", "n1"), Map.of());
         serve(n1, LinkSecurity.Admit.MEMBERS);
