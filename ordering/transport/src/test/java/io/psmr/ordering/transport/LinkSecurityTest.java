@@ -9,6 +9,8 @@ import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.socket.SocketChannel;
 import java.io.IOException;
@@ -21,6 +23,10 @@ import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -66,7 +72,11 @@ class LinkSecurityTest {
     }
 
     private void dial(LinkSecurity security) {
-        InetSocketAddress target = server.address();
+        dial(security, server.address());
+    }
+
+    /** Dials {@code target} over {@code security}; the link's hello is "hello". */
+    private void dial(LinkSecurity security, InetSocketAddress target) {
         link = ReconnectingLink.to("n1", client.loop())
                 .address(target)
                 .bootstrap(ReconnectingLink.clientBootstrap(Duration.ofSeconds(2)))
@@ -147,13 +157,13 @@ class LinkSecurityTest {
         InetSocketAddress slotAt = new InetSocketAddress("127.0.0.1", 7009);
         LinkSecurity n1 = tls(ALPHA, ClusterMember.node("alpha", "n1"),
                 Map.of(n2At, ClusterMember.node("alpha", "n2"), slotAt, ClusterMember.client("alpha", "127.0.0.1")));
-        java.util.concurrent.BlockingQueue<String> verdicts = new java.util.concurrent.LinkedBlockingQueue<>();
+        BlockingQueue<String> verdicts = new LinkedBlockingQueue<>();
         EventLoopThread serverLoop = EventLoopThread.start("test-claims");
         RefusalLog refusals = RefusalLog.perMinute(LoggerFactory.getLogger(LinkSecurityTest.class), () -> "test");
         FrameServer claims = FrameServer.bind(serverLoop.loop(), ANY_PORT, LIMITS, refusals, n1, LinkSecurity.Admit.MEMBERS,
-                ch -> ch.pipeline().addLast(new io.netty.channel.ChannelInboundHandlerAdapter() {
+                ch -> ch.pipeline().addLast(new ChannelInboundHandlerAdapter() {
                     @Override
-                    public void channelRead(io.netty.channel.ChannelHandlerContext ctx, Object msg) {
+                    public void channelRead(ChannelHandlerContext ctx, Object msg) {
                         String hello = new String(LengthFraming.take(msg), StandardCharsets.UTF_8);
                         InetSocketAddress claimed = hello.equals("hello") ? n2At : slotAt;
                         verdicts.add(n1.claimProblem(ctx.channel(), claimed).orElse("admitted"));
@@ -162,25 +172,12 @@ class LinkSecurityTest {
         try {
             LinkSecurity clientSecurity = tls(ALPHA, ClusterMember.client("alpha", "127.0.0.1"),
                     Map.of(claims.localAddress(), ClusterMember.node("alpha", "n1")));
-            link = ReconnectingLink.to("n1", this.client.loop())
-                    .address(claims.localAddress())
-                    .bootstrap(ReconnectingLink.clientBootstrap(Duration.ofSeconds(2)))
-                    .initializer(new ChannelInitializer<SocketChannel>() {
-                        @Override
-                        protected void initChannel(SocketChannel ch) {
-                            ch.pipeline().addLast(LengthFraming.prepender());
-                        }
-                    })
-                    .security(clientSecurity)
-                    .reconnect(FAST)
-                    .hello(() -> Unpooled.copiedBuffer("hello", StandardCharsets.UTF_8)) // claims node n2
-                    .build();
-            this.client.loop().execute(link::connectIfIdle);
+            dial(clientSecurity, claims.localAddress()); // its hello, "hello", claims node n2
             assertEquals("its hello names node n2 of cluster alpha, and its certificate client 127.0.0.1 of cluster alpha",
-                    verdicts.poll(10, java.util.concurrent.TimeUnit.SECONDS));
+                    verdicts.poll(10, TimeUnit.SECONDS));
             this.client.loop().execute(() -> link.channel().writeAndFlush(Unpooled.copiedBuffer("slot", StandardCharsets.UTF_8)));
-            assertEquals("admitted", verdicts.poll(10, java.util.concurrent.TimeUnit.SECONDS), "the client's own slot");
-            assertEquals(java.util.Optional.empty(), LinkSecurity.plain().claimProblem(null, n2At), "plain TCP believes hellos");
+            assertEquals("admitted", verdicts.poll(10, TimeUnit.SECONDS), "the client's own slot");
+            assertEquals(Optional.empty(), LinkSecurity.plain().claimProblem(null, n2At), "plain TCP believes hellos");
         } finally {
             serverLoop.shutdown(claims::close);
         }
