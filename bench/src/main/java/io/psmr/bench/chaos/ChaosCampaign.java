@@ -107,7 +107,7 @@ public final class ChaosCampaign {
     static FaultSchedule schedule(ClusterDescriptor cluster, FaultTargets targets, ChaosOptions options) {
         int maxDown = options.maxDown() > 0 ? options.maxDown() : Integer.MAX_VALUE;
         return FaultSchedule.generate(options.seed(), targets, ScheduleSettings.defaults(options.duration().toMillis(),
-                options.kinds(), options.restart(), maxDown, detectorMillis(cluster)));
+                options.kinds(), options.restart(), maxDown, detectorMillis(cluster)).withBeyondF(options.beyondF()));
     }
 
     /**
@@ -129,8 +129,10 @@ public final class ChaosCampaign {
                     + String.join("; ", targets.describe()));
         }
         FaultSchedule schedule = schedule(cluster, targets, options);
-        progress.printf(Locale.ROOT, "chaos: seed %d; %d faults planned over %d s (detector timeout %d ms)%n", options.seed(),
-                schedule.faults().size(), options.duration().toSeconds(), detectorMillis(cluster));
+        progress.printf(Locale.ROOT, "chaos: seed %d; %d faults planned over %d s (detector timeout %d ms)%s%n", options.seed(),
+                schedule.faults().size(), options.duration().toSeconds(), detectorMillis(cluster), options.beyondF()
+                        ? "; beyond f: " + String.join("; ", FaultSchedule.bounds(targets, true).describe())
+                        + " (Byzantine ones at most f), safety alone is checked" : "");
         schedule.faults().forEach(f -> progress.println("  " + f));
         progress.flush();
 
