@@ -61,7 +61,7 @@ import org.apache.ratis.util.ProtoUtils;
  * <p>Raft client requests only (what psmr sends); group management and the like are refused. Threads: one event loop
  * ({@code psmr-ratis-client-N}), the reply thread, and a timer; all daemons, stopped by {@link #close()}.
  */
-final class RatisClientRpc extends RaftClientRpcWithProxy<RatisClientRpc.Connection> {
+final class RatisClientRpc extends RaftClientRpcWithProxy<RatisNettyConnection> {
 
     private static final AtomicInteger RPCS = new AtomicInteger();
     /** How long a connection attempt may take. */
@@ -72,7 +72,7 @@ final class RatisClientRpc extends RaftClientRpcWithProxy<RatisClientRpc.Connect
     private final ExecutorService replies;
     private final java.util.concurrent.ScheduledExecutorService timer;
 
-    private RatisClientRpc(PeerProxyMap<Connection> proxies, long timeoutMillis, EventLoopGroup group,
+    private RatisClientRpc(PeerProxyMap<RatisNettyConnection> proxies, long timeoutMillis, EventLoopGroup group,
                            ExecutorService replies, java.util.concurrent.ScheduledExecutorService timer) {
         super(proxies);
         this.timeoutMillis = timeoutMillis;
@@ -89,7 +89,7 @@ final class RatisClientRpc extends RaftClientRpcWithProxy<RatisClientRpc.Connect
         java.util.concurrent.ScheduledThreadPoolExecutor timer = new java.util.concurrent.ScheduledThreadPoolExecutor(1,
                 daemons("psmr-ratis-timeouts-" + n));
         timer.setRemoveOnCancelPolicy(true); // answered requests leave no timeout behind
-        PeerProxyMap<Connection> proxies = new PeerProxyMap<>(id.toString(), peer -> new Connection(peer, group, replies));
+        PeerProxyMap<RatisNettyConnection> proxies = new PeerProxyMap<>(id.toString(), peer -> new RatisNettyConnection(peer, group, replies));
         return new RatisClientRpc(proxies, RaftClientConfigKeys.Rpc.requestTimeout(properties).toLong(TimeUnit.MILLISECONDS),
                 group, replies, timer);
     }
@@ -112,7 +112,7 @@ final class RatisClientRpc extends RaftClientRpcWithProxy<RatisClientRpc.Connect
         try {
             RaftNettyServerRequestProto proto = RaftNettyServerRequestProto.newBuilder()
                     .setRaftClientRequest(ClientProtoUtils.toRaftClientRequestProto(request)).build();
-            Connection c = getProxies().getProxy(request.getServerId());
+            RatisNettyConnection c = getProxies().getProxy(request.getServerId());
             CompletableFuture<RaftClientReply> reply = c.send(request.getCallId(), proto)
                     .thenApply(r -> ClientProtoUtils.toRaftClientReply(r.getRaftClientReply()));
             java.util.concurrent.ScheduledFuture<?> timeout = timer.schedule(() -> reply.completeExceptionally(
@@ -153,132 +153,5 @@ final class RatisClientRpc extends RaftClientRpcWithProxy<RatisClientRpc.Connect
         timer.shutdownNow();
         group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
         replies.shutdown();
-    }
-
-    /**
-     * One connection to one peer. Its monitor guards nothing that waits: requests are kept in a concurrent map,
-     * failures remove them one by one, and every future completes on the reply thread.
-     */
-    static final class Connection implements Closeable {
-        private final RaftPeer peer;
-        private final Channel channel;
-        private final ExecutorService replies;
-        private final Map<Long, CompletableFuture<RaftNettyServerReplyProto>> pending = new ConcurrentHashMap<>();
-
-        Connection(RaftPeer peer, EventLoopGroup group, ExecutorService replies) throws IOException {
-            this.peer = peer;
-            this.replies = replies;
-            Bootstrap b = new Bootstrap().group(group).channel(NioSocketChannel.class)
-                    .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, CONNECT_MILLIS)
-                    .option(ChannelOption.TCP_NODELAY, true)
-                    .handler(new ChannelInitializer<SocketChannel>() {
-                        @Override
-                        protected void initChannel(SocketChannel ch) {
-                            ch.pipeline().addLast(new ProtobufVarint32FrameDecoder(),
-                                    new ProtobufDecoder(RaftNettyServerReplyProto.getDefaultInstance()),
-                                    new ProtobufVarint32LengthFieldPrepender(), new ProtobufEncoder(), new Inbound());
-                        }
-                    });
-            String[] hostPort = splitAddress(peer.getAddress());
-            ChannelFuture connected = b.connect(new InetSocketAddress(hostPort[0], Integer.parseInt(hostPort[1])));
-            // Waits on the caller's thread, holding no lock of this class; the event loop never waits for one.
-            if (!connected.awaitUninterruptibly(CONNECT_MILLIS + 1000L) || !connected.isSuccess()) {
-                connected.channel().close();
-                throw new IOException("cannot connect to " + peer.getId() + " at " + peer.getAddress() + ": "
-                        + (connected.cause() == null ? "timed out" : connected.cause()));
-            }
-            this.channel = connected.channel();
-        }
-
-        private static String[] splitAddress(String address) {
-            int colon = address.lastIndexOf(':');
-            if (colon < 0) {
-                throw new IllegalArgumentException("peer address without a port: " + address);
-            }
-            return new String[] {address.substring(0, colon), address.substring(colon + 1)};
-        }
-
-        CompletableFuture<RaftNettyServerReplyProto> send(long callId, RaftNettyServerRequestProto request) {
-            CompletableFuture<RaftNettyServerReplyProto> reply = new CompletableFuture<>();
-            if (!channel.isActive()) {
-                return CompletableFuture.failedFuture(new AlreadyClosedException("the connection to " + peer.getId()
-                        + " is closed"));
-            }
-            if (pending.putIfAbsent(callId, reply) != null) {
-                return CompletableFuture.failedFuture(new IllegalStateException("request #" + callId
-                        + " is already outstanding to " + peer.getId()));
-            }
-            channel.writeAndFlush(request).addListener(f -> {
-                if (!f.isSuccess()) {
-                    fail(callId, new IOException("cannot send request #" + callId + " to " + peer.getId(), f.cause()));
-                }
-            });
-            if (!channel.isActive()) { // closed meanwhile: the failure of every request may have run before the put
-                fail(callId, new AlreadyClosedException("the connection to " + peer.getId() + " closed"));
-            }
-            // Whatever completes it, the entry goes: a reply, a failure, or the client's timeout.
-            reply.whenComplete((r, e) -> pending.remove(callId, reply));
-            return reply;
-        }
-
-        private void fail(long callId, Throwable cause) {
-            CompletableFuture<RaftNettyServerReplyProto> f = pending.remove(callId);
-            if (f != null) {
-                complete(() -> f.completeExceptionally(cause));
-            }
-        }
-
-        /** Runs a completion on the reply thread; once the client closed, here. */
-        private void complete(Runnable completion) {
-            try {
-                replies.execute(completion);
-            } catch (java.util.concurrent.RejectedExecutionException closed) {
-                completion.run();
-            }
-        }
-
-        private void failAll(Throwable cause) {
-            for (Long id : pending.keySet()) {
-                fail(id, cause);
-            }
-        }
-
-        @Override
-        public void close() {
-            channel.close(); // does not wait: the event loop closes it and fails what is outstanding
-            failAll(new AlreadyClosedException("the connection to " + peer.getId() + " was closed"));
-        }
-
-        /** Runs on the event loop: hands every completion to the reply thread. */
-        private final class Inbound extends SimpleChannelInboundHandler<RaftNettyServerReplyProto> {
-            @Override
-            protected void channelRead0(ChannelHandlerContext ctx, RaftNettyServerReplyProto proto) {
-                long callId = proto.hasRaftClientReply() ? proto.getRaftClientReply().getRpcReply().getCallId()
-                        : proto.hasExceptionReply() ? proto.getExceptionReply().getRpcReply().getCallId() : -1;
-                CompletableFuture<RaftNettyServerReplyProto> f = pending.remove(callId);
-                if (f == null) {
-                    return; // timed out, or not a reply to a client request
-                }
-                if (proto.hasExceptionReply()) {
-                    Object e = ProtoUtils.toObject(proto.getExceptionReply().getException());
-                    IOException ioe = e instanceof IOException x ? x : new IOException("peer " + peer.getId()
-                            + " answered request #" + callId + " with " + e);
-                    complete(() -> f.completeExceptionally(ioe));
-                } else {
-                    complete(() -> f.complete(proto));
-                }
-            }
-
-            @Override
-            public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-                ctx.close();
-                failAll(new IOException("the connection to " + peer.getId() + " failed", cause));
-            }
-
-            @Override
-            public void channelInactive(ChannelHandlerContext ctx) {
-                failAll(new AlreadyClosedException("the connection to " + peer.getId() + " is closed"));
-            }
-        }
     }
 }
