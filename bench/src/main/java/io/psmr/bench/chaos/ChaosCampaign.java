@@ -19,6 +19,7 @@ import io.psmr.bench.load.LoadReport;
 import io.psmr.bench.load.LoadStalledException;
 import io.psmr.bench.load.OpRecord;
 import io.psmr.bench.load.WorkloadSpec;
+import io.psmr.kvstore.cluster.links.LinkTable;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -74,6 +75,10 @@ public final class ChaosCampaign {
     static final Duration PBFT_SETTLE = Duration.ofSeconds(120);
     /** How long a PBFT replica that came back during the load may take to catch up ({@link ReplicaCatchUp}). */
     static final Duration CATCH_UP = Duration.ofSeconds(120);
+    /** The failure that no operation completed. */
+    static final String NONE_COMPLETED = "operations: none completed";
+    /** What the failure of the campaign's own steps (load, heal, settle) starts with. */
+    static final String CAMPAIGN_FAILURE = "campaign: ";
     /** Violations quoted in the report. */
     static final int VIOLATIONS_SHOWN = 3;
 
@@ -102,7 +107,7 @@ public final class ChaosCampaign {
     static FaultSchedule schedule(ClusterDescriptor cluster, FaultTargets targets, ChaosOptions options) {
         int maxDown = options.maxDown() > 0 ? options.maxDown() : Integer.MAX_VALUE;
         return FaultSchedule.generate(options.seed(), targets, ScheduleSettings.defaults(options.duration().toMillis(),
-                options.kinds(), options.restart(), maxDown, detectorMillis(cluster)));
+                options.kinds(), options.restart(), maxDown, detectorMillis(cluster)).withBeyondF(options.beyondF()));
     }
 
     /**
@@ -124,8 +129,10 @@ public final class ChaosCampaign {
                     + String.join("; ", targets.describe()));
         }
         FaultSchedule schedule = schedule(cluster, targets, options);
-        progress.printf(Locale.ROOT, "chaos: seed %d; %d faults planned over %d s (detector timeout %d ms)%n", options.seed(),
-                schedule.faults().size(), options.duration().toSeconds(), detectorMillis(cluster));
+        progress.printf(Locale.ROOT, "chaos: seed %d; %d faults planned over %d s (detector timeout %d ms)%s%n", options.seed(),
+                schedule.faults().size(), options.duration().toSeconds(), detectorMillis(cluster), options.beyondF()
+                        ? "; beyond f: " + String.join("; ", FaultSchedule.bounds(targets, true).describe())
+                        + " (Byzantine ones at most f), safety alone is checked" : "");
         schedule.faults().forEach(f -> progress.println("  " + f));
         progress.flush();
 
@@ -155,8 +162,27 @@ public final class ChaosCampaign {
         };
         List<InjectedFault> faults = null;
         AtomicBoolean stalled = new AtomicBoolean();
+        int minorityClients = minorityClients(launcher, options);
+        int majorityClients = options.clients() - minorityClients;
+        List<OpRecord> minorityOps = new ArrayList<>();
+        MinorityLoad minorityLoad = minorityClients == 0 ? null : new MinorityLoad(launcher, loadOptions(cluster, options,
+                minorityClients, options.seed() + 1), op -> {
+                    OpRecord r = new OpRecord(op.client() + majorityClients, op.clientId(), op.op(), op.keys(), op.values(),
+                            op.invokeNs(), op.completeNs(), op.status(), op.output(), op.error(), op.detail(), op.initial());
+                    synchronized (minorityOps) {
+                        minorityOps.add(r);
+                    }
+                    sink.record(r);
+                });
+        if (minorityLoad != null) {
+            progress.printf(Locale.ROOT, "chaos: %d of %d clients dial through the links of %s and go with the minority"
+                    + " side of each partition%n", minorityClients, options.clients(), LinkTable.CLIENTS_MINORITY);
+            progress.flush();
+            minorityLoad.start();
+        }
         try {
-            LoadReport report = ClusterLoad.run(launcher.directory(), loadOptions(cluster, options), sink, proxy -> {
+            LoadReport report = ClusterLoad.run(launcher.directory(), loadOptions(cluster, options, majorityClients,
+                    options.seed()), sink, proxy -> {
                 loadEnd.set(System.nanoTime());
                 List<InjectedFault> done = nemesis.finish();
                 long healed = System.currentTimeMillis();
@@ -164,6 +190,15 @@ public final class ChaosCampaign {
                 if (!unhealed.isEmpty()) {
                     throw new IllegalStateException("could not heal " + unhealed + ": "
                             + done.stream().filter(f -> f.error() != null).map(InjectedFault::error).toList());
+                }
+                if (minorityLoad != null) {
+                    // Its clients' last operations are answered once the partitions healed; the final reads come after.
+                    try {
+                        minorityLoad.await(settle);
+                    } catch (IllegalStateException e) {
+                        stalled.set(true);
+                        throw e;
+                    }
                 }
                 if (pbft) {
                     HealTraffic.untilLevel(proxy, launcher.directory(), settle);
@@ -182,9 +217,12 @@ public final class ChaosCampaign {
             if (e instanceof LoadStalledException) {
                 stalled.set(true);
             }
-            failures.add("campaign: " + (e.getMessage() == null ? e.toString() : e.getMessage()));
+            failures.add(CAMPAIGN_FAILURE + (e.getMessage() == null ? e.toString() : e.getMessage()));
         } finally {
             faults = nemesis.finish(); // idempotent; heals what is left if the load failed early
+            if (minorityLoad != null) {
+                minorityLoad.stop(); // the load failed early: the minority clients are not waited for
+            }
             if (file != null) {
                 try {
                     file.close();
@@ -196,8 +234,13 @@ public final class ChaosCampaign {
         if (loadEnd.get() == 0) {
             loadEnd.set(System.nanoTime());
         }
+        List<OpRecord> minority;
+        synchronized (minorityOps) {
+            minority = List.copyOf(minorityOps);
+        }
         return report(cluster, launcher, options, targets, faultyAtStart, schedule, faults, history, t0.get(), loadEnd.get(),
-                digests, failures.isEmpty() ? finalState : null, failures, stalled.get() || nemesis.stalled());
+                digests, failures.isEmpty() ? finalState : null, failures, stalled.get() || nemesis.stalled(),
+                minorityClients, minority);
     }
 
     /**
@@ -222,10 +265,26 @@ public final class ChaosCampaign {
         return correct;
     }
 
-    private static LoadOptions loadOptions(ClusterDescriptor cluster, ChaosOptions o) {
+    /**
+     * How many of the clients go with the minority side of each partition: a quarter (at least one), if the campaign
+     * has partitions that leave a minority side ({@code partition-halves}, {@code isolate-leader}), at least two clients,
+     * and a cluster whose links have the minority clients' source (one started before they existed has not); else 0.
+     */
+    static int minorityClients(ClusterLauncher launcher, ChaosOptions options) {
+        boolean partitions = options.kinds().contains(FaultKind.PARTITION_HALVES)
+                || options.kinds().contains(FaultKind.ISOLATE_LEADER);
+        if (!partitions || options.clients() < 2) {
+            return 0;
+        }
+        boolean source = LinkTable.read(launcher.directory().path()).map(t -> t.hasSource(LinkTable.CLIENTS_MINORITY))
+                .orElse(false);
+        return source ? Math.max(1, options.clients() / 4) : 0;
+    }
+
+    private static LoadOptions loadOptions(ClusterDescriptor cluster, ChaosOptions o, int clients, long seed) {
         long perClient = (MAX_OPERATIONS + o.clients() - 1) / o.clients();
-        WorkloadSpec spec = new WorkloadSpec(o.clients(), o.keys(), 0.3, 0.15, Math.min(3, o.keys()), 24, o.duration(),
-                perClient, o.seed());
+        WorkloadSpec spec = new WorkloadSpec(clients, o.keys(), 0.3, 0.15, Math.min(3, o.keys()), 24, o.duration(),
+                perClient, seed);
         // Small batches and a short retry timeout: a batch lost with a killed node is proposed again within a second.
         return new LoadOptions(cluster.replicas().size(), cluster.settings().mode(), cluster.settings().workers(), 32, 4,
                 Duration.ZERO, 20, Duration.ofSeconds(1), spec);
@@ -260,7 +319,8 @@ public final class ChaosCampaign {
                                       FaultTargets targets, Map<String, String> faultyAtStart, FaultSchedule schedule,
                                       List<InjectedFault> faults,
                                       List<OpRecord> history, long t0, long end, List<String> digests,
-                                      Map<String, String> finalState, List<String> failures, boolean stalled) {
+                                      Map<String, String> finalState, List<String> failures, boolean stalled,
+                                      int minorityClients, List<OpRecord> minorityOps) {
         List<OpRecord> ops;
         synchronized (history) {
             ops = List.copyOf(history);
@@ -269,7 +329,10 @@ public final class ChaosCampaign {
         long failed = 0;
         long unknown = 0;
         long[] completions = new long[ops.size()];
+        long[] majority = new long[ops.size()]; // completions of the clients on the majority side of every partition
         int n = 0;
+        int m = 0;
+        int majorityClients = options.clients() - minorityClients;
         for (OpRecord r : ops) {
             if (!r.acknowledged()) {
                 unknown++;
@@ -278,6 +341,9 @@ public final class ChaosCampaign {
             } else {
                 ok++;
                 completions[n++] = r.completeNs();
+                if (r.client() <= majorityClients) {
+                    majority[m++] = r.completeNs();
+                }
             }
         }
         List<ChaosReport.Window> windows = ops.isEmpty() ? List.of()
@@ -293,7 +359,7 @@ public final class ChaosCampaign {
             failures.add("faults: none was injected (" + schedule.faults().size() + " planned)");
         }
         if (ok == 0) {
-            failures.add("operations: none completed");
+            failures.add(NONE_COMPLETED);
         }
         int replicas = cluster.replicas().size() - faultyAtStart.size(); // the correct ones
         if (finalState != null) {
@@ -343,11 +409,30 @@ public final class ChaosCampaign {
                 described.add("faulty at the start, left as they are and out of the checks: " + FaultTargets.list(faultyAtStart));
             }
         }
-        List<ChaosReport.NetworkEffect> network = networkEffects(faults, java.util.Arrays.copyOf(completions, n), t0, end);
+        List<ChaosReport.NetworkEffect> network = networkEffects(faults, java.util.Arrays.copyOf(majority, m), t0, end);
+        List<ChaosReport.MinoritySide> sides = MinorityCheck.check(faults, minorityOps, t0);
+        long acknowledgedOnMinority = sides.stream().mapToLong(ChaosReport.MinoritySide::acknowledged).sum();
+        if (acknowledgedOnMinority > 0) {
+            failures.add("minority side: " + acknowledgedOnMinority + " operations of clients that reached only a minority"
+                    + " of the nodes were acknowledged during a partition");
+        }
+        if (minorityClients > 0 && sides.isEmpty() && faults.stream().anyMatch(f -> !f.minoritySide().isEmpty())) {
+            failures.add("minority side: no partition that cut the minority clients off could be checked");
+        }
+        List<String> notes = new ArrayList<>();
+        boolean noProgress = stalled || ok == 0;
+        if (options.beyondF()) {
+            // Safety alone: what says that the cluster made no progress is reported, and is no failure.
+            List<String> liveness = failures.stream().filter(f -> f.equals(NONE_COMPLETED)
+                    || (stalled && f.startsWith(CAMPAIGN_FAILURE))).toList();
+            notes.addAll(liveness);
+            failures.removeAll(liveness);
+        }
         return new ChaosReport(options.seed(), cluster.ordering().cliName(), launcher.directory().path().toString(),
                 options.duration().toMillis(), kinds, described, schedule.faults(), faults,
                 new ChaosReport.Operations(ok, failed, unknown), UNAVAILABLE_MILLIS, windows, longest, digests, replicas,
-                writesKept, linearizable, keysChecked, violations, failures, stalled || ok == 0, network);
+                writesKept, linearizable, keysChecked, violations, failures, noProgress, network, minorityClients, sides,
+                options.beyondF(), notes);
     }
 
     /**

@@ -38,14 +38,18 @@ import picocli.CommandLine.Spec;
                     + "and check equal digests, no lost acknowledged write and per-key linearizability.",
             "On PBFT at most f = (n-1)/3 replicas are faulty at once, Byzantine ones included, and the checks are over the "
                     + "correct replicas; a cluster with f or more replicas already Byzantine or down is refused (exit 2).",
+            "With partitions, a quarter of the clients go with the minority side of each; none may be acknowledged there. "
+                    + "--beyond-f lifts the bound of f to show safety alone.",
             "Docs: docs/recovery.md (The fault campaign)."},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {
             "0:every check held",
             "1:the campaign could not run, or a check failed that is neither below",
             "2:usage error (bad or missing option, byzantine on a crash-tolerant cluster, more faults than f on PBFT)",
-            "3:the replicas diverged, the history is not linearizable, or an acknowledged write was lost (safety)",
-            "4:stalled: no operation completed, the load stalled, or the replicas did not converge after the heal (liveness)"})
+            "3:the replicas diverged, the history is not linearizable, an acknowledged write was lost, or a client was "
+                    + "acknowledged on a partition's minority side (safety)",
+            "4:stalled: no operation completed, the load stalled, or the replicas did not converge after the heal (liveness; "
+                    + "not with --beyond-f)"})
 public final class ChaosCommand implements Callable<Integer> {
 
     static final int MAX_CLIENTS = 1000;
@@ -89,6 +93,13 @@ public final class ChaosCommand implements Callable<Integer> {
             description = "Most nodes faulted at once over all kinds, at least 1 (default: each kind's bound: (n-1)/2 acceptors or "
                     + "Ratis peers, f = (n-1)/3 PBFT replicas; more than f is refused on PBFT).")
     Integer maxDown;
+
+    @Option(names = "--beyond-f",
+            description = "Let kills, pauses and network faults together cut off more nodes than the bound (f) from a "
+                    + "quorum at once, up to all of a kind but one (Byzantine replicas stay at most f), and check safety "
+                    + "alone: equal digests, no lost acknowledged write, linearizability, no client acknowledged on a "
+                    + "minority side. No progress while the faults last, or a stall, is then no failure.")
+    boolean beyondF;
 
     @Option(names = "--clients", paramLabel = "N", defaultValue = "16",
             description = "Closed-loop clients, 1 to " + MAX_CLIENTS + " (default: ${DEFAULT-VALUE}).")
@@ -145,6 +156,8 @@ public final class ChaosCommand implements Callable<Integer> {
         }
         require(!restart || kinds.contains(FaultKind.KILL), "--faults: restart needs kill (it brings killed nodes back)");
         require(!kinds.isEmpty(), "--faults needs kill, pause, byzantine or a network fault");
+        require(!beyondF || kinds.stream().anyMatch(k -> k != FaultKind.BYZANTINE), "--beyond-f needs kill, pause or a "
+                + "network fault: Byzantine replicas stay at most f");
         require(maxDown == null || maxDown >= 1, "--max-down must be at least 1, got " + maxDown);
         require(clients >= 1 && clients <= MAX_CLIENTS, "--clients must be from 1 to " + MAX_CLIENTS + ", got " + clients);
         require(keys >= 1 && keys <= MAX_KEYS, "--keys must be from 1 to " + MAX_KEYS + ", got " + keys);
@@ -162,8 +175,8 @@ public final class ChaosCommand implements Callable<Integer> {
                 + " holds a " + c.ordering().cliName() + " cluster: it tolerates crashes only, and its replicas have no"
                 + " Byzantine mode to restart in");
         if (pbft) {
-            require(maxDown == null || maxDown <= c.pbft().f(), "--max-down must be at most " + FaultTargets.bound(c)
-                    + " on a pbft cluster, got " + maxDown);
+            require(maxDown == null || beyondF || maxDown <= c.pbft().f(), "--max-down must be at most "
+                    + FaultTargets.bound(c) + " on a pbft cluster without --beyond-f, got " + maxDown);
             FaultTargets.pbftRefusal(c, FaultTargets.faultyAtStart(c))
                     .ifPresent(why -> require(false, "--cluster: " + cluster + ": " + why));
             if (faults == null) {
@@ -173,7 +186,7 @@ public final class ChaosCommand implements Callable<Integer> {
         require(keys <= c.settings().maxKeys(), "--keys must be at most the cluster's max-keys (" + c.settings().maxKeys()
                 + "), got " + keys);
         long s = seed != null ? seed : System.nanoTime();
-        return new ChaosOptions(d, kinds, restart, maxDown == null ? 0 : maxDown, s, clients, keys, history);
+        return new ChaosOptions(d, kinds, restart, maxDown == null ? 0 : maxDown, s, clients, keys, history, beyondF);
     }
 
     private static void addOnce(List<FaultKind> kinds, FaultKind k) {

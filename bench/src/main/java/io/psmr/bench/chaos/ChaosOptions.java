@@ -16,9 +16,16 @@ import java.util.Objects;
  * @param clients  closed-loop clients
  * @param keys     the key space
  * @param history  a file to write every operation to as JSON lines, or null
+ * @param beyondF  let the schedule cut off more than f nodes from a quorum at once, and check safety alone
  */
 public record ChaosOptions(Duration duration, List<FaultKind> kinds, boolean restart, int maxDown, long seed, int clients,
-                           int keys, Path history) {
+                           int keys, Path history, boolean beyondF) {
+
+    /** A campaign within the bounds. */
+    public ChaosOptions(Duration duration, List<FaultKind> kinds, boolean restart, int maxDown, long seed, int clients,
+                        int keys, Path history) {
+        this(duration, kinds, restart, maxDown, seed, clients, keys, history, false);
+    }
 
     /** Checks nulls; ranges are the command line's. */
     public ChaosOptions {

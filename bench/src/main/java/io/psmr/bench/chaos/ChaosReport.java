@@ -40,15 +40,21 @@ import java.util.Locale;
  * @param failures             what did not hold, one line each
  * @param stalled              the campaign made no progress: no operation completed, the load stalled, or the
  *                             replicas did not converge after the heal (liveness)
- * @param network              what each network fault did to the clients' throughput (the clients are on the majority
- *                             side of every partition)
+ * @param network              what each network fault did to the throughput of the clients on its majority side
+ * @param minorityClients      how many of the clients went with the minority side of each partition (0: none did, and
+ *                             {@code minority} is empty)
+ * @param minority             per partition that cut the minority clients off, their operations ({@link MinorityCheck})
+ * @param beyondF              the schedule could cut off more than f nodes at once ({@code --beyond-f}): only safety is
+ *                             checked, and no progress is no failure
+ * @param notes                with {@code beyondF}, what said that the cluster made no progress (no failures there)
  */
 public record ChaosReport(long seed, String ordering, String cluster, long durationMillis, List<String> faultKinds,
                           List<String> targets, List<PlannedFault> schedule, List<InjectedFault> faults,
                           Operations operations, long unavailableThresholdMillis, List<Window> unavailable,
                           long longestUnavailableMillis, List<String> digests, int replicas, Boolean writesKept,
                           Boolean linearizable, int keysChecked, List<String> violations, List<String> failures,
-                          boolean stalled, List<NetworkEffect> network) {
+                          boolean stalled, List<NetworkEffect> network, int minorityClients, List<MinoritySide> minority,
+                          boolean beyondF, List<String> notes) {
 
     private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
 
@@ -81,6 +87,43 @@ public record ChaosReport(long seed, String ordering, String cluster, long durat
                                 long recoveryMillis) {
     }
 
+    /**
+     * What the clients on the minority side of one partition saw ({@link MinorityCheck}).
+     *
+     * @param kind          the fault: {@code partition-halves} or {@code isolate-leader}
+     * @param reached       the nodes the minority clients still reached
+     * @param cutMillis     when the links were cut, from the start of the load
+     * @param healingMillis when the heal began
+     * @param outstanding   their operations outstanding at some time in between
+     * @param sent          of those, the ones invoked in between
+     * @param answeredAtCut operations invoked before the cut and answered within the grace after it (their answers crossed
+     *                      the links before the cut)
+     * @param acknowledged  operations acknowledged in between that only the minority side can have answered: each one
+     *                      a violation (expected 0)
+     * @param afterHeal     operations outstanding in between and acknowledged once the heal began (allowed)
+     * @param examples      the first violations, for people
+     */
+    public record MinoritySide(String kind, List<String> reached, long cutMillis, long healingMillis, long outstanding,
+                               long sent, long answeredAtCut, long acknowledged, long afterHeal, List<String> examples) {
+        /** Copies the lists. */
+        public MinoritySide {
+            reached = List.copyOf(reached);
+            examples = List.copyOf(examples);
+        }
+    }
+
+    /** A report without clients on a minority side, of a campaign within the bounds. */
+    public ChaosReport(long seed, String ordering, String cluster, long durationMillis, List<String> faultKinds,
+                       List<String> targets, List<PlannedFault> schedule, List<InjectedFault> faults,
+                       Operations operations, long unavailableThresholdMillis, List<Window> unavailable,
+                       long longestUnavailableMillis, List<String> digests, int replicas, Boolean writesKept,
+                       Boolean linearizable, int keysChecked, List<String> violations, List<String> failures,
+                       boolean stalled, List<NetworkEffect> network) {
+        this(seed, ordering, cluster, durationMillis, faultKinds, targets, schedule, faults, operations,
+                unavailableThresholdMillis, unavailable, longestUnavailableMillis, digests, replicas, writesKept,
+                linearizable, keysChecked, violations, failures, stalled, network, 0, List.of(), false, List.of());
+    }
+
     /** A report of a campaign without network faults. */
     public ChaosReport(long seed, String ordering, String cluster, long durationMillis, List<String> faultKinds,
                        List<String> targets, List<PlannedFault> schedule, List<InjectedFault> faults,
@@ -104,6 +147,8 @@ public record ChaosReport(long seed, String ordering, String cluster, long durat
         violations = List.copyOf(violations);
         failures = List.copyOf(failures);
         network = List.copyOf(network);
+        minority = List.copyOf(minority);
+        notes = List.copyOf(notes);
     }
 
     /** Whether every check held. */
@@ -114,12 +159,18 @@ public record ChaosReport(long seed, String ordering, String cluster, long durat
 
     /**
      * Whether a safety check failed: the replicas' digests differ, the history is not linearizable,
-     * or an acknowledged write was lost.
+     * an acknowledged write was lost, or a client was acknowledged on the minority side of a partition.
      */
     @JsonProperty("unsafe")
     public boolean unsafe() {
         return digests.stream().distinct().count() > 1 || Boolean.FALSE.equals(linearizable)
-                || Boolean.FALSE.equals(writesKept);
+                || Boolean.FALSE.equals(writesKept) || minorityAcknowledged() > 0;
+    }
+
+    /** Operations acknowledged on the minority side of a partition, over every partition: each a violation. */
+    @JsonProperty("minorityAcknowledged")
+    public long minorityAcknowledged() {
+        return minority.stream().mapToLong(MinoritySide::acknowledged).sum();
     }
 
     /** The report as indented JSON. */
@@ -157,11 +208,22 @@ public record ChaosReport(long seed, String ordering, String cluster, long durat
                     f.error() == null ? "" : "  error: " + f.error());
         }
         if (!network.isEmpty()) {
-            out.println("network faults, seen from the clients (on the majority side):");
+            out.println("network faults, seen from the clients on the majority side:");
             for (NetworkEffect e : network) {
                 out.printf(Locale.ROOT, "  %-26s %8s-%8s  throughput %.2f of fault-free, first completion %s after the"
                         + " heal%n", e.kind(), seconds(e.atMillis()), seconds(e.healedMillis()), e.throughputFraction(),
                         seconds(e.recoveryMillis()));
+            }
+        }
+        if (minorityClients > 0) {
+            out.printf(Locale.ROOT, "clients on the minority side of partitions: %d; acknowledged there: %d (must be 0)%n",
+                    minorityClients, minorityAcknowledged());
+            for (MinoritySide m : minority) {
+                out.printf(Locale.ROOT, "  %-16s %8s-%8s  reached %s: %d outstanding, %d sent during it, %d acknowledged"
+                        + " during it, %d answered at the cut, %d acknowledged after the heal%n", m.kind(),
+                        seconds(m.cutMillis()), seconds(m.healingMillis()), m.reached(), m.outstanding(), m.sent(),
+                        m.acknowledged(), m.answeredAtCut(), m.afterHeal());
+                m.examples().forEach(e -> out.println("    " + e));
             }
         }
         out.printf(Locale.ROOT, "operations: %d ok, %d failed, %d unknown%n", operations.ok(), operations.failed(),
@@ -179,6 +241,11 @@ public record ChaosReport(long seed, String ordering, String cluster, long durat
                 + " keys against the history)"));
         out.println("linearizable per key: " + yesNo(linearizable));
         violations.forEach(v -> out.println("  " + v));
+        if (beyondF) {
+            out.println("beyond f: more than f nodes could be cut off at once; safety alone is checked"
+                    + (stalled ? " (progress stalled, which is no failure here)" : ""));
+            notes.forEach(n -> out.println("  " + n));
+        }
         if (failures.isEmpty()) {
             out.println("verdict: PASS");
         } else {

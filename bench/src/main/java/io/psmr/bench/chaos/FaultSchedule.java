@@ -32,8 +32,12 @@ public record FaultSchedule(long seed, List<PlannedFault> faults) {
         faults = List.copyOf(faults);
     }
 
-    /** Draws the schedule. */
-    public static FaultSchedule generate(long seed, FaultTargets targets, ScheduleSettings s) {
+    /**
+     * Draws the schedule. With {@link ScheduleSettings#beyondF()} each kind's bound becomes all of its targets but one
+     * ({@link #bounds}), and Byzantine faults alone keep the kind's own bound.
+     */
+    public static FaultSchedule generate(long seed, FaultTargets given, ScheduleSettings s) {
+        FaultTargets targets = bounds(given, s.beyondF());
         SplittableRandom random = new SplittableRandom(seed); // mixes the seed: close seeds give unrelated schedules
         long last = s.durationMillis() - s.tailMillis(); // every heal during the load by then
         Map<String, String> groupOf = new LinkedHashMap<>();
@@ -65,7 +69,7 @@ public record FaultSchedule(long seed, List<PlannedFault> faults) {
                     down++;
                 }
             }
-            List<String[]> eligible = new ArrayList<>(); // {node, group}
+            List<String[]> eligible = new ArrayList<>(); // {node, group}; replaced by an empty list when none may be
             if (down < s.maxDown()) {
                 for (FaultGroup g : targets.groups()) {
                     if (downByGroup.getOrDefault(g.kind(), 0) >= g.maxDown()) {
@@ -81,6 +85,13 @@ public record FaultSchedule(long seed, List<PlannedFault> faults) {
             // Draw even when nothing is eligible, so that one slot's outcome does not shift the next slots' draws.
             int nodeDraw = random.nextInt(Integer.MAX_VALUE);
             FaultKind kind = s.kinds().get(random.nextInt(s.kinds().size()));
+            if (kind == FaultKind.BYZANTINE && s.beyondF()) {
+                // Beyond f for crashes, pauses and cuts only: more than f Byzantine replicas is no fault PBFT tolerates.
+                long byzantine = active.stream().filter(a -> a.kind() == FaultKind.BYZANTINE).count();
+                if (byzantine >= given.groups().get(0).maxDown()) {
+                    eligible = List.of();
+                }
+            }
             double lengthDraw = random.nextDouble();
             // Drawn only for a Byzantine fault, so that schedules without one stay those of earlier seeds.
             ByzantineMode mode = kind == FaultKind.BYZANTINE ? s.modes().get(random.nextInt(s.modes().size())) : null;
@@ -114,6 +125,18 @@ public record FaultSchedule(long seed, List<PlannedFault> faults) {
             active.add(f);
         }
         return new FaultSchedule(seed, faults);
+    }
+
+    /**
+     * {@code targets} with each kind's bound as the schedule applies it: its own (f), or with {@code beyondF} all of its
+     * targets but one, so that a quorum can be lost while one node of each kind stays untouched.
+     */
+    static FaultTargets bounds(FaultTargets targets, boolean beyondF) {
+        if (!beyondF) {
+            return targets;
+        }
+        return new FaultTargets(targets.groups().stream().map(g -> new FaultGroup(g.kind(), g.nodes(),
+                Math.max(g.maxDown(), g.nodes().size() - 1))).toList());
     }
 
     /** The nodes a fault takes out of the others' majority: its node, or a network fault's cut-off side. */

@@ -16,14 +16,32 @@ import io.psmr.ordering.pbft.byzantine.ByzantineMode;
  * @param mode         for a {@link FaultKind#BYZANTINE} fault the mode the replica ran in, else null
  * @param detail       for a network fault what it did to which links ({@code cut off [replica-2] from the rest}), else
  *                     null
+ * @param minoritySide for a partition that cut the minority clients ({@link io.psmr.kvstore.cluster.links.LinkTable#CLIENTS_MINORITY})
+ *                     off with its minority side, the nodes they still reached; else empty
+ * @param cutMillis    for a network fault, when its links were set (rounded up), from the start of the load; else -1
+ * @param healingMillis for a network fault, when its heal began to let its links pass (rounded down), or -1 if it was
+ *                     not healed or is no network fault
  */
 public record InjectedFault(FaultKind kind, String node, long plannedMillis, long atMillis, long healedMillis,
-                            boolean healedAtEnd, String error, ByzantineMode mode, String detail) {
+                            boolean healedAtEnd, String error, ByzantineMode mode, String detail,
+                            java.util.List<String> minoritySide, long cutMillis, long healingMillis) {
 
     /** A fault on one process. */
     public InjectedFault(FaultKind kind, String node, long plannedMillis, long atMillis, long healedMillis,
                          boolean healedAtEnd, String error, ByzantineMode mode) {
         this(kind, node, plannedMillis, atMillis, healedMillis, healedAtEnd, error, mode, null);
+    }
+
+    /** A fault without a minority side. */
+    public InjectedFault(FaultKind kind, String node, long plannedMillis, long atMillis, long healedMillis,
+                         boolean healedAtEnd, String error, ByzantineMode mode, String detail) {
+        this(kind, node, plannedMillis, atMillis, healedMillis, healedAtEnd, error, mode, detail, java.util.List.of(), -1,
+                -1);
+    }
+
+    /** Copies the list. */
+    public InjectedFault {
+        minoritySide = java.util.List.copyOf(minoritySide);
     }
 
     /** Whether it was injected and healed without error. */

@@ -4,6 +4,7 @@ import io.psmr.kvstore.cluster.ClusterLauncher;
 import io.psmr.kvstore.cluster.ClusterNode;
 import io.psmr.kvstore.cluster.links.LinkCondition;
 import io.psmr.kvstore.cluster.links.LinkControl;
+import io.psmr.kvstore.cluster.links.LinkTable;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -81,6 +82,11 @@ final class Nemesis {
         /** The links a network fault set, {from, to}: its heal lets them pass again. */
         List<String[]> links = List.of();
         ScheduledFuture<?> resets;
+        /** The nodes the minority clients still reach in a partition that cut them off with its minority side. */
+        List<String> minoritySide = List.of();
+        /** When a network fault's links were set, and when its heal began ({@link System#nanoTime()}), or 0. */
+        long cutNanos;
+        long healingNanos;
 
         Active(PlannedFault plan, long atMillis) {
             this.plan = plan;
@@ -342,7 +348,14 @@ final class Nemesis {
     /** What was carried out so far. */
     synchronized List<InjectedFault> faults() {
         return log.stream().map(a -> new InjectedFault(a.plan.kind(), a.node, a.plan.atMillis(), a.atMillis,
-                a.healedMillis, a.healedAtEnd, a.error, a.plan.mode(), a.detail)).toList();
+                a.healedMillis, a.healedAtEnd, a.error, a.plan.mode(), a.detail, a.minoritySide,
+                a.cutNanos == 0 ? -1 : ceilMillis(a.cutNanos - t0Nanos),
+                a.healingNanos == 0 || a.healedMillis < 0 ? -1 : TimeUnit.NANOSECONDS.toMillis(a.healingNanos - t0Nanos)))
+                .toList();
+    }
+
+    private static long ceilMillis(long nanos) {
+        return (nanos + 999_999) / 1_000_000;
     }
 
     /** Sets the links of network fault {@code a}; what it set is recorded before each change, for the heal. */
@@ -355,19 +368,31 @@ final class Nemesis {
         java.util.SplittableRandom random = new java.util.SplittableRandom(f.seed());
         switch (f.kind()) {
             case PARTITION_HALVES -> {
+                // The minority clients go with the side cut off: their links to the rest are cut, to the side pass.
                 Set<String> side = new HashSet<>(f.cutOff());
+                side.add(LinkTable.CLIENTS_MINORITY);
+                boolean minority = all.stream().anyMatch(l -> l.from().equals(LinkTable.CLIENTS_MINORITY));
+                synchronized (this) {
+                    a.minoritySide = minority ? f.cutOff() : List.of();
+                }
                 set(a, all.stream().filter(l -> side.contains(l.from()) != side.contains(l.to())).toList(),
                         LinkCondition.BLACKHOLE);
-                a.detail = "cut " + f.cutOff() + " off from the rest, clients included";
+                a.detail = "cut " + f.cutOff() + (minority ? " and the minority clients" : "")
+                        + " off from the rest, clients included";
             }
             case ISOLATE_LEADER -> {
                 String leader = launcher.leader().orElseThrow(() -> new IllegalStateException("no node leads"));
+                boolean minority = all.stream().anyMatch(l -> l.from().equals(LinkTable.CLIENTS_MINORITY));
                 synchronized (this) {
                     a.node = leader;
+                    a.minoritySide = minority ? List.of(leader) : List.of();
                 }
-                set(a, all.stream().filter(l -> l.from().equals(leader) || l.to().equals(leader)).toList(),
+                // The leader is cut off from every process but the minority clients, who reach only the leader.
+                set(a, all.stream().filter(l -> l.from().equals(LinkTable.CLIENTS_MINORITY)
+                        ? !l.to().equals(leader) : l.from().equals(leader) || l.to().equals(leader)).toList(),
                         LinkCondition.BLACKHOLE);
-                a.detail = "cut the leader " + leader + " off from every process";
+                a.detail = "cut the leader " + leader + " off from every process"
+                        + (minority ? " but the minority clients, who reach only it" : "");
             }
             case ONE_WAY -> {
                 set(a, all.stream().filter(l -> l.from().equals(f.peer()) && l.to().equals(f.node())).toList(),
@@ -413,6 +438,9 @@ final class Nemesis {
             a.links = chosen.stream().map(l -> new String[] {l.from(), l.to()}).toList(); // before: a heal misses none
         }
         links.conditions(chosen.stream().map(l -> new LinkControl.LinkSetting(l.from(), l.to(), c)).toList());
+        synchronized (this) {
+            a.cutNanos = System.nanoTime(); // the links are set once the link host answered
+        }
     }
 
     /** Lets every link that fault {@code a} set pass again, and stops its resets. */
@@ -423,6 +451,7 @@ final class Nemesis {
         List<String[]> touched;
         synchronized (this) {
             touched = a.links;
+            a.healingNanos = System.nanoTime(); // before the links pass again
         }
         if (!touched.isEmpty()) {
             links.conditions(touched.stream().map(l -> new LinkControl.LinkSetting(l[0], l[1], LinkCondition.PASS))

@@ -22,11 +22,22 @@ import java.util.Objects;
  * @param minByzantineMillis shortest time a replica stays Byzantine, from its Byzantine restart to its correct one
  * @param maxByzantineMillis longest
  * @param modes            the Byzantine modes a {@link FaultKind#BYZANTINE} fault draws from, in a fixed order
+ * @param beyondF          let kills, pauses and network faults together cut off more of a kind than its bound (f), up to
+ *                         all of its targets but one; Byzantine faults stay within the bound ({@code --beyond-f})
  */
 public record ScheduleSettings(long durationMillis, List<FaultKind> kinds, boolean restart, int maxDown,
                                long minGapMillis, long maxGapMillis, long minPauseMillis, long maxPauseMillis,
                                long minDownMillis, long maxDownMillis, long tailMillis, long minByzantineMillis,
-                               long maxByzantineMillis, List<ByzantineMode> modes) {
+                               long maxByzantineMillis, List<ByzantineMode> modes, boolean beyondF) {
+
+    /** Settings within the bounds. */
+    public ScheduleSettings(long durationMillis, List<FaultKind> kinds, boolean restart, int maxDown,
+                            long minGapMillis, long maxGapMillis, long minPauseMillis, long maxPauseMillis,
+                            long minDownMillis, long maxDownMillis, long tailMillis, long minByzantineMillis,
+                            long maxByzantineMillis, List<ByzantineMode> modes) {
+        this(durationMillis, kinds, restart, maxDown, minGapMillis, maxGapMillis, minPauseMillis, maxPauseMillis,
+                minDownMillis, maxDownMillis, tailMillis, minByzantineMillis, maxByzantineMillis, modes, false);
+    }
 
     /**
      * The modes a campaign's Byzantine faults draw from: every mode. Each falsifies only what the replica sends (its
@@ -90,5 +101,12 @@ public record ScheduleSettings(long durationMillis, List<FaultKind> kinds, boole
         long minPause = Math.max(1000, 2 * detectorMillis);
         return new ScheduleSettings(durationMillis, kinds, restart, maxDown, 1000, 3000, minPause, minPause + 2000,
                 1000, 3000, TAIL_MILLIS, 3000, 6000, CAMPAIGN_MODES);
+    }
+
+    /** These settings, letting faults cut off more than a kind's bound at once ({@code beyondF}) or not. */
+    public ScheduleSettings withBeyondF(boolean beyond) {
+        return new ScheduleSettings(durationMillis, kinds, restart, maxDown, minGapMillis, maxGapMillis, minPauseMillis,
+                maxPauseMillis, minDownMillis, maxDownMillis, tailMillis, minByzantineMillis, maxByzantineMillis, modes,
+                beyond);
     }
 }

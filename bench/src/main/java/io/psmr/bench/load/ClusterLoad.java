@@ -90,8 +90,8 @@ public final class ClusterLoad {
                 cluster.settings().workers(), options.batch(), options.window(), options.linger(), options.conflictPercent(),
                 options.retryTimeout(), options.workload());
         LoadTarget ordering = LoadTarget.cluster(cluster);
-        Run run = overCluster(dir, cluster, LoadRun.proxyConfig(options, rc), pc -> LoadRun.hotKeys(options, pc),
-                (proxy, session, probe) -> drive(proxy, options, history, after,
+        Run run = overCluster(dir, cluster, LinkTable.CLIENTS, LoadRun.proxyConfig(options, rc),
+                pc -> LoadRun.hotKeys(options, pc), (proxy, session, probe) -> drive(proxy, options, history, after,
                         controls.withSession(session.session()).withProbe(probe)));
         if (run.stalled() != null) {
             throw run.stalled().withReport(new LoadReport(reported, rc, run.stalled().result(), run.stats(), List.of(),
@@ -132,8 +132,28 @@ public final class ClusterLoad {
         if (liveReplicas(dir, cluster).isEmpty()) {
             throw new IllegalStateException("no replica of the cluster in " + dir.path() + " is alive (see ./psmr cluster status)");
         }
-        return overCluster(dir, cluster, config.apply(cluster.settings().replicaConfig(1)),
+        return overCluster(dir, cluster, LinkTable.CLIENTS, config.apply(cluster.settings().replicaConfig(1)),
                 pc -> BatchDecorator.NONE, (proxy, session, probe) -> user.use(proxy, probe));
+    }
+
+    /**
+     * Runs {@code options}' clients against the cluster in {@code dir} through a proxy of their own, with a session of
+     * their own, dialing through the links of source {@code linkSource} if the cluster has links
+     * ({@link LinkTable#CLIENTS_MINORITY}: clients that a fault campaign cuts off with a partition's minority side). No
+     * settle wait and no digests: a second group of clients beside {@link #run}'s. Call from a thread of its own.
+     *
+     * @throws IllegalStateException if no replica is alive or the replicas' reply servers cannot be reached
+     */
+    public static LoadResult runClients(ClusterDirectory dir, LoadOptions options, String linkSource, HistorySink history)
+            throws Exception {
+        ClusterDescriptor cluster = dir.read();
+        if (liveReplicas(dir, cluster).isEmpty()) {
+            throw new IllegalStateException("no replica of the cluster in " + dir.path() + " is alive (see ./psmr cluster status)");
+        }
+        ReplicaConfig rc = cluster.settings().replicaConfig(1);
+        return overCluster(dir, cluster, linkSource, LoadRun.proxyConfig(options, rc), pc -> LoadRun.hotKeys(options, pc),
+                (proxy, session, probe) -> LoadGenerator.run(proxy, options.workload(), history,
+                        RunControls.NONE.withSession(session.session()).withProbe(probe)));
     }
 
     /** {@link ProxyUser} with the session the proxy runs under. */
@@ -141,8 +161,11 @@ public final class ClusterLoad {
         T use(ClientProxy proxy, ClusterSession session, StallProbe probe) throws Exception;
     }
 
-    /** Claims a session and runs {@code user} with a proxy over the cluster's ordering. */
-    private static <T> T overCluster(ClusterDirectory dir, ClusterDescriptor cluster, ProxyConfig base,
+    /**
+     * Claims a session and runs {@code user} with a proxy over the cluster's ordering, dialing through the links of
+     * source {@code linkSource} if the cluster has links.
+     */
+    private static <T> T overCluster(ClusterDirectory dir, ClusterDescriptor cluster, String linkSource, ProxyConfig base,
                                      Function<ProxyConfig, BatchDecorator> decorator,
                                      SessionUser<T> user) throws Exception {
         try (ClusterSession session = ClusterSession.open(dir, cluster)) {
@@ -157,7 +180,7 @@ public final class ClusterLoad {
             ProxyUser<T> u = (proxy, probe) -> user.use(proxy, session, probe);
             LocalReplyRouter router = new LocalReplyRouter();
             // Through the cluster's fault-injecting links, if it has them (links.json): as the load processes dial it.
-            ClusterDescriptor dialed = LinkTable.read(dir.path()).map(t -> t.dialedBy(LinkTable.CLIENTS, cluster))
+            ClusterDescriptor dialed = LinkTable.read(dir.path()).map(t -> t.dialedBy(linkSource, cluster))
                     .orElse(cluster);
             // Under mutual TLS, as this machine's client certificate (its proposer slot's host where it holds one).
             LinkSecurity security = ClusterTlsFiles.forClient(dir.path(), dialed,

@@ -36,6 +36,8 @@ class ChaosCommandTest {
         assertUsage(CliRun.of("chaos", "--cluster", d, "--duration", "30"), "Invalid value for option '--duration': '30' has no unit");
         assertUsage(CliRun.of("chaos", "--cluster", d, "--duration", "2s"), "--duration must be from 5s to 1h, got 2s");
         assertUsage(CliRun.of("chaos", "--cluster", d, "--max-down", "0"), "--max-down must be at least 1, got 0");
+        assertUsage(CliRun.of("chaos", "--cluster", d, "--beyond-f", "--faults", "byzantine"),
+                "--beyond-f needs kill, pause or a network fault: Byzantine replicas stay at most f");
         assertUsage(CliRun.of("chaos", "--cluster", d, "--clients", "0"), "--clients must be from 1 to 1000, got 0");
         assertUsage(CliRun.of("chaos", "--cluster", d, "--seed", "x"), "--seed");
         assertUsage(CliRun.of("chaos", "--cluster", d), "--cluster: ");
@@ -59,7 +61,7 @@ class ChaosCommandTest {
         CliRun maxDown = CliRun.of("chaos", "--cluster", pbft.toString(), "--max-down", "2");
         assertEquals(2, maxDown.exitCode(), maxDown.out() + maxDown.err());
         assertTrue(maxDown.err().startsWith("psmr chaos: --max-down must be at most f = (n-1)/3 = 1 of 4 replicas on a pbft"
-                + " cluster, got 2\n"), maxDown.err());
+                + " cluster without --beyond-f, got 2\n"), maxDown.err());
         String help = CliRun.of("chaos", "--help").out().replaceAll("\\s+", " ");
         assertTrue(help.contains("On PBFT at most f = (n-1)/3 replicas are faulty at once, Byzantine ones included"), help);
         assertTrue(!help.contains("A PBFT cluster is refused"), help);
@@ -113,7 +115,8 @@ class ChaosCommandTest {
         CliRun help = CliRun.of("--help");
         assertEquals(0, help.exitCode());
         assertTrue(help.out().contains("chaos"), help.out());
-        for (String flag : List.of("--cluster", "--duration", "--faults", "--seed", "--max-down", "--clients", "--report")) {
+        for (String flag : List.of("--cluster", "--duration", "--faults", "--seed", "--max-down", "--beyond-f", "--clients",
+                "--report")) {
             assertTrue(CliRun.of("chaos", "--help").out().contains(flag), flag);
         }
     }

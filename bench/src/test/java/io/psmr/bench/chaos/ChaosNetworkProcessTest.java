@@ -27,7 +27,8 @@ import org.junit.jupiter.api.io.TempDir;
  * ({@code cluster start --links}), {@code psmr chaos} for 15 s with every network fault on a fixed seed whose schedule
  * cuts the coordinator off and splits the cluster in halves. It must exit 0 with every fault injected and healed,
  * equal digests, no lost write and a linearizable history, and the report must say what each network fault did to
- * the clients' throughput. {@code -Dpsmr.seed=S} runs another seed (whose schedule the first checks may refuse).
+ * the clients' throughput. Two of the eight clients go with the minority side of each partition and the isolated
+ * coordinator: none of them may be acknowledged while cut off. {@code -Dpsmr.seed=S} runs another seed (whose schedule the first checks may refuse).
  */
 @Tag("process")
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
@@ -75,6 +76,14 @@ class ChaosNetworkProcessTest {
         for (JsonNode f : faults) {
             assertTrue(f.get("healedMillis").asLong() >= f.get("atMillis").asLong(), "healed: " + f);
             assertTrue(f.get("error").isNull(), "no error: " + f);
+        }
+        assertEquals(2, json.get("minorityClients").asInt(), "a quarter of the clients go with minority sides: " + context);
+        JsonNode minority = json.get("minority");
+        assertEquals(schedule.faults().stream().filter(f -> f.kind() == FaultKind.PARTITION_HALVES
+                        || f.kind() == FaultKind.ISOLATE_LEADER).count(), minority.size(),
+                "a line per partition that cut the minority clients off: " + minority);
+        for (JsonNode m : minority) {
+            assertEquals(0, m.get("acknowledged").asLong(), "no acknowledgement on the minority side: " + m);
         }
         JsonNode network = json.get("network");
         assertEquals(faults.size(), network.size(), "an effect per network fault: " + network);

@@ -308,6 +308,64 @@ class ChaosScheduleTest {
         assertEquals(new HashSet<>(kinds), seen, "every kind drawn over the seeds");
     }
 
+    /**
+     * {@code --beyond-f}: the same seeds that never cut off more than a kind's bound at once without it do so with it,
+     * never all of a kind's targets (one of each stays untouched), and Byzantine replicas stay at most f.
+     */
+    @Test
+    void beyondFLiftsTheBoundToAllButOneAndKeepsByzantineWithinF() {
+        List<FaultKind> crash = java.util.Arrays.stream(FaultKind.values()).filter(k -> k != FaultKind.BYZANTINE).toList();
+        List<FaultKind> all = List.of(FaultKind.values());
+        int[] beyond = new int[2]; // [without, with]: instants with more than the bound cut off
+        for (int i = 0; i < SEEDS; i++) {
+            long seed = BASE_SEED + i;
+            boolean pbft = i % 3 == 2;
+            ClusterDescriptor cluster = pbft ? pbft(1, Map.of()) : i % 3 == 0 ? ratis(3) : ringPaxos(3, 2);
+            FaultTargets targets = FaultTargets.of(cluster, n -> Optional.empty());
+            for (int with = 0; with < 2; with++) {
+                ScheduleSettings s = ScheduleSettings.defaults(60_000, pbft ? all : crash, true, Integer.MAX_VALUE, 100)
+                        .withBeyondF(with == 1);
+                FaultSchedule schedule = FaultSchedule.generate(seed, targets, s);
+                assertEquals(schedule, FaultSchedule.generate(seed, targets, s), "seed " + seed);
+                Map<String, String> groupOf = new LinkedHashMap<>();
+                targets.groups().forEach(g -> g.nodes().forEach(n -> groupOf.put(n, g.kind())));
+                for (PlannedFault a : schedule.faults()) {
+                    long at = a.atMillis();
+                    List<PlannedFault> active = schedule.faults().stream()
+                            .filter(b -> b.atMillis() <= at && at < b.healAtMillis()).toList();
+                    Map<String, Integer> down = new java.util.HashMap<>();
+                    for (PlannedFault b : active) {
+                        for (String n : FaultSchedule.faultedBy(b)) {
+                            down.merge(groupOf.get(n), 1, Integer::sum);
+                        }
+                        if (b.kind() == FaultKind.ISOLATE_LEADER) {
+                            down.merge(targets.groups().get(0).kind(), 1, Integer::sum);
+                        }
+                    }
+                    boolean over = false;
+                    for (FaultGroup g : targets.groups()) {
+                        int d = down.getOrDefault(g.kind(), 0);
+                        String ctx = "seed " + seed + (with == 1 ? " beyond f" : "") + ", " + g.kind() + " at " + at
+                                + " ms: " + active;
+                        assertTrue(d <= Math.max(g.maxDown(), g.nodes().size() - 1), "one of each kind untouched, " + ctx);
+                        if (with == 0) {
+                            assertTrue(d <= g.maxDown(), "within the bound without --beyond-f, " + ctx);
+                        }
+                        over |= d > g.maxDown();
+                    }
+                    long byzantine = active.stream().filter(b -> b.kind() == FaultKind.BYZANTINE).count();
+                    assertTrue(byzantine <= (pbft ? cluster.pbft().f() : 0), "Byzantine at most f, seed " + seed + ": " + active);
+                    if (over) {
+                        beyond[with]++;
+                    }
+                }
+            }
+        }
+        assertEquals(0, beyond[0], "never beyond the bound without --beyond-f");
+        assertTrue(beyond[1] > SEEDS / 10, "beyond the bound at times with it: " + beyond[1] + " instants over " + SEEDS
+                + " seeds");
+    }
+
     static ClusterDescriptor ringPaxos(int acceptors, int replicas) {
         List<ClusterNode> nodes = new ArrayList<>();
         int port = 30000;

@@ -269,7 +269,7 @@ public final class EmbeddedRatisCluster implements AutoCloseable {
      * @return the log index the snapshot covers
      */
     public long snapshot(int id, long timeoutMillis) throws IOException {
-        try (RaftClient admin = RatisPeer.newClient(group, MAX_OUTSTANDING)) {
+        try (RaftClient admin = RatisPeer.newAdminClient(group)) {
             RaftClientReply reply = admin.getSnapshotManagementApi(peerId(id)).create(timeoutMillis);
             if (!reply.isSuccess()) {
                 throw new IOException("peer " + id + " did not take a snapshot: " + reply.getException(), reply.getException());

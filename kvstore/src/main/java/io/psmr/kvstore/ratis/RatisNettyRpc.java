@@ -81,7 +81,7 @@ final class RatisNettyRpc implements RpcType {
 
         @Override
         public RaftServerRpc newRaftServerRpc(RaftServer server) {
-            return new Rpc(netty.newRaftServerRpc(server));
+            return new Rpc(netty.newRaftServerRpc(server), server);
         }
 
         @Override
@@ -91,17 +91,74 @@ final class RatisNettyRpc implements RpcType {
     }
 
     /**
-     * Netty's server RPC: every call goes to it, but a failed start is unchecked, and a close after it runs
-     * Netty's {@code closeImpl} itself.
+     * Netty's server RPC for what peers and clients send this one, with a failed start unchecked and a close after it
+     * running Netty's {@code closeImpl} itself; what this peer sends the others (votes, entries, snapshots, elections)
+     * goes over {@link RatisNettyConnection}s of its own, the same wire without Ratis 3.3.0's lock cycle: there a
+     * connection's {@code close()} waits up to 5 s for the event loop under the connection's monitor while the event
+     * loop, failing the connection's requests, waits for that monitor, so a leader whose follower died stalled its
+     * event loop, and with it its appends to the live followers, for 5 s at each reconnection.
      */
     static final class Rpc implements RaftServerRpc {
+
+        private static final java.util.concurrent.atomic.AtomicInteger RPCS = new java.util.concurrent.atomic.AtomicInteger();
 
         private final NettyRpcService netty;
         private final AtomicBoolean startFailed = new AtomicBoolean();
         private final AtomicBoolean closed = new AtomicBoolean();
+        /** This peer's connections to the others: Ratis' wire without its lock cycle ({@link RatisNettyConnection}). */
+        private final org.apache.ratis.util.PeerProxyMap<RatisNettyConnection> peers;
+        private final org.apache.ratis.thirdparty.io.netty.channel.EventLoopGroup group;
+        private final java.util.concurrent.ExecutorService replies;
+        private final long timeoutMillis;
 
-        Rpc(NettyRpcService netty) {
+        Rpc(NettyRpcService netty, RaftServer server) {
             this.netty = netty;
+            int n = RPCS.incrementAndGet();
+            this.group = new org.apache.ratis.thirdparty.io.netty.channel.nio.NioEventLoopGroup(1,
+                    daemons("psmr-ratis-peers-" + n));
+            this.replies = java.util.concurrent.Executors.newSingleThreadExecutor(daemons("psmr-ratis-peer-replies-" + n));
+            this.peers = new org.apache.ratis.util.PeerProxyMap<>(server.getId() + "-peers",
+                    peer -> new RatisNettyConnection(peer, group, replies));
+            this.timeoutMillis = org.apache.ratis.server.RaftServerConfigKeys.Rpc.requestTimeout(server.getProperties())
+                    .toLong(java.util.concurrent.TimeUnit.MILLISECONDS);
+        }
+
+        private static java.util.concurrent.ThreadFactory daemons(String name) {
+            java.util.concurrent.atomic.AtomicInteger n = new java.util.concurrent.atomic.AtomicInteger();
+            return r -> {
+                Thread t = new Thread(r, name + "-" + n.incrementAndGet());
+                t.setDaemon(true);
+                return t;
+            };
+        }
+
+        /**
+         * Sends {@code proto} to the peer {@code request} replies to, and waits for the reply up to the request timeout
+         * plus the request's own; a failure resets the connection, as Ratis' Netty service does.
+         */
+        private org.apache.ratis.proto.netty.NettyProtos.RaftNettyServerReplyProto send(
+                org.apache.ratis.proto.RaftProtos.RaftRpcRequestProto request,
+                org.apache.ratis.proto.netty.NettyProtos.RaftNettyServerRequestProto proto) throws IOException {
+            RaftPeerId id = RaftPeerId.valueOf(request.getReplyId());
+            try {
+                java.util.concurrent.CompletableFuture<org.apache.ratis.proto.netty.NettyProtos.RaftNettyServerReplyProto> f =
+                        peers.getProxy(id).send(request.getCallId(), proto);
+                try {
+                    return f.get(timeoutMillis + request.getTimeoutMs(), java.util.concurrent.TimeUnit.MILLISECONDS);
+                } catch (java.util.concurrent.TimeoutException e) {
+                    f.cancel(false);
+                    throw new org.apache.ratis.protocol.exceptions.TimeoutIOException("request #" + request.getCallId()
+                            + " to " + id + " not answered within " + (timeoutMillis + request.getTimeoutMs()) + " ms", e);
+                } catch (java.util.concurrent.ExecutionException e) {
+                    throw org.apache.ratis.util.IOUtils.asIOException(e.getCause());
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw org.apache.ratis.util.IOUtils.toInterruptedIOException("interrupted sending to " + id, e);
+                }
+            } catch (IOException e) {
+                peers.handleException(id, e, false);
+                throw e;
+            }
         }
 
         /**
@@ -125,10 +182,16 @@ final class RatisNettyRpc implements RpcType {
             if (!closed.compareAndSet(false, true)) {
                 return;
             }
-            if (startFailed.get()) {
-                netty.closeImpl();
-            } else {
-                netty.close();
+            try {
+                if (startFailed.get()) {
+                    netty.closeImpl();
+                } else {
+                    netty.close();
+                }
+            } finally {
+                peers.close();
+                group.shutdownGracefully(0, 1, java.util.concurrent.TimeUnit.SECONDS);
+                replies.shutdown();
             }
         }
 
@@ -153,13 +216,14 @@ final class RatisNettyRpc implements RpcType {
         }
 
         @Override
-        public void addRaftPeers(Collection<RaftPeer> peers) {
-            netty.addRaftPeers(peers);
+        public void addRaftPeers(Collection<RaftPeer> added) {
+            netty.addRaftPeers(added);
+            peers.addRaftPeers(added);
         }
 
         @Override
         public void handleException(RaftPeerId serverId, Exception e, boolean reconnect) {
-            netty.handleException(serverId, e, reconnect);
+            peers.handleException(serverId, e, reconnect);
         }
 
         @Override
@@ -174,23 +238,27 @@ final class RatisNettyRpc implements RpcType {
 
         @Override
         public RequestVoteReplyProto requestVote(RequestVoteRequestProto request) throws IOException {
-            return netty.requestVote(request);
+            return send(request.getServerRequest(), org.apache.ratis.proto.netty.NettyProtos.RaftNettyServerRequestProto
+                    .newBuilder().setRequestVoteRequest(request).build()).getRequestVoteReply();
         }
 
         @Override
         public AppendEntriesReplyProto appendEntries(AppendEntriesRequestProto request) throws IOException {
-            return netty.appendEntries(request);
+            return send(request.getServerRequest(), org.apache.ratis.proto.netty.NettyProtos.RaftNettyServerRequestProto
+                    .newBuilder().setAppendEntriesRequest(request).build()).getAppendEntriesReply();
         }
 
         @Override
         public InstallSnapshotReplyProto installSnapshot(InstallSnapshotRequestProto request) throws IOException {
-            return netty.installSnapshot(request);
+            return send(request.getServerRequest(), org.apache.ratis.proto.netty.NettyProtos.RaftNettyServerRequestProto
+                    .newBuilder().setInstallSnapshotRequest(request).build()).getInstallSnapshotReply();
         }
 
         @Override
         public StartLeaderElectionReplyProto startLeaderElection(StartLeaderElectionRequestProto request)
                 throws IOException {
-            return netty.startLeaderElection(request);
+            return send(request.getServerRequest(), org.apache.ratis.proto.netty.NettyProtos.RaftNettyServerRequestProto
+                    .newBuilder().setStartLeaderElectionRequest(request).build()).getStartLeaderElectionReply();
         }
     }
 }

@@ -229,17 +229,33 @@ public final class RatisPeer implements AutoCloseable {
     }
 
     /**
-     * A Raft client for {@code group}: Ratis' Netty RPC (no message size limit, so any batch fits), a 3 s request
-     * timeout, at most {@code maxOutstanding} async requests, and retries forever 50 ms apart (a stopped leader:
+     * A Raft client for {@code group}: Ratis' Netty wire through psmr's client RPC ({@link RatisClientRpc}: no message
+     * size limit, so any batch fits, and no lock cycle when a connection fails), a 3 s request timeout, at most {@code maxOutstanding} async requests, and retries forever 50 ms apart (a stopped leader:
      * try the others after a pause, not in a hot loop).
      */
     public static RaftClient newClient(RaftGroup group, int maxOutstanding) {
+        return newClient(group, maxOutstanding, true);
+    }
+
+    /**
+     * A Raft client for {@code group} for Ratis' admin APIs (snapshot management and the like), which psmr's client
+     * RPC ({@link RatisClientRpc}) does not carry: Ratis' own Netty client RPC, otherwise as {@link #newClient}.
+     */
+    public static RaftClient newAdminClient(RaftGroup group) {
+        return newClient(group, 1, false);
+    }
+
+    private static RaftClient newClient(RaftGroup group, int maxOutstanding, boolean psmrRpc) {
         RaftProperties p = new RaftProperties();
         RaftConfigKeys.Rpc.setType(p, SupportedRpcType.NETTY);
         RaftClientConfigKeys.Rpc.setRequestTimeout(p, TimeDuration.valueOf(3, TimeUnit.SECONDS));
         RaftClientConfigKeys.Async.setOutstandingRequestsMax(p, maxOutstanding);
-        return RaftClient.newBuilder()
-                .setProperties(p)
+        org.apache.ratis.protocol.ClientId id = org.apache.ratis.protocol.ClientId.randomId();
+        RaftClient.Builder b = RaftClient.newBuilder().setProperties(p).setClientId(id);
+        if (psmrRpc) {
+            b.setClientRpc(RatisClientRpc.create(id, p)); // Ratis' Netty client RPC without its lock cycle
+        }
+        return b
                 .setRaftGroup(group)
                 .setRetryPolicy(RetryPolicies.retryForeverWithSleep(TimeDuration.valueOf(50, TimeUnit.MILLISECONDS)))
                 .build();

@@ -29,7 +29,7 @@ import org.slf4j.LoggerFactory;
 /**
  * The fault-injecting links of a process cluster, in a process of their own, as a Toxiproxy server: one
  * {@link LinkProxy} for every port of every process that another dials, per dialing process (every node, and the load
- * processes as {@value LinkTable#CLIENTS}), so that each directed link between two processes can be cut, delayed,
+ * processes as {@value LinkTable#CLIENTS} and {@value LinkTable#CLIENTS_MINORITY}), so that each directed link between two processes can be cut, delayed,
  * throttled or reset alone. It writes {@code DIR/links.json} ({@link LinkTable}) once every link listens; nodes and
  * load processes that start afterwards dial through it. It takes commands over HTTP on loopback
  * ({@link LinkControl}):
@@ -75,13 +75,14 @@ public final class LinkHost implements AutoCloseable {
         Map<String, List<Integer>> targets = targets(cluster);
         List<String> sources = new ArrayList<>(cluster.nodes().stream().map(ClusterNode::name).toList());
         sources.add(LinkTable.CLIENTS);
+        sources.add(LinkTable.CLIENTS_MINORITY);
         List<LinkTable.Entry> entries = new ArrayList<>();
         long n = 0;
         try {
             for (String from : sources) {
                 for (Map.Entry<String, List<Integer>> t : targets.entrySet()) {
-                    if (t.getKey().equals(from)) {
-                        continue;
+                    if (t.getKey().equals(from) || (LinkTable.isClients(from) && LinkTable.isClients(t.getKey()))) {
+                        continue; // load processes bind their proposer slots themselves
                     }
                     for (int port : t.getValue()) {
                         LinkProxy p = new LinkProxy(new InetSocketAddress(host, port), group, seed + 31 * n++);

@@ -40,6 +40,11 @@ public record LinkTable(long pid, long started, int controlPort, String host, Li
     public static final String FILE = "links.json";
     /** The source name of every load process, and the target name of the proposer slots they hold. */
     public static final String CLIENTS = "clients";
+    /**
+     * The source name of load clients that a fault campaign cuts off with the minority side of a partition; they dial
+     * the nodes through links of their own, and hold proposer slots as {@value #CLIENTS} do.
+     */
+    public static final String CLIENTS_MINORITY = "clients-minority";
     /** How far apart two readings of one process's start time may be (the kernel counts in ticks). */
     private static final long START_TOLERANCE_MILLIS = 1000;
 
@@ -117,7 +122,7 @@ public record LinkTable(long pid, long started, int controlPort, String host, Li
                 : new ClusterNode(n.name(), n.role(), n.host(), n.paxosId(), n.replicaId(), via.apply(n.name(), n.port()),
                         via.apply(n.name(), n.replyPort()), via.apply(n.name(), n.checkpointPort()), n.pid(), n.started()))
                 .toList();
-        List<ProposerSlot> slots = from.equals(CLIENTS) ? cluster.proposers() : cluster.proposers().stream()
+        List<ProposerSlot> slots = isClients(from) ? cluster.proposers() : cluster.proposers().stream()
                 .map(s -> new ProposerSlot(s.paxosId(), via.apply(CLIENTS, s.port()), s.host())).toList();
         PbftClusterSettings pbft = cluster.pbft();
         if (pbft != null) {
@@ -133,6 +138,16 @@ public record LinkTable(long pid, long started, int controlPort, String host, Li
         }
         return new ClusterDescriptor(ClusterDescriptor.VERSION, cluster.ordering(), null, cluster.settings(), nodes, slots,
                 cluster.ratisGroup(), pbft, cluster.tls());
+    }
+
+    /** Whether {@code source} is a load process's source name ({@value #CLIENTS} or {@value #CLIENTS_MINORITY}). */
+    public static boolean isClients(String source) {
+        return CLIENTS.equals(source) || CLIENTS_MINORITY.equals(source);
+    }
+
+    /** Whether these links have a source named {@code from} (a cluster started before a source was added has not). */
+    public boolean hasSource(String from) {
+        return links.stream().anyMatch(e -> e.from.equals(from));
     }
 
     /** The links.json of the cluster in {@code dir}, if there is one. */

@@ -45,8 +45,8 @@ class LinkHostTest {
         try (LinkHost host = new LinkHost(cluster, 7)) {
             LinkTable t = host.table();
             // 8 ports to dial (acceptors 1 each, the replica 3, the clients' slots 2), from every process but their own:
-            // 3 acceptors × 7, the replica 5, the clients 6.
-            assertEquals(32, t.links().size(), "links: " + t.links());
+            // 3 acceptors × 7, the replica 5, the clients 6, the minority clients 6 (load processes bind the slots).
+            assertEquals(38, t.links().size(), "links: " + t.links());
 
             ClusterDescriptor seen = t.dialedBy("acceptor-0", cluster);
             ClusterNode self = seen.node("acceptor-0").orElseThrow();
@@ -65,6 +65,14 @@ class LinkHostTest {
             assertEquals(cluster.proposers(), clients.proposers(), "load processes bind their slots' own ports");
             assertEquals(t.via(LinkTable.CLIENTS, "replica-1", 41004).getAsInt(),
                     clients.node("replica-1").orElseThrow().replyPort());
+            ClusterDescriptor minority = t.dialedBy(LinkTable.CLIENTS_MINORITY, cluster);
+            assertEquals(cluster.proposers(), minority.proposers(), "minority clients bind their slots' own ports too");
+            assertEquals(t.via(LinkTable.CLIENTS_MINORITY, "replica-1", 41004).getAsInt(),
+                    minority.node("replica-1").orElseThrow().replyPort());
+            assertNotEquals(t.via(LinkTable.CLIENTS, "replica-1", 41004), t.via(LinkTable.CLIENTS_MINORITY, "replica-1", 41004),
+                    "the minority clients dial through links of their own");
+            assertTrue(t.via(LinkTable.CLIENTS_MINORITY, LinkTable.CLIENTS, 41005).isEmpty(),
+                    "no link between the load processes' sources");
 
             host.table().write(dir);
             assertEquals(host.table(), LinkTable.read(dir).orElseThrow());
