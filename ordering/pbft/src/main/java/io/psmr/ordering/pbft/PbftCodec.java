@@ -236,7 +236,7 @@ public final class PbftCodec {
                 long view = in.getLong();
                 long seq = in.getLong();
                 byte[] digest = readBytes(in);
-                Request r = in.get() != 0 ? nested(in, REQUEST, Request.class) : null;
+                Request r = flag(in, "a PRE-PREPARE's request flag") ? nested(in, REQUEST, Request.class) : null;
                 yield new PrePrepare(view, seq, digest, r);
             }
             case PREPARE -> new Prepare(in.getLong(), in.getLong(), readBytes(in), in.getInt());
@@ -326,6 +326,15 @@ public final class PbftCodec {
     /** A list's initial capacity: every item takes at least a byte, so a count beyond the bytes left allocates nothing. */
     private static int capacity(int count, ByteBuffer in) {
         return Math.min(count, in.remaining());
+    }
+
+    /** A boolean, strictly 0 or 1: any other byte would decode to a message whose encoding differs. */
+    private static boolean flag(ByteBuffer in, String what) {
+        byte b = in.get();
+        if (b != 0 && b != 1) {
+            throw new IllegalArgumentException("malformed PBFT message: " + what + " must be 0 or 1, got " + b);
+        }
+        return b == 1;
     }
 
     private static int count(ByteBuffer in) {
