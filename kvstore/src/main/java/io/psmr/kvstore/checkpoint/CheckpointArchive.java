@@ -108,6 +108,12 @@ final class CheckpointArchive {
         } catch (IllegalArgumentException e) {
             // ZipInputStream refuses an entry name that is not valid UTF-8 this way; a peer's bytes are not a bug here.
             throw new IOException(where + ": the archive is malformed: " + e.getMessage(), e);
+        } catch (IOException e) {
+            if (e.getMessage() != null && e.getMessage().startsWith(where)) {
+                throw e;
+            }
+            // ZipInputStream's own refusals may have no message (an EOFException inside an entry's header).
+            throw new IOException(where + ": the archive is malformed: " + e, e);
         }
     }
 
