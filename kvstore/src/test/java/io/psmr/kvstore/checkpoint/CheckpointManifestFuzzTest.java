@@ -47,7 +47,7 @@ class CheckpointManifestFuzzTest {
         FuzzSeeds.writeIfAsked(getClass(), "parse", seeds());
     }
 
-    /** Found by fuzzing: Properties threw IllegalArgumentException for a malformed escape. */
+    /** Properties throws IllegalArgumentException for a malformed escape; a manifest is refused as malformed. */
     @Test
     void aMalformedEscapeIsRefusedAsMalformed() {
         IOException e = assertThrows(IOException.class,
