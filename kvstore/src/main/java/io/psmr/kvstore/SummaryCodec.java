@@ -136,10 +136,18 @@ final class SummaryCodec {
         ByteBuffer slice = in.slice();
         slice.limit(len);
         RoaringBitmap r = new RoaringBitmap();
+        boolean valid;
         try {
             r.deserialize(slice);
+            // Deserialising trusts the container keys and values to be sorted; a bitmap that is not could set a bit
+            // beyond r.last(), which the range check below reads.
+            valid = Boolean.TRUE.equals(r.validate());
         } catch (IOException | RuntimeException e) {
             throw problems.malformed("the " + what + " is not a valid portable Roaring bitmap: " + e);
+        }
+        if (!valid) {
+            throw problems.malformed("the " + what + " is not a valid portable Roaring bitmap: its containers or their"
+                    + " values are not sorted and distinct");
         }
         if (r.serializedSizeInBytes() != len) {
             throw problems.malformed("the " + what + " is " + len + " bytes but its Roaring serialisation takes "

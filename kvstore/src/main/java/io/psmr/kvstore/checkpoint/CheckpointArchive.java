@@ -1,14 +1,19 @@
 package io.psmr.kvstore.checkpoint;
 
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.ByteBuffer;
 import java.nio.channels.Channels;
 import java.nio.channels.FileChannel;
 import java.nio.channels.WritableByteChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.zip.CRC32;
+import java.util.zip.CRC32C;
 import java.util.zip.ZipEntry;
+import java.util.zip.ZipInputStream;
 import java.util.zip.ZipOutputStream;
 
 /**
@@ -68,5 +73,99 @@ final class CheckpointArchive {
         }
         zip.finish();
         zip.flush();
+    }
+
+    /** Checks a manifest before the files it describes are read. */
+    @FunctionalInterface
+    interface ManifestCheck {
+        /** @throws IOException naming the problem, to refuse the archive */
+        void check(CheckpointManifest manifest) throws IOException;
+    }
+
+    /**
+     * Reads an archive that {@link #write} wrote: checks the manifest with {@code check}, then copies the store and
+     * the state file to {@code storeFile} and {@code stateFile}, checking their lengths and CRC-32C against the
+     * manifest. The archive comes from a peer, so anything else is refused.
+     *
+     * @param where names the source in errors
+     * @return the manifest
+     * @throws IOException naming {@code where} and the problem, for any archive that is not exactly the three
+     *                     entries in order, within their limits, matching the manifest
+     */
+    static CheckpointManifest read(InputStream in, String where, ManifestCheck check, Path storeFile, Path stateFile)
+            throws IOException {
+        try {
+            ZipInputStream zip = new ZipInputStream(in);
+            CheckpointManifest m = CheckpointManifest.parse(readEntry(zip, ENTRIES.get(0), where, MAX_MANIFEST_BYTES),
+                    where + ", " + CheckpointStore.MANIFEST_FILE);
+            check.check(m);
+            copyEntry(zip, CheckpointStore.STORE_FILE, storeFile, m.storeLength(), m.storeCrc(), where);
+            copyEntry(zip, CheckpointStore.STATE_FILE, stateFile, m.stateLength(), m.stateCrc(), where);
+            if (zip.getNextEntry() != null) {
+                throw new IOException(where + ": unexpected entries after " + CheckpointStore.STATE_FILE);
+            }
+            return m;
+        } catch (IllegalArgumentException e) {
+            // ZipInputStream refuses an entry name that is not valid UTF-8 this way; a peer's bytes are not a bug here.
+            throw new IOException(where + ": the archive is malformed: " + e.getMessage(), e);
+        } catch (IOException e) {
+            if (e.getMessage() != null && e.getMessage().startsWith(where)) {
+                throw e;
+            }
+            // ZipInputStream's own refusals may have no message (an EOFException inside an entry's header).
+            throw new IOException(where + ": the archive is malformed: " + e, e);
+        }
+    }
+
+    private static ZipEntry next(ZipInputStream zip, String expected, String where) throws IOException {
+        ZipEntry e = zip.getNextEntry();
+        if (e == null) {
+            throw new IOException(where + ": the archive ends before " + expected);
+        }
+        if (!e.getName().equals(expected)) {
+            throw new IOException(where + ": expected entry " + expected + ", got '" + e.getName() + "'");
+        }
+        return e;
+    }
+
+    private static byte[] readEntry(ZipInputStream zip, String expected, String where, int max) throws IOException {
+        ZipEntry e = next(zip, expected, where);
+        if (e.getSize() > max) {
+            throw new IOException(where + ": " + expected + " has " + e.getSize() + " bytes; the limit is " + max);
+        }
+        byte[] b = zip.readNBytes(max + 1);
+        if (b.length > max) {
+            throw new IOException(where + ": " + expected + " exceeds " + max + " bytes");
+        }
+        return b;
+    }
+
+    private static void copyEntry(ZipInputStream zip, String expected, Path file, long length, long crc, String where)
+            throws IOException {
+        ZipEntry e = next(zip, expected, where);
+        if (e.getSize() >= 0 && e.getSize() != length) {
+            throw new IOException(where + ": " + expected + " has " + e.getSize() + " bytes, the manifest says " + length);
+        }
+        CRC32C c = new CRC32C();
+        long n = 0;
+        byte[] buf = new byte[1 << 16];
+        try (OutputStream out = Files.newOutputStream(file)) {
+            int r;
+            while ((r = zip.read(buf)) > 0) {
+                n += r;
+                if (n > length) {
+                    throw new IOException(where + ": " + expected + " is longer than the manifest's " + length + " bytes");
+                }
+                c.update(buf, 0, r);
+                out.write(buf, 0, r);
+            }
+        }
+        if (n != length) {
+            throw new IOException(where + ": " + expected + " has " + n + " bytes, the manifest says " + length);
+        }
+        if (c.getValue() != crc) {
+            throw new IOException(where + ": " + expected + " has CRC-32C " + CheckpointManifest.crcHex(c.getValue())
+                    + ", the manifest says " + CheckpointManifest.crcHex(crc));
+        }
     }
 }

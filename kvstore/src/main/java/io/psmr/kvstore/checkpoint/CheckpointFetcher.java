@@ -25,8 +25,6 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.zip.CRC32C;
-import java.util.zip.ZipEntry;
-import java.util.zip.ZipInputStream;
 
 /**
  * Fetches a checkpoint from a live peer's {@link CheckpointServer} into the local
@@ -178,21 +176,15 @@ public final class CheckpointFetcher implements AutoCloseable {
         ScheduledFuture<?> watch = watchdog.scheduleAtFixedRate(in::checkProgress, period, period, TimeUnit.MILLISECONDS);
         CheckpointStore.Staged staged = local.stage(instance);
         try {
-            ZipInputStream zip = new ZipInputStream(in);
-            CheckpointManifest m = CheckpointManifest.parse(readEntry(zip, CheckpointArchive.ENTRIES.get(0), where, in,
-                    CheckpointArchive.MAX_MANIFEST_BYTES), where + ", " + CheckpointStore.MANIFEST_FILE);
-            if (m.instance() != instance) {
-                throw new IOException(where + ": the manifest names instance " + m.instance());
-            }
-            if (m.storeDigest() != declaredDigest) {
-                throw new IOException(where + ": the manifest's store digest " + StateDigest.hex(m.storeDigest())
-                        + " differs from the declared " + StateDigest.hex(declaredDigest));
-            }
-            copyEntry(zip, CheckpointStore.STORE_FILE, staged.storeFile(), m.storeLength(), m.storeCrc(), where, in);
-            copyEntry(zip, CheckpointStore.STATE_FILE, staged.stateFile(), m.stateLength(), m.stateCrc(), where, in);
-            if (zip.getNextEntry() != null) {
-                throw new IOException(where + ": unexpected entries after " + CheckpointStore.STATE_FILE);
-            }
+            CheckpointManifest m = CheckpointArchive.read(in, where, manifest -> {
+                if (manifest.instance() != instance) {
+                    throw new IOException(where + ": the manifest names instance " + manifest.instance());
+                }
+                if (manifest.storeDigest() != declaredDigest) {
+                    throw new IOException(where + ": the manifest's store digest " + StateDigest.hex(manifest.storeDigest())
+                            + " differs from the declared " + StateDigest.hex(declaredDigest));
+                }
+            }, staged.storeFile(), staged.stateFile());
             StoreFiles.Summary s;
             try {
                 s = StoreFiles.summarize(staged.storeFile());
@@ -213,58 +205,6 @@ public final class CheckpointFetcher implements AutoCloseable {
             throw e;
         } finally {
             watch.cancel(false);
-        }
-    }
-
-    private static ZipEntry next(ZipInputStream zip, String expected, String where) throws IOException {
-        ZipEntry e = zip.getNextEntry();
-        if (e == null) {
-            throw new IOException(where + ": the archive ends before " + expected);
-        }
-        if (!e.getName().equals(expected)) {
-            throw new IOException(where + ": expected entry " + expected + ", got '" + e.getName() + "'");
-        }
-        return e;
-    }
-
-    private static byte[] readEntry(ZipInputStream zip, String expected, String where, Guarded in, int max) throws IOException {
-        ZipEntry e = next(zip, expected, where);
-        if (e.getSize() > max) {
-            throw new IOException(where + ": " + expected + " has " + e.getSize() + " bytes; the limit is " + max);
-        }
-        byte[] b = zip.readNBytes(max + 1);
-        if (b.length > max) {
-            throw new IOException(where + ": " + expected + " exceeds " + max + " bytes");
-        }
-        return b;
-    }
-
-    private static void copyEntry(ZipInputStream zip, String expected, Path file, long length, long crc, String where,
-                                  Guarded in) throws IOException {
-        ZipEntry e = next(zip, expected, where);
-        if (e.getSize() >= 0 && e.getSize() != length) {
-            throw new IOException(where + ": " + expected + " has " + e.getSize() + " bytes, the manifest says " + length);
-        }
-        CRC32C c = new CRC32C();
-        long n = 0;
-        byte[] buf = new byte[1 << 16];
-        try (OutputStream out = Files.newOutputStream(file)) {
-            int r;
-            while ((r = zip.read(buf)) > 0) {
-                n += r;
-                if (n > length) {
-                    throw new IOException(where + ": " + expected + " is longer than the manifest's " + length + " bytes");
-                }
-                c.update(buf, 0, r);
-                out.write(buf, 0, r);
-            }
-        }
-        if (n != length) {
-            throw new IOException(where + ": " + expected + " has " + n + " bytes, the manifest says " + length);
-        }
-        if (c.getValue() != crc) {
-            throw new IOException(where + ": " + expected + " has CRC-32C " + CheckpointManifest.crcHex(c.getValue())
-                    + ", the manifest says " + CheckpointManifest.crcHex(crc));
         }
     }
 

@@ -49,7 +49,12 @@ public record CheckpointManifest(long instance, long storeDigest, long entries, 
      */
     public static CheckpointManifest parse(byte[] bytes, String where) throws IOException {
         Properties p = new Properties();
-        p.load(new StringReader(new String(bytes, StandardCharsets.UTF_8)));
+        try {
+            p.load(new StringReader(new String(bytes, StandardCharsets.UTF_8)));
+        } catch (IllegalArgumentException e) {
+            // Properties refuses a malformed unicode escape this way; a peer's or a disk's bytes are not a bug here.
+            throw new IOException(where + ": the manifest is malformed: " + e.getMessage(), e);
+        }
         long format = number(p, "format", where, 10);
         if (format != FORMAT) {
             throw new IOException(where + ": manifest format " + format + " is not supported (this code reads " + FORMAT + ")");

@@ -10,6 +10,7 @@ import io.psmr.ordering.ringpaxos.net.RingPaxosTransportConfig;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
+import java.nio.charset.CharacterCodingException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -333,6 +334,8 @@ public record ClusterDescriptor(int version, OrderingProtocol ordering,
         } catch (JsonProcessingException e) {
             Throwable cause = e.getCause() instanceof IllegalArgumentException iae ? iae : e;
             throw new IllegalArgumentException(file + " is not a valid cluster file: " + cause.getMessage(), e);
+        } catch (CharacterCodingException e) {
+            throw new IllegalArgumentException(file + " is not a valid cluster file: it is not UTF-8 text", e);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read " + file, e);
         }

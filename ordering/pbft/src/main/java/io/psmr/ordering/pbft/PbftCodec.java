@@ -226,7 +226,7 @@ public final class PbftCodec {
                 long number = in.getLong();
                 byte[] payload = readBytes(in);
                 int count = count(in);
-                List<byte[]> macs = new ArrayList<>(count);
+                List<byte[]> macs = new ArrayList<>(capacity(count, in));
                 for (int i = 0; i < count; i++) {
                     macs.add(readBytes(in));
                 }
@@ -236,7 +236,7 @@ public final class PbftCodec {
                 long view = in.getLong();
                 long seq = in.getLong();
                 byte[] digest = readBytes(in);
-                Request r = in.get() != 0 ? expect(read(in), Request.class) : null;
+                Request r = flag(in, "a PRE-PREPARE's request flag") ? nested(in, REQUEST, Request.class) : null;
                 yield new PrePrepare(view, seq, digest, r);
             }
             case PREPARE -> new Prepare(in.getLong(), in.getLong(), readBytes(in), in.getInt());
@@ -246,17 +246,17 @@ public final class PbftCodec {
                 long newView = in.getLong();
                 long stableSeq = in.getLong();
                 int proofs = count(in);
-                List<Checkpoint> proof = new ArrayList<>(proofs);
+                List<Checkpoint> proof = new ArrayList<>(capacity(proofs, in));
                 for (int i = 0; i < proofs; i++) {
-                    proof.add(expect(read(in), Checkpoint.class));
+                    proof.add(nested(in, CHECKPOINT, Checkpoint.class));
                 }
                 int ps = count(in);
-                List<PrePrepare> prepared = new ArrayList<>(ps);
+                List<PrePrepare> prepared = new ArrayList<>(capacity(ps, in));
                 for (int i = 0; i < ps; i++) {
-                    prepared.add(expect(read(in), PrePrepare.class));
+                    prepared.add(nested(in, PRE_PREPARE, PrePrepare.class));
                 }
                 int qs = count(in);
-                List<PrePrepared> prePrepared = new ArrayList<>(qs);
+                List<PrePrepared> prePrepared = new ArrayList<>(capacity(qs, in));
                 for (int i = 0; i < qs; i++) {
                     prePrepared.add(new PrePrepared(in.getLong(), in.getLong(), readBytes(in)));
                 }
@@ -269,14 +269,14 @@ public final class PbftCodec {
             case NEW_VIEW -> {
                 long view = in.getLong();
                 int vcs = count(in);
-                List<ViewChange> changes = new ArrayList<>(vcs);
+                List<ViewChange> changes = new ArrayList<>(capacity(vcs, in));
                 for (int i = 0; i < vcs; i++) {
-                    changes.add(expect(read(in), ViewChange.class));
+                    changes.add(nested(in, VIEW_CHANGE, ViewChange.class));
                 }
                 int pps = count(in);
-                List<PrePrepare> prePrepares = new ArrayList<>(pps);
+                List<PrePrepare> prePrepares = new ArrayList<>(capacity(pps, in));
                 for (int i = 0; i < pps; i++) {
-                    prePrepares.add(expect(read(in), PrePrepare.class));
+                    prePrepares.add(nested(in, PRE_PREPARE, PrePrepare.class));
                 }
                 yield new NewView(view, changes, prePrepares, in.getInt());
             }
@@ -306,12 +306,35 @@ public final class PbftCodec {
         return LeaderPolicy.of(excluded, strikes);
     }
 
-    private static <T> T expect(PbftMessage m, Class<T> type) {
-        if (!type.isInstance(m)) {
-            throw new IllegalArgumentException("malformed PBFT message: expected " + type.getSimpleName()
-                    + " but found " + m.getClass().getSimpleName());
+    /**
+     * Reads a message nested in another, which must be of {@code type}. The tag is checked before the message is
+     * read, so nesting is as deep as the message types allow (NEW-VIEW, VIEW-CHANGE, PRE-PREPARE, REQUEST) and a
+     * frame of nested PRE-PREPAREs cannot recurse until the stack overflows.
+     */
+    private static <T extends PbftMessage> T nested(ByteBuffer in, byte tag, Class<T> type) {
+        if (!in.hasRemaining()) {
+            throw new BufferUnderflowException(); // reported as truncated, as everywhere else
         }
-        return type.cast(m);
+        byte found = in.get(in.position());
+        if (found != tag) {
+            throw new IllegalArgumentException("malformed PBFT message: expected " + type.getSimpleName() + " (tag "
+                    + tag + ") but found type tag " + found);
+        }
+        return type.cast(read(in));
+    }
+
+    /** A list's initial capacity: every item takes at least a byte, so a count beyond the bytes left allocates nothing. */
+    private static int capacity(int count, ByteBuffer in) {
+        return Math.min(count, in.remaining());
+    }
+
+    /** A boolean, strictly 0 or 1: any other byte would decode to a message whose encoding differs. */
+    private static boolean flag(ByteBuffer in, String what) {
+        byte b = in.get();
+        if (b != 0 && b != 1) {
+            throw new IllegalArgumentException("malformed PBFT message: " + what + " must be 0 or 1, got " + b);
+        }
+        return b == 1;
     }
 
     private static int count(ByteBuffer in) {
