@@ -114,7 +114,7 @@ public final class ClusterCommand implements Callable<Integer> {
             java.util.function.IntSupplier ports = () -> next[0]++;
             ClusterLauncher launcher = new ClusterLauncher(dir.dir).insecure(insecure);
             ClusterDescriptor cluster = shape.layout(ports);
-            if (launcher.secures(ordering)) {
+            if (launcher.secures()) {
                 cluster = cluster.withTls(io.psmr.kvstore.cluster.ClusterTls.fresh());
             }
             PrintWriter out = cl.getOut();
@@ -240,9 +240,9 @@ public final class ClusterCommand implements Callable<Integer> {
         boolean links;
 
         @Option(names = "--insecure",
-                description = "Run plain TCP: nothing authenticated or encrypted. Without it every link of a ringpaxos or pbft "
-                        + "cluster runs mutual TLS under a cluster authority written to DIR/tls (or the operator's, if "
-                        + "DIR/tls/ca.pem and ca.key are there); ratis runs plain TCP either way. Docs: docs/security.md.")
+                description = "Run plain TCP: nothing authenticated or encrypted. Without it every link of the cluster runs "
+                        + "mutual TLS under a cluster authority written to DIR/tls (or the operator's, if DIR/tls/ca.pem and "
+                        + "ca.key are there). Docs: docs/security.md.")
         boolean insecure;
 
         @Option(names = "--hosts", paramLabel = "HOST,...", split = ",",
@@ -334,7 +334,7 @@ public final class ClusterCommand implements Callable<Integer> {
                     + settings.maxBytes() + " key and value bytes (writes beyond it are refused FULL)");
             out.println(started.tls() != null ? "links: mutual TLS as members of cluster " + started.tls().cluster()
                     + " (certificates in " + ClusterTlsFiles.tlsDir(launcher.directory().path()) + ")"
-                    : "links: plain TCP" + (insecure ? " (--insecure)" : " (ratis has no TLS in psmr)"));
+                    : "links: plain TCP (--insecure)");
             printStatus(out, launcher);
             out.flush();
             return 0;
@@ -345,10 +345,9 @@ public final class ClusterCommand implements Callable<Integer> {
          * read and forge them.
          */
         void warnInsecure(CommandLine cl, List<String> where) {
-            boolean plain = insecure || ordering == io.psmr.ordering.OrderingProtocol.RATIS;
             for (String h : where) {
-                if (plain && !isLoopback(h)) {
-                    cl.getErr().println("warning: " + (insecure ? "--insecure" : "a ratis cluster") + ": the links of the nodes on "
+                if (insecure && !isLoopback(h)) {
+                    cl.getErr().println("warning: --insecure: the links of the nodes on "
                             + h + " run plain TCP, beyond loopback; anyone on that network can read them and, for ringpaxos and"
                             + " ratis, forge commands (docs/security.md)");
                     cl.getErr().flush();

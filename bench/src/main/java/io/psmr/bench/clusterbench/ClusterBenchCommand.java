@@ -101,8 +101,8 @@ public final class ClusterBenchCommand implements Callable<Integer> {
     boolean reference;
 
     @Option(names = "--insecure",
-            description = "Run the clusters over plain TCP, as cluster start --insecure does; by default ringpaxos and pbft "
-                    + "clusters run mutual TLS, as cluster start's do (ratis runs plain TCP either way).")
+            description = "Run the clusters over plain TCP, as cluster start --insecure does; by default they run mutual TLS, "
+                    + "as cluster start's do.")
     boolean insecure;
 
     @Option(names = "--seed", paramLabel = "S", defaultValue = "42", description = "Clients' seed (default: ${DEFAULT-VALUE}).")

@@ -156,7 +156,7 @@ public record ClusterBenchReport(String machine, ClusterBenchSettings settings, 
         json.put("durationMillis", settings.duration().toMillis());
         json.put("idleMillis", settings.idle().toMillis());
         json.put("reference", settings.reference());
-        json.put("links", settings.insecure() ? "plain TCP" : "mutual TLS (ringpaxos, pbft)");
+        json.put("links", settings.insecure() ? "plain TCP" : "mutual TLS");
         json.put("seed", settings.seed());
         json.put("results", results);
         try {
@@ -186,7 +186,7 @@ public record ClusterBenchReport(String machine, ClusterBenchSettings settings, 
                 settings.idle().toSeconds(), settings.reference()
                         ? " The one-JVM reference runs the same orderings through `bench e2e`'s code path with the same "
                         + "clients, runs, warm-up and duration." : "",
-                settings.insecure() ? "plain TCP (--insecure)" : "mutual TLS for ringpaxos and pbft, plain TCP for ratis");
+                settings.insecure() ? "plain TCP (--insecure)" : "mutual TLS");
         o.println();
         o.println("| ordering | clients | ops/s (min-max) | p50 ms | p99 ms | p999 ms | cluster CPU µs/op | by role µs/op "
                 + "| load µs/op | idle cores (cluster) | idle % of a core per node | one JVM ops/s (min-max) "

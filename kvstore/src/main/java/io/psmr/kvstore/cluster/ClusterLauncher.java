@@ -77,21 +77,18 @@ public final class ClusterLauncher {
 
     /**
      * Whether the cluster the next {@link #start} creates runs plain TCP instead of mutual TLS. By default every link
-     * of a Ring Paxos or PBFT cluster runs TLS under a cluster authority that {@link #start} generates into
+     * of a cluster, whatever its ordering, runs TLS under a cluster authority that {@link #start} generates into
      * {@code DIR/tls} (or the operator's, if {@code DIR/tls/ca.pem} and {@code ca.key} are there): see
-     * {@link ClusterTlsFiles}. A Ratis cluster runs plain TCP either way (its Netty RPC has no TLS).
+     * {@link ClusterTlsFiles}.
      */
     public ClusterLauncher insecure(boolean on) {
         this.insecure = on;
         return this;
     }
 
-    /**
-     * Whether a cluster of {@code protocol} started by this launcher runs mutual TLS: unless {@link #insecure}, every
-     * protocol but Ratis.
-     */
-    public boolean secures(io.psmr.ordering.OrderingProtocol protocol) {
-        return !insecure && protocol != io.psmr.ordering.OrderingProtocol.RATIS;
+    /** Whether a cluster started by this launcher runs mutual TLS: unless {@link #insecure}. */
+    public boolean secures() {
+        return !insecure;
     }
 
     /** The links of this cluster, if it runs behind fault-injecting links. */
@@ -138,7 +135,7 @@ public final class ClusterLauncher {
         if (binding.hasKeys()) {
             binding.writeKeys(dir, cluster, false);
         }
-        if (secures(spec.ordering())) {
+        if (secures()) {
             cluster = cluster.withTls(ClusterTls.fresh());
             ClusterTlsFiles.write(dir.path(), cluster, spec.clientHosts() == null ? List.of() : spec.clientHosts());
         }

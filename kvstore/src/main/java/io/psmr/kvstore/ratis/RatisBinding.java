@@ -100,7 +100,7 @@ public final class RatisBinding implements OrderingBinding {
     @Override
     public OrderingClient openClient(ClusterDescriptor cluster, ProposerSlot slot, long firstProposalSeq, long proxyId,
                                      KvLimits limits, int maxPending, LocalReplyRouter router, LinkSecurity security) {
-        return new RatisOrderingClient(RatisPeer.newClient(cluster.raftGroup(), maxPending),
+        return new RatisOrderingClient(RatisPeer.newClient(cluster.raftGroup(), maxPending, security),
                 bytes -> routeReplies(bytes, router), maxPending);
     }
 

@@ -1,5 +1,6 @@
 package io.psmr.kvstore.ratis;
 
+import io.psmr.ordering.transport.LinkSecurity;
 import java.io.Closeable;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -81,15 +82,19 @@ final class RatisClientRpc extends RaftClientRpcWithProxy<RatisNettyConnection> 
         this.timer = timer;
     }
 
-    /** An RPC for a Raft client with id {@code id} and the request timeout of {@code properties}. */
-    static RatisClientRpc create(ClientId id, RaftProperties properties) {
+    /**
+     * An RPC for a Raft client with id {@code id} and the request timeout of {@code properties}, its connections under
+     * {@code security} (under mutual TLS each server must present the certificate of the node at its address).
+     */
+    static RatisClientRpc create(ClientId id, RaftProperties properties, LinkSecurity security) {
         int n = RPCS.incrementAndGet();
         EventLoopGroup group = new NioEventLoopGroup(1, daemons("psmr-ratis-client-" + n));
         ExecutorService replies = Executors.newSingleThreadExecutor(daemons("psmr-ratis-replies-" + n));
         java.util.concurrent.ScheduledThreadPoolExecutor timer = new java.util.concurrent.ScheduledThreadPoolExecutor(1,
                 daemons("psmr-ratis-timeouts-" + n));
         timer.setRemoveOnCancelPolicy(true); // answered requests leave no timeout behind
-        PeerProxyMap<RatisNettyConnection> proxies = new PeerProxyMap<>(id.toString(), peer -> new RatisNettyConnection(peer, group, replies));
+        PeerProxyMap<RatisNettyConnection> proxies = new PeerProxyMap<>(id.toString(), peer -> new RatisNettyConnection(peer, group, replies,
+                security));
         return new RatisClientRpc(proxies, RaftClientConfigKeys.Rpc.requestTimeout(properties).toLong(TimeUnit.MILLISECONDS),
                 group, replies, timer);
     }

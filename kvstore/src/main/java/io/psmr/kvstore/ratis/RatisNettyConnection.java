@@ -1,5 +1,6 @@
 package io.psmr.kvstore.ratis;
 
+import io.psmr.ordering.transport.LinkSecurity;
 import java.io.Closeable;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -40,22 +41,30 @@ final class RatisNettyConnection implements Closeable {
     private final ExecutorService replies;
     private final Map<Long, CompletableFuture<RaftNettyServerReplyProto>> pending = new ConcurrentHashMap<>();
 
-    RatisNettyConnection(RaftPeer peer, EventLoopGroup group, ExecutorService replies) throws IOException {
+    /**
+     * Connects to {@code peer}, under {@code security}: under mutual TLS the peer must present the certificate of the
+     * member listening at its address. Waits for the TCP connection, not for the handshake: requests written meanwhile
+     * wait in the TLS handler, and a refused handshake closes the connection and fails them.
+     */
+    RatisNettyConnection(RaftPeer peer, EventLoopGroup group, ExecutorService replies, LinkSecurity security)
+            throws IOException {
         this.peer = peer;
         this.replies = replies;
+        String[] hostPort = splitAddress(peer.getAddress());
+        InetSocketAddress target = new InetSocketAddress(hostPort[0], Integer.parseInt(hostPort[1]));
         Bootstrap b = new Bootstrap().group(group).channel(NioSocketChannel.class)
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, RatisClientRpc.CONNECT_MILLIS)
                 .option(ChannelOption.TCP_NODELAY, true)
                 .handler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
+                        RatisTls.secureDialed(ch, security, target);
                         ch.pipeline().addLast(new ProtobufVarint32FrameDecoder(),
                                 new ProtobufDecoder(RaftNettyServerReplyProto.getDefaultInstance()),
                                 new ProtobufVarint32LengthFieldPrepender(), new ProtobufEncoder(), new Inbound());
                     }
                 });
-        String[] hostPort = splitAddress(peer.getAddress());
-        ChannelFuture connected = b.connect(new InetSocketAddress(hostPort[0], Integer.parseInt(hostPort[1])));
+        ChannelFuture connected = b.connect(target);
         // Waits on the caller's thread, holding no lock of this class; the event loop never waits for one.
         if (!connected.awaitUninterruptibly(RatisClientRpc.CONNECT_MILLIS + 1000L) || !connected.isSuccess()) {
             connected.channel().close();

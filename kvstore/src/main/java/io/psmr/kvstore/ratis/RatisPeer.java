@@ -2,6 +2,7 @@ package io.psmr.kvstore.ratis;
 
 import io.psmr.kvstore.KvLimits;
 import io.psmr.kvstore.ReplicaConfig;
+import io.psmr.ordering.transport.LinkSecurity;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
@@ -13,6 +14,7 @@ import java.util.concurrent.TimeUnit;
 import org.apache.ratis.RaftConfigKeys;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.client.RaftClientConfigKeys;
+import org.apache.ratis.conf.Parameters;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.netty.NettyConfigKeys;
 import org.apache.ratis.protocol.RaftGroup;
@@ -96,13 +98,22 @@ public final class RatisPeer implements AutoCloseable {
         return start(config, group, id, bind, storage, autoSnapshotEvery, recover, RatisDurability.SYNC);
     }
 
-    /**
-     * The peer bound to {@code bind}, its log stored with {@code durability}: the form every other {@code start} calls.
-     */
+    /** The peer bound to {@code bind}, its log stored with {@code durability}, over plain TCP. */
     public static RatisPeer start(ReplicaConfig config, RaftGroup group, RaftPeerId id, InetSocketAddress bind, Path storage,
                                   long autoSnapshotEvery, boolean recover, RatisDurability durability) throws IOException {
+        return start(config, group, id, bind, storage, autoSnapshotEvery, recover, durability, LinkSecurity.plain());
+    }
+
+    /**
+     * The peer bound to {@code bind}, its log stored with {@code durability}, its connections (to and from peers and
+     * clients) under {@code security}: the form every other {@code start} calls.
+     */
+    public static RatisPeer start(ReplicaConfig config, RaftGroup group, RaftPeerId id, InetSocketAddress bind, Path storage,
+                                  long autoSnapshotEvery, boolean recover, RatisDurability durability,
+                                  LinkSecurity security) throws IOException {
         Objects.requireNonNull(config, "config");
         Objects.requireNonNull(durability, "durability");
+        Objects.requireNonNull(security, "security");
         int port = bind.getPort();
         String host = bind.getHostString();
         if (autoSnapshotEvery < 0) {
@@ -120,6 +131,7 @@ public final class RatisPeer implements AutoCloseable {
                     .setProperties(serverProperties(config.limits(), host, port, Files.createDirectories(storage), autoSnapshotEvery,
                             durability))
                     .setStateMachine(replica.stateMachine())
+                    .setParameters(parameters(security, group))
                     .setOption(recover ? RaftStorage.StartupOption.RECOVER : RaftStorage.StartupOption.FORMAT)
                     .setThreadGroup(threads)
                     .build();
@@ -228,24 +240,38 @@ public final class RatisPeer implements AutoCloseable {
         return t.getMessage() != null ? t.getMessage() : t.toString();
     }
 
+    private static Parameters parameters(LinkSecurity security, RaftGroup group) {
+        Parameters p = new Parameters();
+        p.put(RatisNettyRpc.SECURITY, security, LinkSecurity.class);
+        p.put(RatisNettyRpc.GROUP, group, RaftGroup.class);
+        return p;
+    }
+
     /**
      * A Raft client for {@code group}: Ratis' Netty wire through psmr's client RPC ({@link RatisClientRpc}: no message
-     * size limit, so any batch fits, and no lock cycle when a connection fails), a 3 s request timeout, at most {@code maxOutstanding} async requests, and retries forever 50 ms apart (a stopped leader:
-     * try the others after a pause, not in a hot loop).
+     * size limit, so any batch fits, and no lock cycle when a connection fails), a 3 s request timeout, at most
+     * {@code maxOutstanding} async requests, and retries forever 50 ms apart (a stopped leader: try the others after a
+     * pause, not in a hot loop). Plain TCP.
      */
     public static RaftClient newClient(RaftGroup group, int maxOutstanding) {
-        return newClient(group, maxOutstanding, true);
+        return newClient(group, maxOutstanding, LinkSecurity.plain());
+    }
+
+    /** As {@link #newClient(RaftGroup, int)}, its connections under {@code security}. */
+    public static RaftClient newClient(RaftGroup group, int maxOutstanding, LinkSecurity security) {
+        return newClient(group, maxOutstanding, Objects.requireNonNull(security, "security"), true);
     }
 
     /**
      * A Raft client for {@code group} for Ratis' admin APIs (snapshot management and the like), which psmr's client
-     * RPC ({@link RatisClientRpc}) does not carry: Ratis' own Netty client RPC, otherwise as {@link #newClient}.
+     * RPC ({@link RatisClientRpc}) does not carry: Ratis' own Netty client RPC, plain TCP only, otherwise as
+     * {@link #newClient}.
      */
     public static RaftClient newAdminClient(RaftGroup group) {
-        return newClient(group, 1, false);
+        return newClient(group, 1, LinkSecurity.plain(), false);
     }
 
-    private static RaftClient newClient(RaftGroup group, int maxOutstanding, boolean psmrRpc) {
+    private static RaftClient newClient(RaftGroup group, int maxOutstanding, LinkSecurity security, boolean psmrRpc) {
         RaftProperties p = new RaftProperties();
         RaftConfigKeys.Rpc.setType(p, SupportedRpcType.NETTY);
         RaftClientConfigKeys.Rpc.setRequestTimeout(p, TimeDuration.valueOf(3, TimeUnit.SECONDS));
@@ -253,7 +279,7 @@ public final class RatisPeer implements AutoCloseable {
         org.apache.ratis.protocol.ClientId id = org.apache.ratis.protocol.ClientId.randomId();
         RaftClient.Builder b = RaftClient.newBuilder().setProperties(p).setClientId(id);
         if (psmrRpc) {
-            b.setClientRpc(RatisClientRpc.create(id, p)); // Ratis' Netty client RPC without its lock cycle
+            b.setClientRpc(RatisClientRpc.create(id, p, security)); // Ratis' Netty client RPC without its lock cycle
         }
         return b
                 .setRaftGroup(group)
@@ -269,7 +295,7 @@ public final class RatisPeer implements AutoCloseable {
     private static RaftProperties serverProperties(KvLimits limits, String host, int port, Path storage, long autoSnapshotEvery,
                                                    RatisDurability durability) {
         RaftProperties p = new RaftProperties();
-        RaftConfigKeys.Rpc.setType(p, new RatisNettyRpc()); // Ratis' Netty RPC, closable after a failed start
+        RaftConfigKeys.Rpc.setType(p, new RatisNettyRpc()); // Ratis' Netty wire, served by psmr
         NettyConfigKeys.Server.setHost(p, host);
         NettyConfigKeys.Server.setPort(p, port);
         RaftServerConfigKeys.setStorageDir(p, List.of(storage.toFile()));

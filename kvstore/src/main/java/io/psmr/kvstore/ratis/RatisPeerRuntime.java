@@ -10,6 +10,7 @@ import io.psmr.ordering.node.NodeRuntime;
 import io.psmr.kvstore.cluster.ClusterDescriptor;
 import io.psmr.kvstore.cluster.ClusterDirectory;
 import io.psmr.kvstore.cluster.ClusterNode;
+import io.psmr.kvstore.cluster.ClusterTlsFiles;
 import io.psmr.ordering.node.NodeStatus;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -47,7 +48,8 @@ public final class RatisPeerRuntime implements NodeRuntime {
         Path storage = dir.dataDir(node.name());
         try {
             this.peer = RatisPeer.start(cluster.settings().replicaConfig(node.replicaId()), cluster.raftGroup(),
-                    ClusterDescriptor.raftPeerId(node), node.address(node.port()), storage, SNAPSHOT_EVERY, hasState(storage));
+                    ClusterDescriptor.raftPeerId(node), node.address(node.port()), storage, SNAPSHOT_EVERY, hasState(storage),
+                    RatisDurability.SYNC, ClusterTlsFiles.forNode(dir.path(), cluster, node));
         } catch (IOException e) {
             throw new UncheckedIOException("replica " + node.name() + ": " + e.getMessage(), e);
         }

@@ -163,12 +163,12 @@ class RatisPeerTest {
 
     /**
      * Ratis stops its executors on close but lets their threads finish on their own: wait for them (bounded). The
-     * peer's threads carry its id; those of its Netty server (boss and worker event loops) do not, so they count too.
+     * peer's threads carry its id; those of its Netty server and peer connections (psmr-ratis-*) do not, so they count too.
      */
     private static void assertNoThreadsLeft(Set<Thread> before, RaftPeerId id) throws InterruptedException {
         Set<Thread> started = Thread.getAllStackTraces().keySet().stream()
                 .filter(t -> !before.contains(t)
-                        && (t.getName().contains(id.toString()) || t.getName().startsWith("NettyRpcService")))
+                        && (t.getName().contains(id.toString()) || t.getName().startsWith("psmr-ratis-")))
                 .collect(Collectors.toSet());
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         for (Thread t : started) {

@@ -3,6 +3,7 @@ package io.psmr.ordering.transport;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.codec.DecoderException;
 import io.netty.handler.ssl.ClientAuth;
@@ -21,8 +22,10 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLException;
 import javax.net.ssl.SSLPeerUnverifiedException;
+import javax.net.ssl.SSLSession;
 import javax.net.ssl.TrustManager;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -158,10 +161,8 @@ public final class LinkSecurity {
         }
         SslHandler tls = client.newHandler(ch.alloc(), target.getHostString(), target.getPort());
         ch.pipeline().addFirst(tls);
-        ClusterMember member = memberAt(target.getHostString(), target.getPort());
-        ch.pipeline().addAfter(ch.pipeline().context(tls).name(), null, new Refusals(
-                (member == null ? "no member" : member.role().word() + " " + member.name()) + " at " + target,
-                member == null ? target : member));
+        ch.pipeline().addAfter(ch.pipeline().context(tls).name(), null, new Refusals(describeDialed(target),
+                dialedKey(target)));
     }
 
     /**
@@ -174,12 +175,22 @@ public final class LinkSecurity {
         if (credentials == null) {
             return Optional.empty();
         }
+        return claimProblem(ch.pipeline().get(SslHandler.class).engine().getSession(), claimedAt);
+    }
+
+    /**
+     * As {@link #claimProblem(Channel, InetSocketAddress)}, for the TLS session of a connection in another Netty's
+     * pipeline ({@link #acceptedEngine}'s). Always empty under plain TCP.
+     */
+    public Optional<String> claimProblem(SSLSession session, InetSocketAddress claimedAt) {
+        if (credentials == null) {
+            return Optional.empty();
+        }
         ClusterMember claimed = claimedAt == null ? null : memberAt(claimedAt.getHostString(), claimedAt.getPort());
-        SslHandler tls = ch.pipeline().get(SslHandler.class);
         ClusterMember presented;
         try {
-            presented = ClusterMember.of((X509Certificate) tls.engine().getSession().getPeerCertificates()[0]);
-        } catch (SSLPeerUnverifiedException | RuntimeException e) {
+            presented = presented(session);
+        } catch (SSLPeerUnverifiedException e) {
             return Optional.of("no verified certificate on this connection: " + e.getMessage());
         }
         if (claimed == null) {
@@ -187,6 +198,74 @@ public final class LinkSecurity {
         }
         return presented.equals(claimed) ? Optional.empty()
                 : Optional.of("its hello names " + claimed + ", and its certificate " + presented);
+    }
+
+    /**
+     * The member whose certificate the peer of {@code session} presented (verified by the handshake).
+     *
+     * @throws SSLPeerUnverifiedException if the session has no verified peer certificate
+     */
+    public static ClusterMember presented(SSLSession session) throws SSLPeerUnverifiedException {
+        try {
+            return ClusterMember.of((X509Certificate) session.getPeerCertificates()[0]);
+        } catch (RuntimeException e) {
+            throw new SSLPeerUnverifiedException("the peer's certificate names no member: " + e.getMessage());
+        }
+    }
+
+    /**
+     * The server side of TLS for a connection accepted on a port that admits {@code admit}, as an engine for the
+     * {@code SslHandler} of another Netty than this one (Ratis' shaded Netty): the same checks as
+     * {@link #secureAccepted}. Report a failed handshake to {@link #refused}.
+     *
+     * @throws IllegalStateException under plain TCP
+     */
+    public SSLEngine acceptedEngine(Admit admit) {
+        requireTls();
+        return servers.get(admit).newEngine(ByteBufAllocator.DEFAULT);
+    }
+
+    /**
+     * The client side of TLS for a connection dialled to {@code target}, as an engine for another Netty's
+     * {@code SslHandler}: the peer must present the certificate of the member that listens at {@code target}, as in
+     * {@link #secureDialed}. Report a failed handshake to {@link #refused}.
+     *
+     * @throws IllegalStateException under plain TCP
+     */
+    public SSLEngine dialedEngine(InetSocketAddress target) {
+        requireTls();
+        return client.newEngine(ByteBufAllocator.DEFAULT, target.getHostString(), target.getPort());
+    }
+
+    /** How a log line names the member listening at {@code target}, as a dialled connection's refusals do. */
+    public String describeDialed(InetSocketAddress target) {
+        ClusterMember member = memberAt(target.getHostString(), target.getPort());
+        return (member == null ? "no member" : member.role().word() + " " + member.name()) + " at " + target;
+    }
+
+    /** The key a dialled connection's refusals are counted under: the member at {@code target}, or the address. */
+    public Object dialedKey(InetSocketAddress target) {
+        ClusterMember member = memberAt(target.getHostString(), target.getPort());
+        return member == null ? target : member;
+    }
+
+    /**
+     * Counts a refused TLS handshake and logs it at most once per {@code peerKey} per minute, with the innermost
+     * cause's message.
+     */
+    public void refused(Object peerKey, String peer, Throwable cause) {
+        requireTls();
+        Throwable root = cause;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        refusals.record(peerKey, TLS_REFUSED, peer, "TLS handshake failed: " + root.getMessage());
+    }
+
+    private void requireTls() {
+        if (credentials == null) {
+            throw new IllegalStateException("plain TCP has no TLS");
+        }
     }
 
     /**
@@ -230,7 +309,11 @@ public final class LinkSecurity {
         @Override
         public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
             if (evt instanceof SslHandshakeCompletionEvent done && !done.isSuccess()) {
-                refuse(ctx, done.cause());
+                if (done.cause() instanceof java.nio.channels.ClosedChannelException) {
+                    ctx.close(); // closed before the handshake ended (a peer not up yet, a cut link): nothing refused
+                } else {
+                    refuse(ctx, done.cause());
+                }
                 return;
             }
             super.userEventTriggered(ctx, evt);
@@ -252,11 +335,7 @@ public final class LinkSecurity {
                 return;
             }
             refused = true;
-            Throwable root = cause;
-            while (root.getCause() != null && root.getCause() != root) {
-                root = root.getCause();
-            }
-            refusals.record(peerKey, TLS_REFUSED, peer, "TLS handshake failed: " + root.getMessage());
+            refused(peerKey, peer, cause);
         }
     }
 }

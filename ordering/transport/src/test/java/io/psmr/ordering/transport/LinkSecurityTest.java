@@ -177,7 +177,7 @@ class LinkSecurityTest {
                     verdicts.poll(10, TimeUnit.SECONDS));
             this.client.loop().execute(() -> link.channel().writeAndFlush(Unpooled.copiedBuffer("slot", StandardCharsets.UTF_8)));
             assertEquals("admitted", verdicts.poll(10, TimeUnit.SECONDS), "the client's own slot");
-            assertEquals(Optional.empty(), LinkSecurity.plain().claimProblem(null, n2At), "plain TCP believes hellos");
+            assertEquals(Optional.empty(), LinkSecurity.plain().claimProblem((io.netty.channel.Channel) null, n2At), "plain TCP believes hellos");
         } finally {
             serverLoop.shutdown(claims::close);
         }
