@@ -1,5 +1,6 @@
 package io.psmr.kvstore;
 
+import io.psmr.ordering.fuzz.FuzzSeeds;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;

@@ -1,10 +1,10 @@
 package io.psmr.ordering.pbft.keys;
 
+import io.psmr.ordering.fuzz.FuzzSeeds;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 
 import com.code_intelligence.jazzer.junit.FuzzTest;
-import io.psmr.ordering.pbft.FuzzSeeds;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;

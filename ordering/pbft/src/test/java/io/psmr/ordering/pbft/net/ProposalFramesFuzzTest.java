@@ -1,11 +1,11 @@
 package io.psmr.ordering.pbft.net;
 
+import io.psmr.ordering.fuzz.FuzzSeeds;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 
 import com.code_intelligence.jazzer.junit.FuzzTest;
-import io.psmr.ordering.pbft.FuzzSeeds;
 import io.psmr.ordering.pbft.net.ProposalFrames.Refused;
 import java.io.IOException;
 import java.util.List;

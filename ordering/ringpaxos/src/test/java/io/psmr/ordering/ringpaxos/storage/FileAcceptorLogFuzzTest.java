@@ -1,11 +1,11 @@
 package io.psmr.ordering.ringpaxos.storage;
 
+import io.psmr.ordering.fuzz.FuzzSeeds;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import io.psmr.ordering.ringpaxos.Ballot;
-import io.psmr.ordering.ringpaxos.FuzzSeeds;
 import io.psmr.ordering.ringpaxos.ProposalId;
 import io.psmr.ordering.ringpaxos.StorageChange;
 import io.psmr.ordering.ringpaxos.Value;

@@ -1,10 +1,10 @@
 package io.psmr.ordering.ringpaxos.wire;
 
+import io.psmr.ordering.fuzz.FuzzSeeds;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 
 import com.code_intelligence.jazzer.junit.FuzzTest;
-import io.psmr.ordering.ringpaxos.FuzzSeeds;
 import io.psmr.ordering.ringpaxos.Message;
 import java.io.IOException;
 import java.util.ArrayList;

@@ -1,4 +1,4 @@
-package io.psmr.kvstore;
+package io.psmr.ordering.fuzz;
 
 import java.io.IOException;
 import java.nio.file.Files;
