@@ -7,6 +7,7 @@ import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.codec.DecoderException;
 import io.netty.handler.ssl.ClientAuth;
+import io.netty.handler.ssl.OpenSsl;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.ssl.SslHandler;
@@ -46,6 +47,11 @@ public final class LinkSecurity {
 
     private static final Logger LOG = LoggerFactory.getLogger(LinkSecurity.class);
     private static final LinkSecurity PLAIN = new LinkSecurity();
+    /**
+     * BoringSSL (netty-tcnative) where its native library loads, else the JDK's provider: the same protocol and checks
+     * either way, BoringSSL at a fraction of the CPU per byte (docs/benchmarks.md, TLS).
+     */
+    private static final SslProvider PROVIDER = OpenSsl.isAvailable() ? SslProvider.OPENSSL : SslProvider.JDK;
 
     /** The refusal reason of a failed TLS handshake. */
     public static final String TLS_REFUSED = "TLS refused";
@@ -87,12 +93,12 @@ public final class LinkSecurity {
             for (Admit admit : Admit.values()) {
                 servers.put(admit, SslContextBuilder.forServer(credentials.keyManagers())
                         .trustManager(new MemberTrustManager(credentials.authority(), cluster, admit.roles, this::memberAt))
-                        .clientAuth(ClientAuth.REQUIRE).sslProvider(SslProvider.JDK).protocols("TLSv1.3").build());
+                        .clientAuth(ClientAuth.REQUIRE).sslProvider(PROVIDER).protocols("TLSv1.3").build());
             }
             this.client = SslContextBuilder.forClient().keyManager(credentials.keyManagers())
                     .trustManager(new MemberTrustManager(credentials.authority(), cluster, Set.of(), this::memberAt))
                     .endpointIdentificationAlgorithm(null)
-                    .sslProvider(SslProvider.JDK).protocols("TLSv1.3").build();
+                    .sslProvider(PROVIDER).protocols("TLSv1.3").build();
         } catch (SSLException e) {
             throw new IllegalStateException("cannot set up TLS for " + credentials.self() + ": " + e.getMessage(), e);
         }
@@ -287,6 +293,11 @@ public final class LinkSecurity {
         } catch (GeneralSecurityException e) {
             throw new IllegalStateException("cannot set up TLS for HTTP: " + e, e);
         }
+    }
+
+    /** Which TLS implementation runs the handshakes and records: {@code "OpenSSL"} (BoringSSL) or {@code "JDK"}. */
+    public static String provider() {
+        return PROVIDER == SslProvider.OPENSSL ? "OpenSSL" : "JDK";
     }
 
     @Override
