@@ -126,10 +126,14 @@ class CosBaselineBenchTest {
         // COS must be its throughput over that one. A run of 20 ms can measure any throughput, even one whose
         // ratio rounds to 0.000, so the check is the arithmetic, not a bound on the value.
         java.util.Map<String, Long> bestCos = new java.util.HashMap<>();
+        java.util.Map<String, Long> cbase = new java.util.HashMap<>();
         for (String line : lines.subList(1, lines.size())) {
             String[] f = line.split(",", -1);
             if (f[0].startsWith("cos-")) {
                 bestCos.merge(f[3], Long.parseLong(f[5]), Math::max);
+            }
+            if (f[0].equals("cbase")) {
+                cbase.put(f[3] + "/" + f[4], Long.parseLong(f[5]));
             }
         }
         for (String line : lines.subList(1, lines.size())) {
@@ -144,7 +148,8 @@ class CosBaselineBenchTest {
                 assertEquals(f[0], f[1], "graph column names the COS variant: " + line);
                 assertEquals("1", f[2], "COS runs commands one at a time: " + line);
                 assertTrue(Long.parseLong(f[5]) > 0, "throughput must be positive: " + line);
-                assertTrue(Double.parseDouble(f[6]) > 0, "ratio to CBASE: " + line);
+                double toCbase = (double) Long.parseLong(f[5]) / cbase.get(f[3] + "/" + f[4]);
+                assertEquals(toCbase, Double.parseDouble(f[6]), 0.0005 + toCbase * 0.01, "ratio to CBASE: " + line);
                 cos.add(f[0] + "/" + f[3]);
             }
         }
