@@ -2,6 +2,7 @@ package io.psmr.bench.cluster;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -102,8 +103,11 @@ class ClusterInitCommandTest {
         assertEquals(List.of("127.0.0.2:9000", "127.0.0.3:9001", "127.0.0.4:9002"),
                 r.raftGroup().getPeers().stream().map(p -> p.getAddress()).toList());
         assertTrue(r.proposers().isEmpty());
-        assertNull(r.tls(), "Ratis runs plain TCP");
-        assertFalse(Files.exists(ratisDir.resolve("tls")));
+        assertNotNull(r.tls(), "Ratis runs mutual TLS too");
+        assertTrue(ratis.out().contains(ratisDir.resolve("tls") + " (mutual TLS): a ratis cluster"), ratis.out());
+        for (ClusterNode n : r.nodes()) {
+            assertTrue(Files.exists(ratisDir.resolve("tls").resolve("nodes").resolve(n.name() + ".pem")), n.name());
+        }
 
         Path pbftDir = dir.resolve("pbft");
         CliRun pbft = CliRun.of("cluster", "init", "--dir", pbftDir.toString(), "--ordering", "pbft", "--pillars", "2",
