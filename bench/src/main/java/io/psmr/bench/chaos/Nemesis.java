@@ -48,6 +48,11 @@ final class Nemesis {
 
     /** How often {@code flaky} resets a random link. */
     static final long FLAKY_PERIOD_MILLIS = 200;
+    /**
+     * How long {@code isolate-leader} waits for a leader when none leads as it strikes: a Ring Paxos coordinator or a
+     * Ratis leader elected after the previous fault's heal takes a few seconds on a loaded machine.
+     */
+    static final Duration LEADER_WAIT = Duration.ofSeconds(15);
 
     private final ClusterLauncher launcher;
     private final FaultSchedule schedule;
@@ -194,7 +199,9 @@ final class Nemesis {
                     log.add(a); // before the links change: its heal undoes what was set, even after an error
                 }
                 try {
-                    injectNetwork(a);
+                    // A leader may be between terms when the fault strikes (just after a heal): wait for one, bounded.
+                    String leader = f.kind() == FaultKind.ISOLATE_LEADER ? launcher.awaitLeader(LEADER_WAIT) : null;
+                    injectNetwork(a, leader);
                 } catch (RuntimeException e) {
                     synchronized (this) {
                         a.error = "injecting " + f.kindName() + " on " + f.target() + ": " + e.getMessage();
@@ -358,8 +365,12 @@ final class Nemesis {
         return (nanos + 999_999) / 1_000_000;
     }
 
-    /** Sets the links of network fault {@code a}; what it set is recorded before each change, for the heal. */
-    private void injectNetwork(Active a) {
+    /**
+     * Sets the links of network fault {@code a}; what it set is recorded before each change, for the heal.
+     *
+     * @param leader the node that leads as {@code isolate-leader} strikes; null for the other faults
+     */
+    private void injectNetwork(Active a, String leader) {
         PlannedFault f = a.plan;
         if (links == null) {
             throw new IllegalStateException("the cluster has no links (start it with --links)");
@@ -381,7 +392,6 @@ final class Nemesis {
                         + " off from the rest, clients included";
             }
             case ISOLATE_LEADER -> {
-                String leader = launcher.leader().orElseThrow(() -> new IllegalStateException("no node leads"));
                 boolean minority = all.stream().anyMatch(l -> l.from().equals(LinkTable.CLIENTS_MINORITY));
                 synchronized (this) {
                     a.node = leader;
