@@ -39,6 +39,7 @@ import org.apache.ratis.thirdparty.io.netty.handler.codec.protobuf.ProtobufDecod
 import org.apache.ratis.thirdparty.io.netty.handler.codec.protobuf.ProtobufEncoder;
 import org.apache.ratis.thirdparty.io.netty.handler.codec.protobuf.ProtobufVarint32FrameDecoder;
 import org.apache.ratis.thirdparty.io.netty.handler.codec.protobuf.ProtobufVarint32LengthFieldPrepender;
+import org.apache.ratis.thirdparty.io.netty.util.concurrent.DefaultThreadFactory;
 import org.apache.ratis.util.IOUtils;
 import org.apache.ratis.util.PeerProxyMap;
 import org.apache.ratis.util.ProtoUtils;
@@ -88,10 +89,10 @@ final class RatisClientRpc extends RaftClientRpcWithProxy<RatisNettyConnection> 
      */
     static RatisClientRpc create(ClientId id, RaftProperties properties, LinkSecurity security) {
         int n = RPCS.incrementAndGet();
-        EventLoopGroup group = new NioEventLoopGroup(1, daemons("psmr-ratis-client-" + n));
-        ExecutorService replies = Executors.newSingleThreadExecutor(daemons("psmr-ratis-replies-" + n));
+        EventLoopGroup group = new NioEventLoopGroup(1, new DefaultThreadFactory("psmr-ratis-client-" + n, true));
+        ExecutorService replies = Executors.newSingleThreadExecutor(new DefaultThreadFactory("psmr-ratis-replies-" + n, true));
         java.util.concurrent.ScheduledThreadPoolExecutor timer = new java.util.concurrent.ScheduledThreadPoolExecutor(1,
-                daemons("psmr-ratis-timeouts-" + n));
+                new DefaultThreadFactory("psmr-ratis-timeouts-" + n, true));
         timer.setRemoveOnCancelPolicy(true); // answered requests leave no timeout behind
         PeerProxyMap<RatisNettyConnection> proxies = new PeerProxyMap<>(id.toString(), peer -> new RatisNettyConnection(peer, group, replies,
                 security));
@@ -99,14 +100,6 @@ final class RatisClientRpc extends RaftClientRpcWithProxy<RatisNettyConnection> 
                 group, replies, timer);
     }
 
-    private static java.util.concurrent.ThreadFactory daemons(String name) {
-        AtomicInteger n = new AtomicInteger();
-        return r -> {
-            Thread t = new Thread(r, name + "-" + n.incrementAndGet());
-            t.setDaemon(true);
-            return t;
-        };
-    }
 
     /** Sends {@code request}; the reply as the server sent it (a not-leader reply included), or the failure. */
     private CompletableFuture<RaftClientReply> call(RaftClientRequest request) {

@@ -10,7 +10,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -40,6 +39,7 @@ import org.apache.ratis.server.RaftServerRpc;
 import org.apache.ratis.server.ServerFactory;
 import org.apache.ratis.thirdparty.io.netty.channel.EventLoopGroup;
 import org.apache.ratis.thirdparty.io.netty.channel.nio.NioEventLoopGroup;
+import org.apache.ratis.thirdparty.io.netty.util.concurrent.DefaultThreadFactory;
 import org.apache.ratis.util.IOUtils;
 import org.apache.ratis.util.PeerProxyMap;
 
@@ -129,21 +129,12 @@ final class RatisNettyRpc implements RpcType {
                     NettyConfigKeys.Server.host(server.getProperties()), NettyConfigKeys.Server.port(server.getProperties())),
                     security, dialed);
             int n = RPCS.incrementAndGet();
-            this.group = new NioEventLoopGroup(1, daemons("psmr-ratis-peers-" + n));
-            this.replies = Executors.newSingleThreadExecutor(daemons("psmr-ratis-peer-replies-" + n));
+            this.group = new NioEventLoopGroup(1, new DefaultThreadFactory("psmr-ratis-peers-" + n, true));
+            this.replies = Executors.newSingleThreadExecutor(new DefaultThreadFactory("psmr-ratis-peer-replies-" + n, true));
             this.peers = new PeerProxyMap<>(server.getId() + "-peers",
                     peer -> new RatisNettyConnection(peer, group, replies, security));
             this.timeoutMillis = RaftServerConfigKeys.Rpc.requestTimeout(server.getProperties())
                     .toLong(TimeUnit.MILLISECONDS);
-        }
-
-        private static ThreadFactory daemons(String name) {
-            AtomicInteger n = new AtomicInteger();
-            return r -> {
-                Thread t = new Thread(r, name + "-" + n.incrementAndGet());
-                t.setDaemon(true);
-                return t;
-            };
         }
 
         /**

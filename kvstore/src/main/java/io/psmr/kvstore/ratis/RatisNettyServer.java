@@ -8,7 +8,6 @@ import java.net.InetSocketAddress;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.net.ssl.SSLPeerUnverifiedException;
@@ -36,6 +35,7 @@ import org.apache.ratis.thirdparty.io.netty.handler.codec.protobuf.ProtobufDecod
 import org.apache.ratis.thirdparty.io.netty.handler.codec.protobuf.ProtobufEncoder;
 import org.apache.ratis.thirdparty.io.netty.handler.codec.protobuf.ProtobufVarint32FrameDecoder;
 import org.apache.ratis.thirdparty.io.netty.handler.codec.protobuf.ProtobufVarint32LengthFieldPrepender;
+import org.apache.ratis.thirdparty.io.netty.util.concurrent.DefaultThreadFactory;
 import org.apache.ratis.util.IOUtils;
 import org.apache.ratis.util.JavaUtils;
 import org.apache.ratis.util.ProtoUtils;
@@ -93,19 +93,11 @@ final class RatisNettyServer implements Closeable {
         this.bind = bind;
         this.security = security;
         int n = SERVERS.incrementAndGet();
-        this.acceptor = new NioEventLoopGroup(1, daemons("psmr-ratis-accept-" + n));
-        this.loops = new NioEventLoopGroup(0, daemons("psmr-ratis-server-" + n));
+        this.acceptor = new NioEventLoopGroup(1, new DefaultThreadFactory("psmr-ratis-accept-" + n, true));
+        this.loops = new NioEventLoopGroup(0, new DefaultThreadFactory("psmr-ratis-server-" + n, true));
         this.refusals = RefusalLog.perMinute(LOG, () -> "Ratis server " + server.getId());
     }
 
-    private static ThreadFactory daemons(String name) {
-        AtomicInteger n = new AtomicInteger();
-        return r -> {
-            Thread t = new Thread(r, name + "-" + n.incrementAndGet());
-            t.setDaemon(true);
-            return t;
-        };
-    }
 
     /**
      * Learns where peers listen, as this process dials them: a Raft request's requestor must present the certificate

@@ -61,7 +61,10 @@ final class RatisTls {
         return String.valueOf(remote);
     }
 
-    /** Closes a connection whose handshake failed, reports it once, and keeps TLS errors from the handlers behind. */
+    /**
+     * Closes a connection whose handshake failed, reports it once, and keeps TLS errors from the handlers behind: the
+     * twin of {@link LinkSecurity}'s own handler, for the types of Ratis' shaded Netty.
+     */
     private static final class Refusals extends ChannelInboundHandlerAdapter {
         private final LinkSecurity security;
         private final String peer;
