@@ -208,6 +208,38 @@ public final class BatchAdmitter {
         return AdmittedCommand.execute(c, origin, a.entry());
     }
 
+    /**
+     * Opens session {@code sessionId}, which another admitter's OPEN_SESSION opened, in this admitter's table, last used
+     * at {@code instance} (MLBFT: one admitter per partition, and a session is open in every partition). Admission's
+     * thread.
+     */
+    public void adoptSession(long sessionId, long instance) {
+        sessions.adopt(sessionId, instance);
+    }
+
+    /**
+     * Runs every command of {@code admitted}, which {@link #admit} made at {@code instance}, on the calling thread in
+     * command order, answering each through {@code send}; for a runtime that executes a batch whole (MLBFT's partition
+     * workers) rather than through the scheduler.
+     *
+     * @return the ids of the sessions the batch's OPEN_SESSION commands opened, in command order
+     */
+    public long[] runInOrder(Admitted admitted, Consumer<KvReply> send) {
+        Batch<AdmittedCommand> batch = admitted.batch();
+        long instance = batch.instance();
+        List<AdmittedCommand> commands = batch.commands();
+        long[] opened = new long[0];
+        for (int i = 0; i < commands.size(); i++) {
+            AdmittedCommand c = commands.get(i);
+            answer(instance, i, c, execute(c), send);
+            if (c.command.op() == KvOp.OPEN_SESSION && c.preset != null && c.preset.status() == KvStatus.OK) {
+                opened = java.util.Arrays.copyOf(opened, opened.length + 1);
+                opened[opened.length - 1] = SessionTable.sessionId(instance, i);
+            }
+        }
+        return opened;
+    }
+
     // ---------------------------------------------------------------- execution and answers (workers)
 
     /** The scheduler's service: runs a command admitted to execute; any other gets its preset answer (null for a duplicate). */

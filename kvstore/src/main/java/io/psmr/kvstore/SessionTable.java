@@ -108,6 +108,28 @@ public final class SessionTable {
         return id;
     }
 
+    /**
+     * Opens session {@code id}, which another table opened (MLBFT keeps one table per partition and opens a session in
+     * all of them), last used at {@code instance} of this table; as {@link #open}, evicts the least recently used session
+     * when the table is full. A session already open here is only renewed.
+     */
+    void adopt(long id, long instance) {
+        Session open = sessions.get(id);
+        if (open != null) {
+            open.lastUsed = instance;
+            return;
+        }
+        if (sessions.size() >= maxSessions) {
+            Iterator<Session> it = sessions.values().iterator();
+            it.next();
+            it.remove();
+            evicted++;
+        }
+        Session s = new Session(window);
+        s.lastUsed = instance;
+        sessions.put(id, s);
+    }
+
     /** Applies the rule to one delivered command of session {@code sessionId}, at {@code instance}. */
     Admission admit(long sessionId, long seq, long instance) {
         Session w = sessions.get(sessionId);

@@ -1,0 +1,147 @@
+package io.psmr.kvstore.mlbft;
+
+import io.psmr.kvstore.KvBatch;
+import io.psmr.kvstore.KvCodec;
+import io.psmr.kvstore.KvDecodeException;
+import io.psmr.kvstore.KvLimits;
+import io.psmr.ordering.BroadcastClosedException;
+import io.psmr.ordering.OrderingClient;
+import io.psmr.ordering.OverloadedException;
+import io.psmr.scheduler.ConflictDetection;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * MLBFT's client side (thesis §3.2.2 and §3.2.3): predicts a batch's partitions and has every one of their instances
+ * order it, wrapped in an {@link MlbftEnvelope} with an id of its own. An {@link OrderingClient}, so a store proxy
+ * proposes through it as through any ordering.
+ *
+ * <p><b>All or nothing, eventually.</b> A cross-border request ordered by some of its instances and not the others
+ * would stop their queues for good, so a proposal refused by one instance as overloaded is offered to it again
+ * (after 1 ms, doubling up to 64 ms) until it is taken or the proposer closes; the proposal's future completes, with
+ * {@link #UNKNOWN_INSTANCE}, once every instance ordered it. A value that is not a batch goes to partition 0's instance
+ * alone, whose replicas refuse it.
+ *
+ * <p>Thread-safe; futures complete on the instances' threads or the retry timer.
+ */
+public final class MlbftProposer implements OrderingClient {
+
+    private static final long FIRST_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+    private static final long MAX_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(64);
+
+    private final long proposerId;
+    private final PartitionMap map;
+    private final List<? extends OrderingClient> instances;
+    private final ConflictDetection detection;
+    private final KvLimits limits;
+    private final int maxValueBytes;
+    private final AtomicLong sequence = new AtomicLong();
+    private final AtomicBoolean closed = new AtomicBoolean();
+    private final ScheduledThreadPoolExecutor retries;
+
+    /**
+     * @param proposerId    makes the ids of this proposer's requests unique among all proposers', 0 to 2^23 - 1
+     * @param instances     where partition p's instance takes proposals, at index p
+     * @param maxValueBytes the largest batch the instances take once wrapped
+     */
+    public MlbftProposer(long proposerId, PartitionMap map, List<? extends OrderingClient> instances,
+                         ConflictDetection detection, KvLimits limits, int maxValueBytes) {
+        if (proposerId < 0 || proposerId >= 1L << 23) {
+            throw new IllegalArgumentException("proposer id must be from 0 to 2^23 - 1, got " + proposerId);
+        }
+        if (instances.size() != map.partitions()) {
+            throw new IllegalArgumentException(map.partitions() + " partitions need as many instances, got " + instances.size());
+        }
+        this.proposerId = proposerId;
+        this.map = map;
+        this.instances = List.copyOf(instances);
+        this.detection = detection;
+        this.limits = limits;
+        this.maxValueBytes = maxValueBytes - MlbftEnvelope.OVERHEAD;
+        this.retries = new ScheduledThreadPoolExecutor(1, r -> {
+            Thread t = new Thread(r, "psmr-mlbft-proposer-" + proposerId + "-retry");
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    @Override
+    public void start() {
+        if (closed.get()) {
+            throw new IllegalStateException("the MLBFT proposer is closed");
+        }
+    }
+
+    @Override
+    public CompletableFuture<Long> propose(byte[] value) {
+        if (value == null) {
+            throw new IllegalArgumentException("cannot propose a null value");
+        }
+        if (value.length > maxValueBytes) {
+            throw new IllegalArgumentException("value of " + value.length + " bytes exceeds the " + maxValueBytes
+                    + " bytes an MLBFT request may carry");
+        }
+        if (closed.get()) {
+            return CompletableFuture.failedFuture(new BroadcastClosedException("the MLBFT proposer is closed"));
+        }
+        int[] partitions;
+        try {
+            KvBatch batch = KvCodec.decodeBatch(value, detection, limits);
+            partitions = map.partitionsOf(batch);
+        } catch (KvDecodeException e) {
+            partitions = new int[] {0};
+        }
+        long id = proposerId << 40 | (sequence.incrementAndGet() & ((1L << 40) - 1));
+        byte[] envelope = new MlbftEnvelope(id, value).encode();
+        CompletableFuture<?>[] ordered = new CompletableFuture<?>[partitions.length];
+        for (int i = 0; i < partitions.length; i++) {
+            CompletableFuture<Long> f = new CompletableFuture<>();
+            ordered[i] = f;
+            offer(instances.get(partitions[i]), envelope, f, FIRST_RETRY_NANOS);
+        }
+        return CompletableFuture.allOf(ordered).thenApply(x -> UNKNOWN_INSTANCE);
+    }
+
+    private void offer(OrderingClient instance, byte[] envelope, CompletableFuture<Long> done, long backoff) {
+        if (closed.get()) {
+            done.completeExceptionally(new BroadcastClosedException("the MLBFT proposer closed before every instance"
+                    + " ordered the request"));
+            return;
+        }
+        CompletableFuture<Long> f;
+        try {
+            f = instance.propose(envelope);
+        } catch (RuntimeException e) {
+            done.completeExceptionally(e);
+            return;
+        }
+        f.whenComplete((instanceNumber, error) -> {
+            Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+            if (cause == null) {
+                done.complete(instanceNumber);
+            } else if (cause instanceof OverloadedException) {
+                try {
+                    retries.schedule(() -> offer(instance, envelope, done, Math.min(MAX_RETRY_NANOS, 2 * backoff)),
+                            backoff, TimeUnit.NANOSECONDS);
+                } catch (java.util.concurrent.RejectedExecutionException closing) {
+                    done.completeExceptionally(new BroadcastClosedException("the MLBFT proposer closed before every"
+                            + " instance ordered the request"));
+                }
+            } else {
+                done.completeExceptionally(cause);
+            }
+        });
+    }
+
+    @Override
+    public void close() {
+        if (closed.compareAndSet(false, true)) {
+            retries.shutdownNow();
+        }
+    }
+}
