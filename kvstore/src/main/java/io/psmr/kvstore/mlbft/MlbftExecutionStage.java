@@ -153,7 +153,8 @@ final class MlbftExecutionStage<T> implements AutoCloseable {
         for (int p = 0; p < workers.size(); p++) {
             queued += queues.size(p);
         }
-        return new MlbftStats(queues.deadlocks(), crossBorder, simple, queued, misrouted, repeated, unreadable);
+        return new MlbftStats(queues.deadlocks(), queues.resolutionDigest(), crossBorder, simple, queued, misrouted, repeated,
+                unreadable);
     }
 
     /** What stopped the stage, if something did. */

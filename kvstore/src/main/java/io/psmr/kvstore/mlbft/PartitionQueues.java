@@ -108,6 +108,8 @@ final class PartitionQueues<T> {
     /** Queues of a deadlock whose chosen request has not arrived in them yet: they may take more than capacity. */
     private long awaited;
     private long deadlocks;
+    /** Per partition, a hash chain of the requests resolutions moved to its head, in the order they were moved. */
+    private final long[] moves;
 
     @SuppressWarnings("unchecked")
     PartitionQueues(int partitions, int capacity) {
@@ -120,6 +122,7 @@ final class PartitionQueues<T> {
         this.partitions = partitions;
         this.capacity = capacity;
         this.queues = new ArrayDeque[partitions];
+        this.moves = new long[partitions];
         for (int p = 0; p < partitions; p++) {
             queues[p] = new ArrayDeque<>();
         }
@@ -208,6 +211,27 @@ final class PartitionQueues<T> {
     /** Deadlocks resolved so far. */
     long deadlocks() {
         return deadlocks;
+    }
+
+    /**
+     * A digest of every resolution so far: per partition, which requests were moved to its head, in order. Each
+     * partition's part depends only on what the instances ordered, so replicas that ran the same requests report the
+     * same digest; one that resolved a deadlock otherwise reports another.
+     */
+    long resolutionDigest() {
+        long d = 0;
+        for (int p = 0; p < partitions; p++) {
+            d += mix(moves[p] + p);
+        }
+        return d;
+    }
+
+    private static long mix(long h) {
+        h ^= h >>> 33;
+        h *= 0xff51afd7ed558ccdL;
+        h ^= h >>> 33;
+        h *= 0xc4ceb9fe1a85ec53L;
+        return h ^ (h >>> 33);
     }
 
     /** Whether every queue is empty (nothing ordered is left to run). */
@@ -305,6 +329,7 @@ final class PartitionQueues<T> {
                         queues[q].removeFirstOccurrence(victim);
                         queues[q].addFirst(victim);
                     }
+                    moves[q] = mix(moves[q] * 31 + victim.id);
                 }
                 deadlocks++;
                 moved = true;
