@@ -67,6 +67,9 @@ import org.slf4j.LoggerFactory;
  * behaviour) a batch goes out as soon as the previous one is answered, and the commands that arrive
  * meanwhile form the next one: batches grow with the load by themselves.
  *
+ * <p>With {@link ProxyConfig#lanes() lanes}, a batch takes only the commands of the oldest queued command's lane, in
+ * arrival order; the others wait, in order, for a batch of their own lane ({@link BatchLanes}).
+ *
  * <h2>Batch decorator</h2>
  * A proxy started with a {@link BatchDecorator} lets it append commands of its own to each new batch
  * as the batch is sealed, after the client commands and before the summary is built, so the summary
@@ -182,11 +185,14 @@ public final class ClientProxy implements ReplyChannel, AutoCloseable {
 
     /** The reply rule each command's {@link ReplyQuorum} follows. */
     private final ReplyTrust replyTrust;
+    /** Which commands may share a batch. */
+    private final BatchLanes lanes;
 
     private ClientProxy(ProxyConfig config, OrderingClient broadcast, BatchDecorator decorator) {
         this.config = config;
         this.broadcast = broadcast;
         this.replyTrust = config.replyTrust();
+        this.lanes = config.lanes();
         this.decorator = decorator;
         this.maxBatchBytes = config.limits().maxBatchBytes();
         int addedCommands = decorator.maxAddedCommands();
@@ -560,12 +566,31 @@ public final class ClientProxy implements ReplyChannel, AutoCloseable {
         }
     }
 
-    /** Moves the next batch's commands from the queue to {@code into}. Lock held; the queue is not empty. */
+    /**
+     * Moves the next batch's commands from the queue to {@code into}: the oldest command's lane's, in order (see
+     * {@link BatchLanes}). Lock held; the queue is not empty.
+     */
     private void drain(List<Pending> into) {
         long bytes = 0;
-        for (Pending p = queue.peekFirst(); p != null && batching.takes(into.size(), bytes, p.cost); p = queue.peekFirst()) {
+        if (lanes == BatchLanes.ONE) {
+            for (Pending p = queue.peekFirst(); p != null && batching.takes(into.size(), bytes, p.cost); p = queue.peekFirst()) {
+                bytes += p.cost;
+                into.add(queue.pollFirst());
+            }
+            return;
+        }
+        long lane = lanes.laneOf(queue.peekFirst().command);
+        for (java.util.Iterator<Pending> it = queue.iterator(); it.hasNext(); ) {
+            Pending p = it.next();
+            if (lanes.laneOf(p.command) != lane) {
+                continue;
+            }
+            if (!batching.takes(into.size(), bytes, p.cost)) {
+                return;
+            }
             bytes += p.cost;
-            into.add(queue.pollFirst());
+            into.add(p);
+            it.remove();
         }
     }
 

@@ -32,10 +32,19 @@ import java.util.Objects;
  * @param replyTrust         how many replies accept a result (default {@link ReplyTrust#FIRST_REPLY}, for
  *                           crash-fault orderings; {@link ReplyTrust#matching} for Byzantine ones); must follow
  *                           the ordering's fault model
+ * @param lanes              which commands may share a batch (default {@link BatchLanes#ONE}: any)
  */
 public record ProxyConfig(long proxyId, ConflictDetection detection, KvLimits limits, int maxBatchCommands,
                           Duration linger, int window, Duration retryTimeout, int maxRetries, int queueCapacity,
-                          OverflowPolicy overflow, int maxOutstandingPerClient, ReplyTrust replyTrust) {
+                          OverflowPolicy overflow, int maxOutstandingPerClient, ReplyTrust replyTrust, BatchLanes lanes) {
+
+    /** The settings with one lane ({@link BatchLanes#ONE}). */
+    public ProxyConfig(long proxyId, ConflictDetection detection, KvLimits limits, int maxBatchCommands,
+                       Duration linger, int window, Duration retryTimeout, int maxRetries, int queueCapacity,
+                       OverflowPolicy overflow, int maxOutstandingPerClient, ReplyTrust replyTrust) {
+        this(proxyId, detection, limits, maxBatchCommands, linger, window, retryTimeout, maxRetries, queueCapacity,
+                overflow, maxOutstandingPerClient, replyTrust, BatchLanes.ONE);
+    }
 
     /** The settings with the default {@link ReplyTrust#FIRST_REPLY} (the constructor before reply trust existed). */
     public ProxyConfig(long proxyId, ConflictDetection detection, KvLimits limits, int maxBatchCommands,
@@ -53,6 +62,7 @@ public record ProxyConfig(long proxyId, ConflictDetection detection, KvLimits li
         Objects.requireNonNull(retryTimeout, "retryTimeout");
         Objects.requireNonNull(overflow, "overflow");
         Objects.requireNonNull(replyTrust, "replyTrust");
+        Objects.requireNonNull(lanes, "lanes");
         if (proxyId < 0 || proxyId > Integer.MAX_VALUE) {
             throw new IllegalArgumentException("proxyId must be from 0 to " + Integer.MAX_VALUE + ", got " + proxyId);
         }
@@ -100,6 +110,7 @@ public record ProxyConfig(long proxyId, ConflictDetection detection, KvLimits li
         b.overflow = overflow;
         b.maxOutstandingPerClient = maxOutstandingPerClient;
         b.replyTrust = replyTrust;
+        b.lanes = lanes;
         return b;
     }
 
@@ -117,6 +128,7 @@ public record ProxyConfig(long proxyId, ConflictDetection detection, KvLimits li
         private OverflowPolicy overflow = OverflowPolicy.BLOCK;
         private int maxOutstandingPerClient = 16;
         private ReplyTrust replyTrust = ReplyTrust.FIRST_REPLY;
+        private BatchLanes lanes = BatchLanes.ONE;
 
         private Builder() {
         }
@@ -187,6 +199,12 @@ public record ProxyConfig(long proxyId, ConflictDetection detection, KvLimits li
             return this;
         }
 
+        /** See {@link ProxyConfig#lanes()}. */
+        public Builder lanes(BatchLanes l) {
+            this.lanes = l;
+            return this;
+        }
+
         /** See {@link ProxyConfig#replyTrust()}. */
         public Builder replyTrust(ReplyTrust t) {
             this.replyTrust = t;
@@ -196,7 +214,7 @@ public record ProxyConfig(long proxyId, ConflictDetection detection, KvLimits li
         /** The validated settings. */
         public ProxyConfig build() {
             return new ProxyConfig(proxyId, detection, limits, maxBatchCommands, linger, window, retryTimeout, maxRetries,
-                    queueCapacity, overflow, maxOutstandingPerClient, replyTrust);
+                    queueCapacity, overflow, maxOutstandingPerClient, replyTrust, lanes);
         }
     }
 }

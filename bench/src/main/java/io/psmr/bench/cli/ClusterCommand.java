@@ -273,6 +273,8 @@ public final class ClusterCommand implements Callable<Integer> {
             if (resume) {
                 return resume(cl);
             }
+            require(cl, ordering != OrderingProtocol.MLBFT, "--ordering mlbft runs in one JVM only: use ./psmr load "
+                    + "--ordering mlbft or ./psmr bench e2e --ordering mlbft (docs/mlbft.md)");
             require(cl, OrderingBinding.find(ordering).isPresent(), "--ordering must be ringpaxos, ratis or pbft, got '"
                     + ordering.cliName() + "' (a cluster of processes needs a replicated ordering)");
             OrderingBinding binding = OrderingBinding.of(ordering);

@@ -7,6 +7,10 @@ import io.psmr.kvstore.EmbeddedCluster;
 import io.psmr.kvstore.KvStatus;
 import io.psmr.kvstore.LocalReplyRouter;
 import io.psmr.kvstore.pbft.EmbeddedPbftCluster;
+import io.psmr.kvstore.StoreCapacity;
+import io.psmr.kvstore.mlbft.EmbeddedMlbftCluster;
+import io.psmr.kvstore.mlbft.MlbftReplica;
+import io.psmr.bench.load.MlbftLoadRun;
 import io.psmr.kvstore.ratis.EmbeddedRatisCluster;
 import io.psmr.kvstore.ratis.RatisDurability;
 import io.psmr.kvstore.ratis.RatisReplica;
@@ -46,6 +50,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
+import java.util.function.UnaryOperator;
 import java.util.stream.Stream;
 import org.HdrHistogram.Histogram;
 
@@ -109,7 +114,7 @@ public final class E2eBench {
     public int totalRuns() {
         int configs = 0;
         for (OrderingProtocol o : settings.orderings()) {
-            configs += settings.sweep().variants(o).size() * settings.modes().size();
+            configs += settings.sweep().variants(o).size() * modes(o).size();
         }
         return configs * (1 + settings.runs()) + failoverTrials();
     }
@@ -147,9 +152,22 @@ public final class E2eBench {
         return Optional.of(E2eFailover.summarise(samples));
     }
 
+    /**
+     * The modes {@code ordering} runs: all of them, but one for MLBFT, whose replicas run their partitions' workers
+     * instead of a scheduler (its rows carry the first mode and are named {@code mlbft}).
+     */
+    List<SchedulerMode> modes(OrderingProtocol ordering) {
+        return ordering == OrderingProtocol.MLBFT ? List.of(settings.modes().get(0)) : settings.modes();
+    }
+
+    /** MLBFT's partitions: {@code --partitions}, else the thesis' 4. */
+    int mlbftPartitions() {
+        return settings.sweep().partitions() > 0 ? settings.sweep().partitions() : EmbeddedMlbftCluster.DEFAULT_PARTITIONS;
+    }
+
     /** What one run measured. */
     record Sample(double throughputOps, double meanBatch, Histogram latencyMicros, long retries, double leaderBytesPerOp,
-                  double meanBytesPerOp) {
+                  double meanBytesPerOp, double deadlocks) {
     }
 
     /** One (ordering, sweep point, mode)'s samples are keyed by this. */
@@ -164,6 +182,9 @@ public final class E2eBench {
     public List<E2eResult> run(Consumer<SchedulerMode> afterRun) throws InterruptedException {
         for (SchedulerMode m : settings.modes()) {
             for (OrderingProtocol ord : settings.orderings()) {
+                if (!modes(ord).contains(m)) {
+                    continue;
+                }
                 for (E2eVariant v : settings.sweep().variants(ord)) {
                     runOnce(ord, v, m, settings.warmup());
                     afterRun.accept(m);
@@ -174,6 +195,9 @@ public final class E2eBench {
         for (int round = 0; round < settings.runs(); round++) {
             for (SchedulerMode m : settings.modes()) {
                 for (OrderingProtocol ord : settings.orderings()) {
+                    if (!modes(ord).contains(m)) {
+                        continue;
+                    }
                     for (E2eVariant v : settings.sweep().variants(ord)) {
                         samples.computeIfAbsent(new Key(ord, v, m), k -> new ArrayList<>())
                                 .add(runOnce(ord, v, m, settings.duration()));
@@ -214,7 +238,15 @@ public final class E2eBench {
      * check them, the trust the proxy needs, and how to close it all.
      */
     private record Setup(OrderingClient broadcast, LocalReplyRouter router, Settler settler,
-                         ReplyTrust replyTrust, Supplier<long[]> sentBytes, Runnable closer) implements AutoCloseable {
+                         ReplyTrust replyTrust, Supplier<long[]> sentBytes, LongSupplier deadlocks,
+                         UnaryOperator<ProxyConfig> proxySettings, Runnable closer) implements AutoCloseable {
+
+        Setup(OrderingClient broadcast, LocalReplyRouter router, Settler settler, ReplyTrust replyTrust,
+              Supplier<long[]> sentBytes, Runnable closer) {
+            this(broadcast, router, settler, replyTrust, sentBytes, () -> -1,
+                    pc -> pc.toBuilder().replyTrust(replyTrust).build(), closer);
+        }
+
         @Override
         public void close() {
             closer.run();
@@ -258,7 +290,42 @@ public final class E2eBench {
         };
     }
 
-    private static Setup setup(OrderingProtocol ordering, E2eVariant v, ReplicaConfig rc) throws InterruptedException {
+    /**
+     * Every MLBFT replica runs everything ordered and passes {@link #checkRun}; the digests, the deadlocks resolved and
+     * how they were resolved agree.
+     */
+    private static Settler mlbftApply(EmbeddedMlbftCluster c) {
+        return (run, r, ps) -> {
+            if (!c.awaitQuiescent(QUIESCE_SECONDS, TimeUnit.SECONDS)) {
+                throw new IllegalStateException(run + ": the MLBFT replicas did not run every ordered request within "
+                        + QUIESCE_SECONDS + " s of the clients stopping: " + c.replicas());
+            }
+            for (MlbftReplica replica : c.replicas()) {
+                checkRun(run, r, ps, replica.stats(), replica.failure());
+            }
+            List<Long> digests = c.digests();
+            check(run, digests.stream().distinct().count() == 1, "the MLBFT replicas' digests differ: " + digests);
+            List<String> resolved = c.replicas().stream()
+                    .map(x -> x.mlbftStats().deadlocks() + " deadlocks, resolutions " + Long.toHexString(x.mlbftStats().resolutions()))
+                    .toList();
+            check(run, resolved.stream().distinct().count() == 1, "the MLBFT replicas resolved deadlocks differently: "
+                    + resolved);
+        };
+    }
+
+    private Setup setup(OrderingProtocol ordering, E2eVariant v, ReplicaConfig rc) throws InterruptedException {
+        if (ordering == OrderingProtocol.MLBFT) {
+            EmbeddedMlbftCluster c = EmbeddedMlbftCluster.start(1, mlbftPartitions(),
+                    rc.toBuilder().capacity(StoreCapacity.unbounded()).build());
+            return new Setup(c.orderingClient(), c.router(), mlbftApply(c), ReplyTrust.matching(c.f(), c.replicaIds()),
+                    () -> {
+                        long[] sent = new long[c.replicas().size()];
+                        for (int i = 0; i < sent.length; i++) {
+                            sent[i] = c.sentBytes(i);
+                        }
+                        return sent;
+                    }, () -> c.replicas().get(0).mlbftStats().deadlocks(), pc -> MlbftLoadRun.proxyConfig(pc, c), c::close);
+        }
         if (ordering == OrderingProtocol.LOCAL) {
             EmbeddedCluster c = EmbeddedCluster.start(1, rc);
             return new Setup(c.broadcast(), c.router(), replicasApply(c.replicas(), c.broadcast()::lastInstance),
@@ -344,11 +411,12 @@ public final class E2eBench {
         LoadOptions o = options(v, mode, duration);
         ReplicaConfig rc = replicaConfig(mode, o);
         try (Setup setup = setup(ordering, v, rc)) {
-            ProxyConfig pc = LoadRun.proxyConfig(o, rc).toBuilder().replyTrust(setup.replyTrust()).build();
+            ProxyConfig pc = setup.proxySettings().apply(LoadRun.proxyConfig(o, rc));
             try (ClientProxy proxy = ClientProxy.start(pc, setup.broadcast(), setup.router(), LoadRun.hotKeys(o, pc))) {
                 LoadResult r = LoadGenerator.run(proxy, o.workload(), HistorySink.NONE);
                 ProxyStats ps = proxy.stats();
-                setup.settler().settle(ordering.cliName() + "/" + mode.cliName(), r, ps);
+                setup.settler().settle(ordering.cliName() + "/" + (ordering == OrderingProtocol.MLBFT ? "mlbft"
+                        : mode.cliName()), r, ps);
                 // Every replica has applied everything ordered, so the protocol traffic of these operations is sent.
                 long[] sent = setup.sentBytes().get();
                 double most = Double.NaN;
@@ -357,7 +425,9 @@ public final class E2eBench {
                     most = (double) Arrays.stream(sent).max().getAsLong() / r.acknowledged();
                     mean = (double) Arrays.stream(sent).sum() / sent.length / r.acknowledged();
                 }
-                return new Sample(r.throughput(), ps.meanBatchSize(), r.latencyMicros(), ps.retries(), most, mean);
+                long deadlocks = setup.deadlocks().getAsLong();
+                return new Sample(r.throughput(), ps.meanBatchSize(), r.latencyMicros(), ps.retries(), most, mean,
+                        deadlocks < 0 ? Double.NaN : deadlocks);
             }
         }
     }
@@ -391,6 +461,11 @@ public final class E2eBench {
         }
     }
 
+    /** PBFT's sweep point that MLBFT's point {@code p} is compared with: the same batch and cross-partition share. */
+    static E2eVariant pbftPeer(E2eSettings s, E2eVariant p) {
+        return new E2eVariant(s.sweep().pillars().get(0), s.sweep().rotations().get(0), p.batch(), p.crossPct());
+    }
+
     /**
      * Medians with min and max, and the ratios to CBASE and to sequential over the same ordering, and
      * to the same mode over the local sequencer, all of the same invocation. Rows: ordering-major.
@@ -403,8 +478,19 @@ public final class E2eBench {
             for (E2eVariant p : s.sweep().variants(ord)) {
                 RunStatistics cbase = ops.get(new Key(ord, p, SchedulerMode.CBASE));
                 RunStatistics seq = ops.get(new Key(ord, p, SchedulerMode.SEQUENTIAL));
+                if (ord == OrderingProtocol.MLBFT) {
+                    // MLBFT's one row is compared with COP-PBFT's sequential execution at the same point (the thesis'
+                    // single-leader reference), the first of PBFT's pillars and rotations swept.
+                    seq = s.orderings().contains(OrderingProtocol.PBFT)
+                            ? ops.get(new Key(OrderingProtocol.PBFT, pbftPeer(s, p), SchedulerMode.SEQUENTIAL)) : null;
+                    cbase = s.orderings().contains(OrderingProtocol.PBFT)
+                            ? ops.get(new Key(OrderingProtocol.PBFT, pbftPeer(s, p), SchedulerMode.CBASE)) : null;
+                }
                 for (SchedulerMode m : s.modes()) {
                     List<Sample> v = samples.get(new Key(ord, p, m));
+                    if (v == null) {
+                        continue; // MLBFT runs one mode
+                    }
                     RunStatistics thr = ops.get(new Key(ord, p, m));
                     double med = thr.median();
                     RunStatistics local = ops.get(new Key(OrderingProtocol.LOCAL, p.forOrdering(OrderingProtocol.LOCAL), m));
@@ -416,6 +502,8 @@ public final class E2eBench {
                     }
                     boolean traffic = v.stream().noneMatch(x -> Double.isNaN(x.leaderBytesPerOp()));
                     RunStatistics leader = traffic ? RunStatistics.of(v, Sample::leaderBytesPerOp) : null;
+                    RunStatistics deadlocks = v.stream().noneMatch(x -> Double.isNaN(x.deadlocks()))
+                            ? RunStatistics.of(v, Sample::deadlocks) : null;
                     out.add(new E2eResult(ord, m, m.batch(p.batch()), med, thr.min(), thr.max(),
                             cbase == null ? Double.NaN : med / cbase.median(),
                             seq == null ? Double.NaN : med / seq.median(),
@@ -424,7 +512,10 @@ public final class E2eBench {
                             v.size(), local == null ? Double.NaN : med / local.median(), p,
                             traffic ? leader.median() : Double.NaN, traffic ? leader.min() : Double.NaN,
                             traffic ? leader.max() : Double.NaN,
-                            traffic ? RunStatistics.of(v, Sample::meanBytesPerOp).median() : Double.NaN));
+                            traffic ? RunStatistics.of(v, Sample::meanBytesPerOp).median() : Double.NaN,
+                            deadlocks == null ? Double.NaN : deadlocks.median(),
+                            deadlocks == null ? Double.NaN : deadlocks.min(),
+                            deadlocks == null ? Double.NaN : deadlocks.max()));
                 }
             }
         }

@@ -50,7 +50,7 @@ public final class E2eCharts {
                 if (r.ordering() == ord) {
                     String point = s.sweep().given() ? " " + r.variant().label().replaceFirst("b=\\d+", "b=" + r.batch())
                             : " b=" + r.batch();
-                    bars.add(new RangeBars.Bar(r.mode().cliName() + point
+                    bars.add(new RangeBars.Bar(r.modeName() + point
                             + (s.orderings().size() > 1 ? " " + ord.cliName() : ""), series,
                             r.throughputOps() / 1e3, r.minOps() / 1e3, r.maxOps() / 1e3));
                 }
@@ -98,7 +98,7 @@ public final class E2eCharts {
 
     /** A pbft bar's category: its sweep point, and its mode when several modes ran. */
     private static String pbftCategory(E2eResult r, E2eSettings s) {
-        return r.variant().label().replaceFirst("b=\\d+", "b=" + r.batch()) + (s.modes().size() > 1 ? " " + r.mode().cliName() : "");
+        return r.variant().label().replaceFirst("b=\\d+", "b=" + r.batch()) + (s.modes().size() > 1 ? " " + r.modeName() : "");
     }
 
     private static String pbftSeries(E2eResult r) {
@@ -154,7 +154,7 @@ public final class E2eCharts {
     private static String crossSeries(E2eResult r, E2eSettings s) {
         E2eVariant v = r.variant();
         return r.ordering().cliName() + (v.pillars() > 0 ? " Np=" + v.pillars() + " " + v.rotationName() : "")
-                + " b=" + r.batch() + (s.modes().size() > 1 ? " " + r.mode().cliName() : "");
+                + " b=" + r.batch() + (s.modes().size() > 1 ? " " + r.modeName() : "");
     }
 
     /**

@@ -63,8 +63,10 @@ import picocli.CommandLine.Spec;
                 + "its own executing replica, the proxy accepting f+1 = 2 matching replies), ratis (Apache Ratis: 3 peers on "
                 + "loopback over Ratis' Netty RPC, each executing with psmr as its state machine, every log entry fsync'd before it counts; "
                 + "sequential is Ratis' usual single-threaded apply), a comma-separated list of these (e.g. "
-                + "local,ringpaxos,ratis: interleaved, in that order), all (every ordering e2e embeds: local, ringpaxos, pbft "
-                + "and ratis, interleaved).",
+                + "local,ringpaxos,ratis: interleaved, in that order), mlbft (the multi-leader baseline: one PBFT instance per "
+                + "key partition, --partitions of them (default 4), never merged, each partition run by its own worker; one row per "
+                + "sweep point, whatever --modes, with the deadlocks its replicas resolved and its ratio to pbft's sequential "
+                + "execution; docs/mlbft.md), all (every ordering e2e embeds: local, ringpaxos, pbft, ratis and mlbft, interleaved).",
             "",
             "Failover (ringpaxos, both and all): after the measured runs, --runs trials of the bitmap-indexed workload over a "
                 + "fresh Ring Paxos cluster close the coordinator's acceptor at half the run and time, from just before "
@@ -118,8 +120,9 @@ public final class E2eCommand implements Callable<Integer> {
     List<LeaderRotation> rotations;
 
     @Option(names = "--partitions", paramLabel = "P",
-            description = "Key partitions, 2 to 1024: key k is in partition k mod P, and the mix's MULTI_PUTs stay in one "
-                    + "partition (default: none; needed by --cross-partition above 0).")
+            description = "Key partitions, 2 to 1024 (64 with mlbft): key k is in partition k mod P, and the mix's MULTI_PUTs "
+                    + "stay in one partition; mlbft orders each partition with its own PBFT instance (default: none, or 4 "
+                    + "with mlbft; needed by --cross-partition above 0).")
     Integer partitions;
 
     @Option(names = "--cross-partition", paramLabel = "PCT", split = ",",
@@ -154,8 +157,9 @@ public final class E2eCommand implements Callable<Integer> {
     int runs;
 
     @Option(names = "--ordering", paramLabel = "ORDERING", defaultValue = "local",
-            description = "Ordering layer: local, ringpaxos, pbft, ratis, a comma-separated list of them (e.g. local,ratis), "
-                    + "both (local and ringpaxos) or all (local, ringpaxos, pbft and ratis) (default: ${DEFAULT-VALUE}).")
+            description = "Ordering layer: local, ringpaxos, pbft, ratis, mlbft, a comma-separated list of them (e.g. "
+                    + "pbft,mlbft), both (local and ringpaxos) or all (local, ringpaxos, pbft, ratis and mlbft) "
+                    + "(default: ${DEFAULT-VALUE}).")
     String ordering;
 
     @Option(names = "--seed", paramLabel = "S", defaultValue = "42", description = "Clients' seed (default: ${DEFAULT-VALUE}).")
@@ -272,8 +276,12 @@ public final class E2eCommand implements Callable<Integer> {
             require(c >= 0 && c <= 100, "--cross-partition must be a percentage from 0 to 100, got " + c);
         }
         distinct("--cross-partition", cross);
-        int parts = partitions == null ? 0 : partitions;
+        // MLBFT partitions the keys: the other orderings then run the same workload, MULTI_PUTs within one partition.
+        int parts = partitions != null ? partitions
+                : orderings.contains(OrderingProtocol.MLBFT) ? io.psmr.kvstore.mlbft.EmbeddedMlbftCluster.DEFAULT_PARTITIONS : 0;
         require(partitions == null || (parts >= 2 && parts <= 1024), "--partitions must be from 2 to 1024, got " + parts);
+        require(!orderings.contains(OrderingProtocol.MLBFT) || parts <= io.psmr.kvstore.mlbft.PartitionMap.MAX_PARTITIONS,
+                "--partitions must be at most " + io.psmr.kvstore.mlbft.PartitionMap.MAX_PARTITIONS + " with mlbft, got " + parts);
         boolean anyCross = cross.stream().anyMatch(c -> c > 0);
         require(!anyCross || parts >= 2, "--cross-partition above 0 needs --partitions of at least 2");
         require(window >= 1 && window <= 1024, "--window must be from 1 to 1024, got " + window);
@@ -287,7 +295,7 @@ public final class E2eCommand implements Callable<Integer> {
                 + spec.multiPutKeys());
         require((long) parts * spec.multiPutKeys() <= spec.keys(), "--partitions (" + parts + ") times --multi-put-keys ("
                 + spec.multiPutKeys() + ") must be at most --keys (" + spec.keys() + ")");
-        E2eSweep sweep = new E2eSweep(np, rot, batch, cross, parts, swept);
+        E2eSweep sweep = new E2eSweep(np, rot, batch, cross, parts, swept || orderings.contains(OrderingProtocol.MLBFT));
         return new E2eSettings(orderings, m, spec, w, batch.get(0), window, conflict, bits, runs, warmup,
                 duration, seed, Runtime.getRuntime().availableProcessors(), out.path(), sweep);
     }

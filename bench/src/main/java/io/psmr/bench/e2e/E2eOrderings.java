@@ -8,13 +8,13 @@ import java.util.List;
  * Which ordering layers {@code psmr bench e2e --ordering NAME} runs: one {@link OrderingProtocol}
  * by its name, a comma-separated list of them (e.g. {@code local,ringpaxos,ratis}: run interleaved, in
  * that order), {@code both} (local, then ringpaxos: the ratio ringpaxos/local from one invocation)
- * or {@code all} (every ordering e2e can embed: local, ringpaxos, pbft and ratis). Stateless.
+ * or {@code all} (every ordering e2e can embed: local, ringpaxos, pbft, ratis and mlbft). Stateless.
  */
 public final class E2eOrderings {
 
     /** The orderings e2e embeds, in report order. */
     public static final List<OrderingProtocol> SUPPORTED = List.of(OrderingProtocol.LOCAL, OrderingProtocol.RING_PAXOS,
-            OrderingProtocol.PBFT, OrderingProtocol.RATIS);
+            OrderingProtocol.PBFT, OrderingProtocol.RATIS, OrderingProtocol.MLBFT);
 
     private E2eOrderings() {
     }
@@ -34,7 +34,7 @@ public final class E2eOrderings {
                     OrderingProtocol o = OrderingProtocol.fromCliName(one.trim());
                     if (!SUPPORTED.contains(o)) {
                         throw new IllegalArgumentException("bench e2e does not embed " + o.cliName() + "; expected local, "
-                                + "ringpaxos, pbft, ratis, a comma-separated list of them, both or all");
+                                + "ringpaxos, pbft, ratis, mlbft, a comma-separated list of them, both or all");
                     }
                     if (out.contains(o)) {
                         throw new IllegalArgumentException("ordering " + o.cliName() + " is listed twice in '" + name + "'");

@@ -47,7 +47,16 @@ public final class E2eReport {
 
     /** Worker threads of the row: 1 for sequential (the delivery thread executes), else the setting. */
     static int workers(E2eResult r, E2eSettings s) {
+        if (r.ordering() == OrderingProtocol.MLBFT) {
+            return mlbftPartitions(s); // one worker per partition
+        }
         return r.mode().parallel() ? s.workers() : 1;
+    }
+
+    /** MLBFT's partitions in these settings: {@code --partitions}, else the thesis' 4. */
+    static int mlbftPartitions(E2eSettings s) {
+        return s.sweep().partitions() > 0 ? s.sweep().partitions()
+                : io.psmr.kvstore.mlbft.EmbeddedMlbftCluster.DEFAULT_PARTITIONS;
     }
 
     /** results.csv: the header, then one row per (ordering, mode) in report order. NaN columns are empty. */
@@ -55,7 +64,8 @@ public final class E2eReport {
         boolean sweep = s.sweep().given();
         StringBuilder b = new StringBuilder(CSV_HEADER).append(sweep ? "," + SWEEP_COLUMNS : "").append('\n');
         for (E2eResult r : results) {
-            b.append(r.mode().cliName()).append(',').append(io.psmr.bench.scheduler.BenchReport.graphColumn(r.mode())).append(',')
+            b.append(r.modeName()).append(',').append(r.ordering() == OrderingProtocol.MLBFT ? "none"
+                    : io.psmr.bench.scheduler.BenchReport.graphColumn(r.mode())).append(',')
                     .append(r.batch()).append(',').append(s.window()).append(',').append(workers(r, s)).append(',')
                     .append(s.clients()).append(',').append(s.conflictPct()).append(',')
                     .append(Math.round(r.throughputOps())).append(',')
@@ -91,7 +101,8 @@ public final class E2eReport {
             String k = String.format(Locale.ROOT, "%.1f [%.1f-%.1f]", r.throughputOps() / 1e3, r.minOps() / 1e3,
                     r.maxOps() / 1e3);
             out.printf(Locale.ROOT, "%-9s %-15s %5d %5s %22s %8s %8s %8s %7s %9d %9d %9d%s%n", r.ordering().cliName(),
-                    r.mode().cliName(), r.batch(), r.mode().parallel() ? Integer.toString(s.workers()) : "-", k,
+                    r.modeName(), r.batch(), r.ordering() == OrderingProtocol.MLBFT || r.mode().parallel()
+                            ? Integer.toString(workers(r, s)) : "-", k,
                     dash(r.ratioVsCbase()), dash(r.ratioVsSequential()), dash(r.ratioVsLocal()), num(r.meanBatch(), "%.1f"),
                     r.p50Micros(), r.p99Micros(), r.p999Micros(), sweep ? " " + sweepCells(r) : "");
         }
@@ -213,7 +224,7 @@ public final class E2eReport {
         o.println("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|" + (sweep ? "---:|---|---:|---:|---:|---:|---:|" : ""));
         for (E2eResult r : results) {
             o.printf(Locale.ROOT, "| %s | %s | %d | %d | %.1f | %.1f-%.1f | %s | %s | %s | %s | %d | %d | %d |%s%n",
-                    r.ordering().cliName(), r.mode().cliName(), r.batch(), workers(r, s), r.throughputOps() / 1e3, r.minOps() / 1e3,
+                    r.ordering().cliName(), r.modeName(), r.batch(), workers(r, s), r.throughputOps() / 1e3, r.minOps() / 1e3,
                     r.maxOps() / 1e3, dash(r.ratioVsCbase()), dash(r.ratioVsSequential()), dash(r.ratioVsLocal()),
                     num(r.meanBatch(), "%.1f"), r.p50Micros(), r.p99Micros(), r.p999Micros(), sweep ? sweepMarkdown(r, s) : "");
         }

@@ -30,11 +30,34 @@ import io.psmr.ordering.OrderingProtocol;
  * @param leaderBytesMax    the most of the same over the runs
  * @param meanBytesPerOp    PBFT: median over runs of the bytes a replica sent per acknowledged operation, averaged
  *                          over the replicas; NaN for other orderings
+ * @param deadlocks         MLBFT: median over runs of the deadlocks a replica resolved (every replica resolves the same);
+ *                          NaN for other orderings
+ * @param deadlocksMin      the least of the same over the runs
+ * @param deadlocksMax      the most of the same over the runs
  */
 public record E2eResult(OrderingProtocol ordering, SchedulerMode mode, int batch, double throughputOps, double minOps, double maxOps, double ratioVsCbase,
                         double ratioVsSequential, double meanBatch, long p50Micros, long p99Micros, long p999Micros,
                         long retries, int runs, double ratioVsLocal, E2eVariant variant, double leaderBytesPerOp,
-                        double leaderBytesMin, double leaderBytesMax, double meanBytesPerOp) {
+                        double leaderBytesMin, double leaderBytesMax, double meanBytesPerOp, double deadlocks,
+                        double deadlocksMin, double deadlocksMax) {
+
+    /** A result without deadlock figures (any ordering but MLBFT). */
+    public E2eResult(OrderingProtocol ordering, SchedulerMode mode, int batch, double throughputOps, double minOps,
+                     double maxOps, double ratioVsCbase, double ratioVsSequential, double meanBatch, long p50Micros,
+                     long p99Micros, long p999Micros, long retries, int runs, double ratioVsLocal, E2eVariant variant,
+                     double leaderBytesPerOp, double leaderBytesMin, double leaderBytesMax, double meanBytesPerOp) {
+        this(ordering, mode, batch, throughputOps, minOps, maxOps, ratioVsCbase, ratioVsSequential, meanBatch, p50Micros,
+                p99Micros, p999Micros, retries, runs, ratioVsLocal, variant, leaderBytesPerOp, leaderBytesMin,
+                leaderBytesMax, meanBytesPerOp, Double.NaN, Double.NaN, Double.NaN);
+    }
+
+    /**
+     * What the row's execution is called: the scheduler mode, or {@code mlbft} for MLBFT, whose replicas run one worker
+     * per partition instead of a scheduler.
+     */
+    public String modeName() {
+        return ordering == OrderingProtocol.MLBFT ? "mlbft" : mode.cliName();
+    }
 
     /** A result without traffic figures, at PBFT's default point (or none for other orderings) and {@code batch}. */
     public E2eResult(OrderingProtocol ordering, SchedulerMode mode, int batch, double throughputOps, double minOps, double maxOps,

@@ -26,11 +26,15 @@ public interface EmbeddedOrdering {
 
         /** How embedded Ratis peers store their log; a usage error if the flag is bad. */
         RatisDurability ratisDurability();
+
+        /** MLBFT's partitions and the f of its PBFT instances, as a target; a usage error if the flags are bad. */
+        LoadTarget mlbft();
     }
 
     /** Every runner, one per protocol, in the order commands check their settings' flags. */
     static List<EmbeddedOrdering> all() {
-        return List.of(LocalLoadRun.RUNNER, RingPaxosLoadRun.RUNNER, PbftLoadRun.RUNNER, RatisLoadRun.RUNNER);
+        return List.of(LocalLoadRun.RUNNER, RingPaxosLoadRun.RUNNER, PbftLoadRun.RUNNER, RatisLoadRun.RUNNER,
+                MlbftLoadRun.RUNNER);
     }
 
     /** The runner of {@code protocol}. */
@@ -40,6 +44,7 @@ public interface EmbeddedOrdering {
             case RING_PAXOS -> RingPaxosLoadRun.RUNNER;
             case PBFT -> PbftLoadRun.RUNNER;
             case RATIS -> RatisLoadRun.RUNNER;
+            case MLBFT -> MlbftLoadRun.RUNNER;
         };
     }
 

@@ -97,8 +97,9 @@ public final class LoadCommand implements Callable<Integer> {
 
     @Option(names = "--ordering", paramLabel = "ORDERING", defaultValue = "local", converter = OrderingConverter.class,
             description = "local (psmr's in-process sequencer), ratis (Apache Ratis peers on loopback, psmr executing "
-                    + "their log; docs/integration.md) or pbft (PBFT with COP pillars in this process, Byzantine faults: "
-                    + "clients accept f+1 matching replies; docs/pbft.md); ringpaxos runs as processes: use --cluster "
+                    + "their log; docs/integration.md), pbft (PBFT with COP pillars in this process, Byzantine faults: "
+                    + "clients accept f+1 matching replies; docs/pbft.md) or mlbft (the multi-leader baseline: one PBFT "
+                    + "instance per key partition, never merged; docs/mlbft.md); ringpaxos runs as processes: use --cluster "
                     + "(default: ${DEFAULT-VALUE}).")
     OrderingProtocol ordering;
 
@@ -117,6 +118,11 @@ public final class LoadCommand implements Callable<Integer> {
             description = "With --ordering pbft: rotating (the leader of instance c in view v is (c / pillars + v) mod n, "
                     + "COP's) or fixed (classic PBFT: one primary per view) (default: ${DEFAULT-VALUE}).")
     String leaderRotation;
+
+    @Option(names = "--partitions", paramLabel = "P", defaultValue = "4",
+            description = "With --ordering mlbft: key partitions, 2 to 64, each ordered by its own PBFT instance and run by "
+                    + "its own worker; key k<n> is in partition n mod P (default: ${DEFAULT-VALUE}, the thesis').")
+    int partitions;
 
     @Option(names = "--mode", paramLabel = "MODE", defaultValue = "bitmap-indexed", converter = SchedulerModeConverter.class,
             description = "Scheduler: sequential, cbase, keys-pairwise, keys-hashed, bitmap-monitor, bitmap-indexed or rw-bitmap "
@@ -371,6 +377,11 @@ public final class LoadCommand implements Callable<Integer> {
             public RatisDurability ratisDurability() {
                 return LoadCommand.this.ratisDurability();
             }
+
+            @Override
+            public LoadTarget mlbft() {
+                return mlbftTarget();
+            }
         });
     }
 
@@ -389,6 +400,20 @@ public final class LoadCommand implements Callable<Integer> {
                     "--leader-rotation must be rotating or fixed, got '" + leaderRotation + "'");
         };
         return EmbeddedPbftCluster.config((replicas - 1) / 3, pillars, rotation);
+    }
+
+    /** --replicas (3f+1, 4 unless given) and --partitions, checked; MLBFT takes no store capacity. */
+    private LoadTarget mlbftTarget() {
+        if (!spec.commandLine().getParseResult().hasMatchedOption("--replicas")) {
+            replicas = 4;
+        }
+        require(replicas >= 4 && (replicas - 1) % 3 == 0, "--ordering mlbft needs 3f+1 replicas with f >= 1 (4, 7, 10, ...) "
+                + "to tolerate f Byzantine ones, got --replicas " + replicas);
+        require(partitions >= 2 && partitions <= io.psmr.kvstore.mlbft.PartitionMap.MAX_PARTITIONS,
+                "--partitions must be from 2 to " + io.psmr.kvstore.mlbft.PartitionMap.MAX_PARTITIONS + ", got " + partitions);
+        require(maxKeys == null && maxBytes == null, "--max-keys and --max-bytes do not apply to --ordering mlbft: its "
+                + "partitions have no global order to refuse the same writes FULL in (docs/mlbft.md)");
+        return MlbftLoadRun.target((replicas - 1) / 3, partitions, io.psmr.kvstore.KvLimits.defaults().maxBatchBytes());
     }
 
     /** --ratis-durability, checked. */

@@ -60,16 +60,25 @@ public record LoadReport(LoadOptions options, ReplicaConfig replica, LoadResult 
     public void printText(PrintWriter out) {
         LoadOptions o = options;
         WorkloadSpec w = o.workload();
-        out.printf(Locale.ROOT, "psmr load: %d replicas (%s), mode %s: %s, %s graph%s%n", o.replicas(),
-                ordering.description(), o.mode().cliName(), replica.detection(), replica.graph(), replica.sequential() ? ", sequential execution"
-                        : ", " + replica.workers() + " workers each");
+        if (ordering.ordering() == io.psmr.ordering.OrderingProtocol.MLBFT) {
+            out.printf(Locale.ROOT, "psmr load: %d replicas (%s), each running one worker per partition (no scheduler)%n",
+                    o.replicas(), ordering.description());
+        } else {
+            out.printf(Locale.ROOT, "psmr load: %d replicas (%s), mode %s: %s, %s graph%s%n", o.replicas(),
+                    ordering.description(), o.mode().cliName(), replica.detection(), replica.graph(),
+                    replica.sequential() ? ", sequential execution" : ", " + replica.workers() + " workers each");
+        }
         out.printf(Locale.ROOT, "  %d closed-loop clients for %s, %d keys, reads %.0f%%, MULTI_PUT %.0f%% (%d keys), values %d B%n",
                 w.clients(), seconds(w.duration().toNanos()), w.keys(), 100 * w.readFraction(), 100 * w.multiPutFraction(),
                 w.multiPutKeys(), w.valueSize());
         out.printf(Locale.ROOT, "  proxy: batches of at most %d, window %d, linger %s, hot-key batches %s%%; machine: %d cores%n",
                 o.batch(), o.window(), o.linger().isZero() ? "0" : o.linger().toString(), number(o.conflictPercent()), cores);
-        out.printf(Locale.ROOT, "  store capacity: %d entries, %d key and value bytes (writes beyond it are refused FULL)%n",
-                replica.capacity().maxEntries(), replica.capacity().maxBytes());
+        if (replica.capacity().equals(io.psmr.kvstore.StoreCapacity.unbounded())) {
+            out.println("  store capacity: not bounded (MLBFT has no global order to refuse writes FULL in)");
+        } else {
+            out.printf(Locale.ROOT, "  store capacity: %d entries, %d key and value bytes (writes beyond it are refused FULL)%n",
+                    replica.capacity().maxEntries(), replica.capacity().maxBytes());
+        }
         out.println();
         out.printf(Locale.ROOT, "acknowledged ops  %d%s%n", result.acknowledged(), statusBreakdown());
         if (result.unanswered() > 0) {

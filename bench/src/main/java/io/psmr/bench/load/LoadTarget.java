@@ -14,8 +14,10 @@ import java.util.Objects;
  * @param embedded whether the replicas run inside the load process
  * @param pbft     the PBFT configuration when {@code ordering} is {@link OrderingProtocol#PBFT}, else null
  * @param ratisDurability how embedded Ratis peers store their log; {@link RatisDurability#SYNC} for every other target
+ * @param partitions MLBFT's partitions (each with its own PBFT instance of {@code pbft}); 0 for every other target
  */
-public record LoadTarget(OrderingProtocol ordering, boolean embedded, PbftConfig pbft, RatisDurability ratisDurability) {
+public record LoadTarget(OrderingProtocol ordering, boolean embedded, PbftConfig pbft, RatisDurability ratisDurability,
+                         int partitions) {
 
     /** Checks that a PBFT target, and only one, carries its configuration, and that only embedded Ratis trades durability. */
     public LoadTarget {
@@ -26,10 +28,18 @@ public record LoadTarget(OrderingProtocol ordering, boolean embedded, PbftConfig
             throw new IllegalArgumentException("only an embedded ratis target takes a Ratis durability, not "
                     + (embedded ? "embedded " : "a cluster of ") + ordering.cliName());
         }
+        if ((partitions > 0) != (ordering == OrderingProtocol.MLBFT)) {
+            throw new IllegalArgumentException("only an mlbft target has partitions, and it needs them");
+        }
         if (runner.needsMatchingReplies() != (pbft != null)) {
             throw new IllegalArgumentException(runner.needsMatchingReplies() ? "a " + ordering.cliName() + " target needs its PbftConfig"
                     : ordering.cliName() + " takes no PbftConfig");
         }
+    }
+
+    /** A target without partitions (any ordering but MLBFT). */
+    public LoadTarget(OrderingProtocol ordering, boolean embedded, PbftConfig pbft, RatisDurability ratisDurability) {
+        this(ordering, embedded, pbft, ratisDurability, 0);
     }
 
     /** A target with Ratis' durable log ({@link RatisDurability#SYNC}). */

@@ -58,16 +58,26 @@ public final class PartitionMap {
         return Math.floorMod(h ^ (h >>> 16), partitions);
     }
 
+    /**
+     * The partitions of {@code command} as a set, bit p for partition p (every partition for an OPEN_SESSION): a store
+     * proxy's batch lane under MLBFT, so that a batch is of as few partitions as its commands.
+     */
+    public long partitionSetOf(KvCommand command) {
+        if (command.op() == KvOp.OPEN_SESSION) {
+            return partitions == 64 ? -1L : (1L << partitions) - 1;
+        }
+        long set = 0;
+        for (int i = 0; i < command.keyCount(); i++) {
+            set |= 1L << partitionOf(command.key(i));
+        }
+        return set;
+    }
+
     /** The partitions of {@code batch}, ascending and distinct (every partition if it opens a session). */
     public int[] partitionsOf(KvBatch batch) {
         long set = 0;
         for (KvCommand c : batch.commands()) {
-            if (c.op() == KvOp.OPEN_SESSION) {
-                return all();
-            }
-            for (int i = 0; i < c.keyCount(); i++) {
-                set |= 1L << partitionOf(c.key(i));
-            }
+            set |= partitionSetOf(c);
         }
         if (set == 0) {
             return new int[] {0}; // an empty batch: any one partition answers it
@@ -85,14 +95,6 @@ public final class PartitionMap {
         h *= 0xff51afd7ed558ccdL;
         h ^= h >>> 33;
         return of[(int) Math.floorMod(h, (long) of.length)];
-    }
-
-    private int[] all() {
-        int[] all = new int[partitions];
-        for (int p = 0; p < partitions; p++) {
-            all[p] = p;
-        }
-        return all;
     }
 
     private static int[] members(long set) {

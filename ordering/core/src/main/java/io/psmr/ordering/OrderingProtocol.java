@@ -22,7 +22,13 @@ public enum OrderingProtocol {
      * PBFT with COP pillars (Byzantine faults, {@code 3f + 1} replicas), in one JVM over an in-process network
      * ({@code io.psmr.ordering.pbft.LoopbackPbft}); clients accept a result only from {@code f + 1} matching replies.
      */
-    PBFT("pbft", "PBFT (COP pillars)");
+    PBFT("pbft", "PBFT (COP pillars)"),
+    /**
+     * MLBFT, the multi-leader baseline (Abid's thesis): the keys split into partitions, each ordered by its own PBFT
+     * instance and run by its own worker, the instances never merged into one order; in one JVM
+     * ({@code io.psmr.kvstore.mlbft}). Clients accept a result only from {@code f + 1} matching replies.
+     */
+    MLBFT("mlbft", "MLBFT (one PBFT instance per partition)");
 
     private final String cliName;
     private final String description;
