@@ -68,6 +68,7 @@ public final class PsmrMain {
         cl.getSubcommands().get("bench")
                 .addSubcommand(new MicroCommand())
                 .addSubcommand(new E2eCommand())
+                .addSubcommand(new io.psmr.bench.e2e.MlbftBenchCommand())
                 .addSubcommand(new FaultsCommand())
                 .addSubcommand(new ClusterBenchCommand());
         RenamedOptions.addTo(cl);

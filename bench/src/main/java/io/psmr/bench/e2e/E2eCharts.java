@@ -154,7 +154,7 @@ public final class E2eCharts {
     private static String crossSeries(E2eResult r, E2eSettings s) {
         E2eVariant v = r.variant();
         return r.ordering().cliName() + (v.pillars() > 0 ? " Np=" + v.pillars() + " " + v.rotationName() : "")
-                + " b=" + r.batch() + (s.modes().size() > 1 ? " " + r.modeName() : "");
+                + " b=" + r.batch() + (s.modes().size() > 1 && r.ordering() != OrderingProtocol.MLBFT ? " " + r.modeName() : "");
     }
 
     /**

@@ -29,10 +29,12 @@ public final class E2eReport {
      * The columns results.csv adds after {@link #CSV_HEADER} when a sweep flag was given ({@link E2eSweep#given()}):
      * the sweep point (pillars and rotation empty but for pbft), the throughput's range and per core, and under pbft
      * the bytes replicas sent per acknowledged operation (leader: the most of any one replica, with fixed leaders the
-     * primary's, median with min and max over the runs; mean: averaged over the replicas).
+     * primary's, median with min and max over the runs; mean: averaged over the replicas), and under mlbft the deadlocks
+     * a replica resolved per run (median, min, max).
      */
     public static final String SWEEP_COLUMNS = "pillars,leader_rotation,cross_partition_pct,partitions,throughput_min_ops,"
-            + "throughput_max_ops,ops_per_core,leader_bytes_per_op,leader_bytes_min,leader_bytes_max,mean_bytes_per_op";
+            + "throughput_max_ops,ops_per_core,leader_bytes_per_op,leader_bytes_min,leader_bytes_max,mean_bytes_per_op,"
+            + "deadlocks,deadlocks_min,deadlocks_max";
 
     /** The file of the failover trials, written only when Ring Paxos is measured. */
     public static final String FAILOVER_CSV = "failover.csv";
@@ -83,7 +85,8 @@ public final class E2eReport {
                         .append(Math.round(r.throughputOps() / s.cores())).append(',')
                         .append(num(r.leaderBytesPerOp(), "%.1f")).append(',').append(num(r.leaderBytesMin(), "%.1f"))
                         .append(',').append(num(r.leaderBytesMax(), "%.1f")).append(',')
-                        .append(num(r.meanBytesPerOp(), "%.1f"));
+                        .append(num(r.meanBytesPerOp(), "%.1f")).append(',').append(num(r.deadlocks(), "%.0f"))
+                        .append(',').append(num(r.deadlocksMin(), "%.0f")).append(',').append(num(r.deadlocksMax(), "%.0f"));
             }
             b.append('\n');
         }
@@ -192,6 +195,8 @@ public final class E2eReport {
                         + (s.sweep().given() ? s.sweep().rotations().stream().map(r -> r.name().toLowerCase(Locale.ROOT))
                                 .collect(Collectors.joining("/")) + " leaders, " : "")
                         + "f+1 matching replies)";
+                case MLBFT -> "MLBFT in-process (f=1, 4 replicas each executing, " + mlbftPartitions(s)
+                        + " PBFT instances of one pillar, one per partition, f+1 matching replies)";
                 case RATIS -> "Apache Ratis on loopback (" + E2eBench.RATIS_PEERS + " peers, Netty RPC, each executing, log fsync'd"
                         + " before an entry counts)";
                 default -> o.description();

@@ -28,8 +28,8 @@ import java.util.stream.IntStream;
  * instance, with one thread per instance (the thesis' identities, §3.2.4); the instances share nothing. Each rotates
  * its leader over the replicas, as COP's pillars do, so every replica leads a share of every instance.
  *
- * <p><b>Clients</b> propose through {@link #orderingClient()} (an {@link MlbftProposer}: partition p's requests enter
- * instance p at PBFT replica {@code p mod n}), and accept a result once {@code f + 1} store replicas answered it alike
+ * <p><b>Clients</b> propose through {@link #orderingClient()} (an {@link MlbftProposer}, which spreads each instance's
+ * requests over its replicas), and accept a result once {@code f + 1} store replicas answered it alike
  * ({@code ReplyTrust.matching(f(), replicaIds())}), as under PBFT.
  *
  * <p>Thread-safe; close it once.
@@ -69,8 +69,8 @@ public final class EmbeddedMlbftCluster implements AutoCloseable {
                 List<PbftBroadcast> learned = instances.stream().map(i -> i.broadcast(r)).toList();
                 replicas.add(MlbftReplica.start(base.toBuilder().replicaId(id).store(store).build(), map, learned, router));
             }
-            List<PbftBroadcast> entries = IntStream.range(0, partitions)
-                    .mapToObj(p -> instances.get(p).broadcast(p % n)).toList();
+            List<List<PbftBroadcast>> entries = instances.stream()
+                    .map(i -> IntStream.range(0, n).mapToObj(i::broadcast).toList()).toList();
             this.proposer = new MlbftProposer(0, map, entries, base.detection(), base.limits(), config.maxRequestBytes());
         } catch (RuntimeException e) {
             replicas.forEach(MlbftReplica::close);

@@ -21,6 +21,12 @@ import java.util.concurrent.atomic.AtomicLong;
  * order it, wrapped in an {@link MlbftEnvelope} with an id of its own. An {@link OrderingClient}, so a store proxy
  * proposes through it as through any ordering.
  *
+ * <p><b>Entries.</b> Request {@code k} enters partition p's instance through replica {@code (k + p) mod n}, as the
+ * thesis' many clients each reach the instances through replicas of their own: an instance then orders requests from
+ * several entries in an order of its own, so two instances may order two cross-border requests oppositely, and the
+ * replicas meet the deadlocks the thesis resolves (§3.2.8). Through one entry per instance, every instance would order
+ * one proposer's requests in the order it proposed them.
+ *
  * <p><b>All or nothing, eventually.</b> A cross-border request ordered by some of its instances and not the others
  * would stop their queues for good, so a proposal refused by one instance as overloaded is offered to it again
  * (after 1 ms, doubling up to 64 ms) until it is taken or the proposer closes; the proposal's future completes, with
@@ -36,7 +42,7 @@ public final class MlbftProposer implements OrderingClient {
 
     private final long proposerId;
     private final PartitionMap map;
-    private final List<? extends OrderingClient> instances;
+    private final List<? extends List<? extends OrderingClient>> instances;
     private final ConflictDetection detection;
     private final KvLimits limits;
     private final int maxValueBytes;
@@ -46,10 +52,10 @@ public final class MlbftProposer implements OrderingClient {
 
     /**
      * @param proposerId    makes the ids of this proposer's requests unique among all proposers', 0 to 2^23 - 1
-     * @param instances     where partition p's instance takes proposals, at index p
+     * @param instances     where partition p's instance takes proposals, at index p: one entry per replica of it
      * @param maxValueBytes the largest batch the instances take once wrapped
      */
-    public MlbftProposer(long proposerId, PartitionMap map, List<? extends OrderingClient> instances,
+    public MlbftProposer(long proposerId, PartitionMap map, List<? extends List<? extends OrderingClient>> instances,
                          ConflictDetection detection, KvLimits limits, int maxValueBytes) {
         if (proposerId < 0 || proposerId >= 1L << 23) {
             throw new IllegalArgumentException("proposer id must be from 0 to 2^23 - 1, got " + proposerId);
@@ -59,7 +65,10 @@ public final class MlbftProposer implements OrderingClient {
         }
         this.proposerId = proposerId;
         this.map = map;
-        this.instances = List.copyOf(instances);
+        this.instances = instances.stream().map(List::copyOf).toList();
+        if (this.instances.stream().anyMatch(List::isEmpty)) {
+            throw new IllegalArgumentException("every instance needs at least one entry");
+        }
         this.detection = detection;
         this.limits = limits;
         this.maxValueBytes = maxValueBytes - MlbftEnvelope.OVERHEAD;
@@ -102,7 +111,8 @@ public final class MlbftProposer implements OrderingClient {
         for (int i = 0; i < partitions.length; i++) {
             CompletableFuture<Long> f = new CompletableFuture<>();
             ordered[i] = f;
-            offer(instances.get(partitions[i]), envelope, f, FIRST_RETRY_NANOS);
+            List<? extends OrderingClient> entries = instances.get(partitions[i]);
+            offer(entries.get((int) Math.floorMod(id + partitions[i], (long) entries.size())), envelope, f, FIRST_RETRY_NANOS);
         }
         return CompletableFuture.allOf(ordered).thenApply(x -> UNKNOWN_INSTANCE);
     }
