@@ -362,7 +362,7 @@ public final class LoadCommand implements Callable<Integer> {
                 continue;
             }
             for (String flag : other.settingFlags()) {
-                require(!spec.commandLine().getParseResult().hasMatchedOption(flag), flag + " is a " + other.settingsName()
+                require(!spec.commandLine().getParseResult().hasMatchedOption(flag), flag + " is " + article(other.settingsName()) + " " + other.settingsName()
                         + " setting; " + (cluster != null ? "a --cluster load has none" : "--ordering " + ordering.cliName() + " has none")
                         + " (use --ordering " + other.protocol().cliName() + ")");
             }
@@ -437,6 +437,12 @@ public final class LoadCommand implements Callable<Integer> {
         require(maxBytes >= 1 && maxBytes <= most, "--max-bytes must be from 1 to " + most
                 + " (--max-keys " + entries + " times the largest key and value), got " + maxBytes);
         return new StoreCapacity(entries, maxBytes);
+    }
+
+    /** "an" before a name read with a vowel sound (MLBFT: "em"), else "a". */
+    private static String article(String name) {
+        return !name.isEmpty() && "AEIOUFHLMNRSX".indexOf(name.charAt(0)) >= 0 && name.length() > 1
+                && Character.isUpperCase(name.charAt(1)) ? "an" : "a";
     }
 
     private void require(boolean ok, String message) {

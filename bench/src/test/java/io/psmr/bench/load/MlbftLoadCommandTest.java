@@ -20,7 +20,7 @@ class MlbftLoadCommandTest {
                 "--ordering mlbft needs 3f+1 replicas with f >= 1 (4, 7, 10, ...) to tolerate f Byzantine ones, got --replicas 5");
         assertUsage(LoadCommandTest.run("--ordering", "mlbft", "--partitions", "1"), "--partitions must be from 2 to 64, got 1");
         assertUsage(LoadCommandTest.run("--ordering", "mlbft", "--partitions", "65"), "--partitions must be from 2 to 64, got 65");
-        assertUsage(LoadCommandTest.run("--partitions", "4"), "--partitions is a MLBFT setting; --ordering local has none (use --ordering mlbft)");
+        assertUsage(LoadCommandTest.run("--partitions", "4"), "--partitions is an MLBFT setting; --ordering local has none (use --ordering mlbft)");
         assertUsage(LoadCommandTest.run("--ordering", "mlbft", "--pillars", "2"),
                 "--pillars is a PBFT setting; --ordering mlbft has none (use --ordering pbft)");
         assertUsage(LoadCommandTest.run("--ordering", "mlbft", "--max-keys", "100"),

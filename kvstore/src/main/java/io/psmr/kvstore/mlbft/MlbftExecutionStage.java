@@ -55,15 +55,15 @@ final class MlbftExecutionStage<T> implements AutoCloseable {
     }
 
     /**
-     * Partition {@code p}'s instance ordered the request {@code id} at {@code instance}; queues it, waiting while the
+     * Partition {@code p}'s instance ordered the request {@code key} at {@code instance}; queues it, waiting while the
      * queue is full.
      *
      * @return what the queues did with it (a refusal is decided by the order alone)
      * @throws InterruptedException if interrupted or closed while waiting
      * @throws IllegalStateException if the stage fail-stopped, or a deadlock needs more room than the bound
      */
-    synchronized PartitionQueues.Appended deliver(int p, long id, long instance, int[] partitions, int execPartition,
-                                                  T payload) throws InterruptedException {
+    synchronized PartitionQueues.Appended deliver(int p, PartitionQueues.Key key, long instance, int[] partitions,
+                                                  int execPartition, T payload) throws InterruptedException {
         while (!queues.hasRoom(p)) {
             checkOpen();
             wait();
@@ -71,7 +71,7 @@ final class MlbftExecutionStage<T> implements AutoCloseable {
         checkOpen();
         PartitionQueues.Appended a;
         try {
-            a = queues.append(p, id, instance, partitions, execPartition, payload);
+            a = queues.append(p, key, instance, partitions, execPartition, payload);
         } catch (IllegalStateException e) {
             fail(e);
             throw e;

@@ -29,8 +29,9 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p><b>All or nothing, eventually.</b> A cross-border request ordered by some of its instances and not the others
  * would stop their queues for good, so a proposal refused by one instance as overloaded is offered to it again
- * (after 1 ms, doubling up to 64 ms) until it is taken or the proposer closes; the proposal's future completes, with
- * {@link #UNKNOWN_INSTANCE}, once every instance ordered it. A value that is not a batch goes to partition 0's instance
+ * (after 1 ms, doubling up to 64 ms), one that an instance has not ordered within 2 s is offered again through its
+ * next serving replica (the entry may have stopped), until it is ordered or the proposer closes; the proposal's future
+ * completes, with {@link #UNKNOWN_INSTANCE}, once every instance ordered it. A value that is not a batch goes to partition 0's instance
  * alone, whose replicas refuse it.
  *
  * <p>Thread-safe; futures complete on the instances' threads or the retry timer.
@@ -49,14 +50,26 @@ public final class MlbftProposer implements OrderingClient {
     private final AtomicLong sequence = new AtomicLong();
     private final AtomicBoolean closed = new AtomicBoolean();
     private final ScheduledThreadPoolExecutor retries;
+    private final Serving serving;
+
+    /** Whether replica {@code replica} of partition {@code partition}'s instance still takes proposals. */
+    @FunctionalInterface
+    public interface Serving {
+        /** True if the entry serves; a proposer skips one that does not. */
+        boolean serving(int partition, int replica);
+    }
+
+    /** How long an instance may take to order a request before it is offered again through the next replica. */
+    static final long REOFFER_NANOS = TimeUnit.SECONDS.toNanos(2);
 
     /**
      * @param proposerId    makes the ids of this proposer's requests unique among all proposers', 0 to 2^23 - 1
      * @param instances     where partition p's instance takes proposals, at index p: one entry per replica of it
      * @param maxValueBytes the largest batch the instances take once wrapped
+     * @param serving       which entries still take proposals
      */
     public MlbftProposer(long proposerId, PartitionMap map, List<? extends List<? extends OrderingClient>> instances,
-                         ConflictDetection detection, KvLimits limits, int maxValueBytes) {
+                         ConflictDetection detection, KvLimits limits, int maxValueBytes, Serving serving) {
         if (proposerId < 0 || proposerId >= 1L << 23) {
             throw new IllegalArgumentException("proposer id must be from 0 to 2^23 - 1, got " + proposerId);
         }
@@ -64,6 +77,7 @@ public final class MlbftProposer implements OrderingClient {
             throw new IllegalArgumentException(map.partitions() + " partitions need as many instances, got " + instances.size());
         }
         this.proposerId = proposerId;
+        this.serving = java.util.Objects.requireNonNull(serving, "serving");
         this.map = map;
         this.instances = instances.stream().map(List::copyOf).toList();
         if (this.instances.stream().anyMatch(List::isEmpty)) {
@@ -111,41 +125,60 @@ public final class MlbftProposer implements OrderingClient {
         for (int i = 0; i < partitions.length; i++) {
             CompletableFuture<Long> f = new CompletableFuture<>();
             ordered[i] = f;
-            List<? extends OrderingClient> entries = instances.get(partitions[i]);
-            offer(entries.get((int) Math.floorMod(id + partitions[i], (long) entries.size())), envelope, f, FIRST_RETRY_NANOS);
+            offer(partitions[i], (int) Math.floorMod(id + partitions[i], (long) instances.get(partitions[i]).size()),
+                    envelope, f, FIRST_RETRY_NANOS);
         }
         return CompletableFuture.allOf(ordered).thenApply(x -> UNKNOWN_INSTANCE);
     }
 
-    private void offer(OrderingClient instance, byte[] envelope, CompletableFuture<Long> done, long backoff) {
+    /**
+     * Offers {@code envelope} to partition {@code p}'s instance through its first serving replica from {@code entry} on;
+     * again after {@code backoff} if refused as overloaded, and through the next replica if not ordered within
+     * {@link #REOFFER_NANOS} (a copy ordered twice is refused as repeated by every replica).
+     */
+    private void offer(int p, int entry, byte[] envelope, CompletableFuture<Long> done, long backoff) {
+        if (done.isDone()) {
+            return;
+        }
         if (closed.get()) {
             done.completeExceptionally(new BroadcastClosedException("the MLBFT proposer closed before every instance"
                     + " ordered the request"));
             return;
         }
+        List<? extends OrderingClient> entries = instances.get(p);
+        int r = entry;
+        for (int i = 0; i < entries.size() && !serving.serving(p, r); i++) {
+            r = (r + 1) % entries.size();
+        }
+        int at = r;
         CompletableFuture<Long> f;
         try {
-            f = instance.propose(envelope);
+            f = entries.get(at).propose(envelope);
         } catch (RuntimeException e) {
             done.completeExceptionally(e);
             return;
         }
+        schedule(() -> offer(p, (at + 1) % entries.size(), envelope, done, FIRST_RETRY_NANOS), REOFFER_NANOS, done);
         f.whenComplete((instanceNumber, error) -> {
             Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
             if (cause == null) {
                 done.complete(instanceNumber);
             } else if (cause instanceof OverloadedException) {
-                try {
-                    retries.schedule(() -> offer(instance, envelope, done, Math.min(MAX_RETRY_NANOS, 2 * backoff)),
-                            backoff, TimeUnit.NANOSECONDS);
-                } catch (java.util.concurrent.RejectedExecutionException closing) {
-                    done.completeExceptionally(new BroadcastClosedException("the MLBFT proposer closed before every"
-                            + " instance ordered the request"));
-                }
-            } else {
+                schedule(() -> offer(p, at, envelope, done, Math.min(MAX_RETRY_NANOS, 2 * backoff)), backoff, done);
+            } else if (!(cause instanceof BroadcastClosedException) || closed.get()) {
                 done.completeExceptionally(cause);
             }
+            // A closed entry (its replica stopped): the re-offer through the next one takes over.
         });
+    }
+
+    private void schedule(Runnable task, long delayNanos, CompletableFuture<Long> done) {
+        try {
+            retries.schedule(task, delayNanos, TimeUnit.NANOSECONDS);
+        } catch (java.util.concurrent.RejectedExecutionException closing) {
+            done.completeExceptionally(new BroadcastClosedException("the MLBFT proposer closed before every instance"
+                    + " ordered the request"));
+        }
     }
 
     @Override

@@ -47,7 +47,7 @@ import java.util.concurrent.atomic.LongAdder;
 public final class MlbftReplica implements AutoCloseable {
 
     /** Requests each partition's queue holds before its delivery thread blocks. */
-    public static final int QUEUE_CAPACITY = 1024;
+    public static final int QUEUE_CAPACITY = 4096;
 
     private final ReplicaConfig config;
     private final PartitionMap map;
@@ -60,6 +60,8 @@ public final class MlbftReplica implements AutoCloseable {
     private final LongAdder repeated = new LongAdder();
     private final LongAdder unreadable = new LongAdder();
     private final java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
+    /** SHA-256 per partition, for its delivery thread: a request's copies match only if their bytes do. */
+    private final java.security.MessageDigest[] digests;
 
     /** A batch as ordered, with its decoded form when it decodes. */
     private record KvBatchBytes(byte[] bytes) {
@@ -78,6 +80,14 @@ public final class MlbftReplica implements AutoCloseable {
         if (!config.capacity().equals(StoreCapacity.unbounded())) {
             throw new IllegalArgumentException("an MLBFT replica takes no store capacity (" + config.capacity()
                     + "): the capacity guard decides in one global order, and MLBFT's partitions have none");
+        }
+        this.digests = new java.security.MessageDigest[partitions];
+        for (int p = 0; p < partitions; p++) {
+            try {
+                digests[p] = java.security.MessageDigest.getInstance("SHA-256");
+            } catch (java.security.NoSuchAlgorithmException e) {
+                throw new IllegalStateException("this JVM has no SHA-256", e);
+            }
         }
         this.store = config.store().open();
         try {
@@ -136,7 +146,8 @@ public final class MlbftReplica implements AutoCloseable {
             partitions = new int[] {p}; // p's worker refuses it, naming why, to the proxy in its header if readable
             exec = p;
         }
-        switch (stage.deliver(p, envelope.id(), instance, partitions, exec, new KvBatchBytes(envelope.batch()))) {
+        PartitionQueues.Key key = new PartitionQueues.Key(envelope.id(), digests[p].digest(value));
+        switch (stage.deliver(p, key, instance, partitions, exec, new KvBatchBytes(envelope.batch()))) {
             case NOT_OF_PARTITION -> misrouted.increment();
             case REPEATED -> repeated.increment();
             case QUEUED -> { }

@@ -90,21 +90,51 @@ final class PartitionQueues<T> {
         }
     }
 
+    /**
+     * What identifies a request across the instances: its id and a digest of its bytes, so that two different requests
+     * under one id (only a faulty client sends them) are never taken for copies of one another.
+     */
+    record Key(long id, byte[] digest) {
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Key k && k.id == id && java.util.Arrays.equals(k.digest, digest);
+        }
+
+        @Override
+        public int hashCode() {
+            return Long.hashCode(id) * 31 + java.util.Arrays.hashCode(digest);
+        }
+
+        @Override
+        public String toString() {
+            return Long.toUnsignedString(id, 16);
+        }
+    }
+
     /** What {@link #append} did with an ordered request. */
     enum Appended {
         /** In the queue. */
         QUEUED,
         /** Refused: the request is not of the partition whose instance ordered it (a misrouted request). */
         NOT_OF_PARTITION,
-        /** Refused: this partition's instance already ordered a request with this id (only a faulty client repeats one). */
+        /**
+         * Refused: this partition's instance ordered the same request among its last {@link #REPEAT_WINDOW} (a
+         * proposer that offered it again through another replica; every replica refuses the same copies).
+         */
         REPEATED
     }
 
+    /** How many of a partition's latest requests a repeat is recognised among. */
+    static final int REPEAT_WINDOW = 1 << 16;
+
     private final int partitions;
     private final int capacity;
+    /** Per partition, its latest requests' keys (at most {@link #REPEAT_WINDOW}), oldest first, and as a set. */
+    private final ArrayDeque<Key>[] recent;
+    private final java.util.HashSet<Key>[] recentSet;
     private final ArrayDeque<Request<T>>[] queues;
     /** Cross-border requests that have not yet arrived in all of their queues, by id. */
-    private final Map<Long, Request<T>> arriving = new HashMap<>();
+    private final Map<Key, Request<T>> arriving = new HashMap<>();
     /** Queues of a deadlock whose chosen request has not arrived in them yet: they may take more than capacity. */
     private long awaited;
     private long deadlocks;
@@ -123,8 +153,12 @@ final class PartitionQueues<T> {
         this.capacity = capacity;
         this.queues = new ArrayDeque[partitions];
         this.moves = new long[partitions];
+        this.recent = new ArrayDeque[partitions];
+        this.recentSet = new java.util.HashSet[partitions];
         for (int p = 0; p < partitions; p++) {
             queues[p] = new ArrayDeque<>();
+            recent[p] = new ArrayDeque<>();
+            recentSet[p] = new java.util.HashSet<>();
         }
     }
 
@@ -148,29 +182,40 @@ final class PartitionQueues<T> {
      * @throws IllegalStateException if a deadlock needs a request more than {@link #hardCapacity()} behind a head
      */
     Appended append(int p, long id, long instance, int[] partitions, int execPartition, T payload) {
+        return append(p, new Key(id, new byte[0]), instance, partitions, execPartition, payload);
+    }
+
+    /** As {@link #append(int, long, long, int[], int, Object)}, for the request {@code key}. */
+    Appended append(int p, Key key, long instance, int[] partitions, int execPartition, T payload) {
         Objects.requireNonNull(partitions, "partitions");
-        Request<T> r = arriving.get(id);
-        if (r == null) {
-            if (indexIn(partitions, p) < 0) {
-                return Appended.NOT_OF_PARTITION;
-            }
-            r = new Request<>(id, partitions.clone(), execPartition, payload);
-            if (r.crossBorder()) {
-                arriving.put(id, r);
-            }
-        } else if (r.indexOf(p) < 0) {
-            return Appended.NOT_OF_PARTITION;
-        } else if (r.instances[r.indexOf(p)] != 0) {
+        if (indexIn(partitions, p) < 0) {
+            return Appended.NOT_OF_PARTITION; // the prediction comes from the request's bytes: the same for every copy
+        }
+        if (recentSet[p].contains(key)) {
             return Appended.REPEATED;
         }
         if (queues[p].size() >= hardCapacity()) {
             throw new IllegalStateException("partition " + p + " holds " + queues[p].size() + " requests, "
                     + hardCapacity() + " at most, and a deadlock still waits for a request behind them");
         }
+        recent[p].addLast(key);
+        recentSet[p].add(key);
+        if (recent[p].size() > REPEAT_WINDOW) {
+            recentSet[p].remove(recent[p].removeFirst());
+        }
+        Request<T> r = arriving.get(key);
+        if (r == null || r.instances[r.indexOf(p)] != 0) {
+            // A first copy; or a copy repeated beyond the window while the first still waits for a partner, which
+            // only a faulty client sends (docs/mlbft.md, left out): it is taken as a request of its own.
+            r = new Request<>(key.id(), partitions.clone(), execPartition, payload);
+            if (r.crossBorder()) {
+                arriving.put(key, r);
+            }
+        }
         r.instances[r.indexOf(p)] = instance;
         r.arrived++;
         if (r.arrived == r.partitions.length) {
-            arriving.remove(id);
+            arriving.remove(key);
         }
         queues[p].addLast(r);
         resolveDeadlocks();
