@@ -408,8 +408,10 @@ public final class E2eBench {
 
     private Sample runOnce(OrderingProtocol ordering, E2eVariant v, SchedulerMode mode, Duration duration)
             throws InterruptedException {
-        LoadOptions o = options(v, mode, duration);
-        ReplicaConfig rc = replicaConfig(mode, o);
+        // MLBFT's replicas have no scheduler: its proxy batches as the default mode's (never CBASE's batches of one).
+        SchedulerMode run = ordering == OrderingProtocol.MLBFT ? SchedulerMode.DEFAULT : mode;
+        LoadOptions o = options(v, run, duration);
+        ReplicaConfig rc = replicaConfig(run, o);
         try (Setup setup = setup(ordering, v, rc)) {
             ProxyConfig pc = setup.proxySettings().apply(LoadRun.proxyConfig(o, rc));
             try (ClientProxy proxy = ClientProxy.start(pc, setup.broadcast(), setup.router(), LoadRun.hotKeys(o, pc))) {
@@ -504,7 +506,8 @@ public final class E2eBench {
                     RunStatistics leader = traffic ? RunStatistics.of(v, Sample::leaderBytesPerOp) : null;
                     RunStatistics deadlocks = v.stream().noneMatch(x -> Double.isNaN(x.deadlocks()))
                             ? RunStatistics.of(v, Sample::deadlocks) : null;
-                    out.add(new E2eResult(ord, m, m.batch(p.batch()), med, thr.min(), thr.max(),
+                    int batch = ord == OrderingProtocol.MLBFT ? p.batch() : m.batch(p.batch());
+                    out.add(new E2eResult(ord, m, batch, med, thr.min(), thr.max(),
                             cbase == null ? Double.NaN : med / cbase.median(),
                             seq == null ? Double.NaN : med / seq.median(),
                             RunStatistics.of(v, Sample::meanBatch).median(),

@@ -97,8 +97,7 @@ public final class MlbftBenchCommand implements Callable<Integer> {
     int batch;
 
     @Option(names = "--window", paramLabel = "N", defaultValue = "4",
-            description = "Batches a COP-PBFT proxy keeps outstanding, 1 to 256; an MLBFT proxy keeps that many per "
-                    + "partition (default: ${DEFAULT-VALUE}).")
+            description = "Batches a proxy keeps outstanding, 1 to 256, under both orderings (default: ${DEFAULT-VALUE}).")
     int window;
 
     @Option(names = "--workers", paramLabel = "N",

@@ -144,7 +144,7 @@ public final class MlbftFigures {
         StringBuilder b = new StringBuilder("# psmr bench mlbft\n\n");
         b.append(String.format(Locale.ROOT, "Machine: **%d cores**, Java %s. 4 replicas (f = 1) in one JVM; MLBFT with %d "
                         + "partitions (one PBFT instance and one worker each), COP-PBFT with %d pillars; %d keys (key k in "
-                        + "partition k mod %d), batches of at most %d, window %d (MLBFT: per partition), %d measured runs of "
+                        + "partition k mod %d), batches of at most %d (MLBFT: of one set of partitions each), window %d, %d measured runs of "
                         + "%d ms after a %d ms warm-up per configuration, interleaved. Medians with [min-max].%n%n",
                 cores, System.getProperty("java.version"), s.sweep().partitions(), s.sweep().pillars().get(0), s.keys(),
                 s.sweep().partitions(), s.batch(), s.window(), s.runs(), s.duration().toMillis(), s.warmup().toMillis()));

@@ -106,14 +106,13 @@ public final class MlbftLoadRun implements EmbeddedOrdering {
     }
 
     /**
-     * A proxy's settings for {@code cluster}: f+1 matching replies; batches of one set of partitions
-     * ({@link io.psmr.proxy.BatchLanes}), as MLBFT's requests are; and the window times the partitions, since each
-     * partition is ordered and run apart (the same commands in flight as one lane's batches under one order).
+     * A proxy's settings for {@code cluster}: f+1 matching replies, and batches of one set of partitions
+     * ({@link io.psmr.proxy.BatchLanes}), as MLBFT's requests are; the window stays the one given, as under COP-PBFT
+     * (docs/decisions.md, MLBFT).
      */
     public static ProxyConfig proxyConfig(ProxyConfig base, EmbeddedMlbftCluster cluster) {
         return base.toBuilder().replyTrust(ReplyTrust.matching(cluster.f(), cluster.replicaIds()))
-                .lanes(cluster.partitions()::partitionSetOf)
-                .window(base.window() * cluster.partitions().partitions()).build();
+                .lanes(cluster.partitions()::partitionSetOf).build();
     }
 
     /** {@code ./psmr load}'s replica settings without a store capacity, which MLBFT cannot guard. */
