@@ -47,14 +47,15 @@ import picocli.CommandLine.Spec;
             "Figures: 4.10 throughput by --cross-border share (two-partition MULTI_PUTs); 4.13 MLBFT's deadlocks by the "
                 + "same share; 4.11 throughput by --client-counts at each --client-cross share; 4.16 throughput by "
                 + "--read-shares (no cross-border operations). Each workload is one bench e2e invocation: a warm-up run "
-                + "of every configuration, then --runs rounds running each once, so drift hits all three alike.",
+                + "of every configuration, then --runs rounds running each once, so drift hits all three alike; before "
+                + "the first, --jvm-warmup runs each configuration once unmeasured.",
             "",
             "Writes results.csv, summary.md (medians with min and max, ratios to SL and to COP-PBFT with the bitmap "
                 + "scheduler, the core count) and fig-4.10-cross-border.png, fig-4.11-clients.png, "
                 + "fig-4.13-deadlocks.png, fig-4.16-read-share.png (whiskers: min and max) to "
                 + "<out>/bench-mlbft-<timestamp>/.",
             "",
-            "Default: about 12 minutes on 2 cores.",
+            "Default: about 10 minutes on 2 cores.",
             ""})
 public final class MlbftBenchCommand implements Callable<Integer> {
 
@@ -112,6 +113,11 @@ public final class MlbftBenchCommand implements Callable<Integer> {
             description = "Length of each configuration's warm-up run, 100ms to 10m (default: ${DEFAULT-VALUE}).")
     Duration warmup;
 
+    @Option(names = "--jvm-warmup", paramLabel = "TIME", defaultValue = "5s", converter = DurationConverter.class,
+            description = "Before the first figure, an unmeasured run of this length of each configuration, so that the JIT "
+                    + "has compiled all three before anything is measured; 0s for none (default: ${DEFAULT-VALUE}).")
+    Duration jvmWarmup;
+
     @Option(names = "--runs", paramLabel = "R", defaultValue = "3",
             description = "Measured runs per configuration, 1 to 100 (default: ${DEFAULT-VALUE}).")
     int runs;
@@ -146,7 +152,18 @@ public final class MlbftBenchCommand implements Callable<Integer> {
             o.flush();
         }
         List<MlbftFigures.Row> rows = new ArrayList<>();
+        E2eSettings warm = warmupSettings(workloads.get(0).settings());
+        if (warm != null) {
+            totalRuns += new E2eBench(warm).totalRuns();
+        }
         try (Progress bar = output.quiet() ? null : Progress.onStderr("bench mlbft", totalRuns, "runs", false)) {
+            if (warm != null) {
+                new E2eBench(warm).run(m -> {
+                    if (bar != null) {
+                        bar.step();
+                    }
+                });
+            }
             for (MlbftFigures.Workload w : workloads) {
                 List<E2eResult> results = new E2eBench(w.settings()).run(m -> {
                     if (bar != null) {
@@ -165,6 +182,17 @@ public final class MlbftBenchCommand implements Callable<Integer> {
         }
         o.flush();
         return 0;
+    }
+
+    /** The JVM's warm-up: {@code s} at its first point, one unmeasured run of {@code --jvm-warmup}; null for none. */
+    private E2eSettings warmupSettings(E2eSettings s) {
+        if (jvmWarmup.isZero()) {
+            return null;
+        }
+        E2eSweep first = new E2eSweep(s.sweep().pillars(), s.sweep().rotations(), s.sweep().batches(),
+                List.of(s.sweep().crossPcts().get(0)), s.sweep().partitions(), true);
+        return new E2eSettings(s.orderings(), s.modes(), s.workload(), s.workers(), s.batch(), s.window(), s.conflictPct(),
+                s.bitmapBits(), 1, jvmWarmup, jvmWarmup, s.seed(), s.cores(), s.outDir(), first);
     }
 
     List<MlbftFigures.Workload> validate() {
@@ -194,6 +222,8 @@ public final class MlbftBenchCommand implements Callable<Integer> {
         require(warmup.toMillis() >= 100 && warmup.toMillis() <= 600_000, "--warmup must be from 100ms to 10m, got "
                 + DurationConverter.format(warmup));
         require(runs >= 1 && runs <= 100, "--runs must be from 1 to 100, got " + runs);
+        require(jvmWarmup.isZero() || (jvmWarmup.toMillis() >= 100 && jvmWarmup.toMillis() <= 600_000),
+                "--jvm-warmup must be 0s or from 100ms to 10m, got " + DurationConverter.format(jvmWarmup));
         List<MlbftFigures.Workload> out = new ArrayList<>();
         if (figs.contains("4.10")) {
             out.add(workload("4.10", clients, 50, crossBorder, w));

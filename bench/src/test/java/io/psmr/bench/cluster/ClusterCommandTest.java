@@ -57,6 +57,8 @@ class ClusterCommandTest {
         assertUsage(CliRun.of("cluster", "start", "--dir", dir.toString(), "--ordering", "pbft", "--leader-selection", "some"),
                 "--leader-selection must be blacklist or all, got 'some'");
         assertUsage(CliRun.of("cluster", "start", "--dir", dir.toString(), "--ordering", "local"), "--ordering must be ringpaxos, ratis or pbft, got 'local'");
+        assertUsage(CliRun.of("cluster", "start", "--dir", dir.toString(), "--ordering", "mlbft"),
+                "--ordering mlbft runs in one JVM only: use ./psmr load --ordering mlbft or ./psmr bench e2e --ordering mlbft");
         assertUsage(CliRun.of("cluster", "start", "--dir", dir.toString(), "--ordering", "ratis", "--acceptors", "3"),
                 "--acceptors is a Ring Paxos setting; a ratis cluster has none");
         assertUsage(CliRun.of("cluster", "start", "--dir", dir.toString(), "--mode", "fast"), "unknown mode 'fast'; modes: sequential, cbase, keys-pairwise, keys-hashed, bitmap-monitor, bitmap-indexed, rw-bitmap");

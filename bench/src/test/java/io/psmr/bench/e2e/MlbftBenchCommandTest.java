@@ -35,6 +35,7 @@ class MlbftBenchCommandTest {
         "--window 0              | --window must be from 1 to 256, got 0",
         "--runs 0                | --runs must be from 1 to 100, got 0",
         "--duration 10ms         | --duration must be from 100ms to 10m, got 10ms",
+        "--jvm-warmup 10ms       | --jvm-warmup must be 0s or from 100ms to 10m, got 10ms",
     })
     void badFlagsExitWithUsageErrorNamingTheFlag(String args, String message) {
         String[] argv = Stream.concat(Stream.of("bench", "mlbft"), Stream.of(args.trim().split("\\s+"))).toArray(String[]::new);
@@ -56,7 +57,8 @@ class MlbftBenchCommandTest {
     @Timeout(value = 120, unit = TimeUnit.SECONDS)
     void aTinyRunWritesOneRowPerConfigurationAndPointWithMlbftsDeadlocks(@TempDir Path dir) throws IOException {
         CliRun r = CliRun.of("bench", "mlbft", "--figures", "4.10", "--cross-border", "0,100", "--clients", "8",
-                "--keys", "64", "--runs", "1", "--duration", "300ms", "--warmup", "100ms", "--quiet", "--out", dir.toString());
+                "--keys", "64", "--runs", "1", "--duration", "300ms", "--warmup", "100ms", "--jvm-warmup", "0s", "--quiet",
+                "--out", dir.toString());
         assertEquals(0, r.exitCode(), "stderr:\n" + r.err());
         Path run;
         try (Stream<Path> s = Files.list(dir)) {
