@@ -66,7 +66,8 @@ import picocli.CommandLine.Spec;
                 + "local,ringpaxos,ratis: interleaved, in that order), mlbft (the multi-leader baseline: one PBFT instance per "
                 + "key partition, --partitions of them (default 4), never merged, each partition run by its own worker; one row per "
                 + "sweep point, whatever --modes, with the deadlocks its replicas resolved and its ratio to pbft's sequential "
-                + "execution; docs/mlbft.md), all (every ordering e2e embeds: local, ringpaxos, pbft, ratis and mlbft, interleaved).",
+                + "execution; docs/mlbft.md), all (every engine: local, ringpaxos, pbft and ratis, interleaved; mlbft runs "
+                + "only when named).",
             "",
             "Failover (ringpaxos, both and all): after the measured runs, --runs trials of the bitmap-indexed workload over a "
                 + "fresh Ring Paxos cluster close the coordinator's acceptor at half the run and time, from just before "
@@ -158,7 +159,7 @@ public final class E2eCommand implements Callable<Integer> {
 
     @Option(names = "--ordering", paramLabel = "ORDERING", defaultValue = "local",
             description = "Ordering layer: local, ringpaxos, pbft, ratis, mlbft, a comma-separated list of them (e.g. "
-                    + "pbft,mlbft), both (local and ringpaxos) or all (local, ringpaxos, pbft, ratis and mlbft) "
+                    + "pbft,mlbft), both (local and ringpaxos) or all (local, ringpaxos, pbft and ratis) "
                     + "(default: ${DEFAULT-VALUE}).")
     String ordering;
 
