@@ -96,12 +96,7 @@ public final class SessionTable {
     /** Opens a session for the OPEN_SESSION at {@code index} of {@code instance}; returns its id. */
     long open(long instance, int index) {
         long id = sessionId(instance, index);
-        if (sessions.size() >= maxSessions) {
-            Iterator<Session> it = sessions.values().iterator();
-            it.next();
-            it.remove();
-            evicted++;
-        }
+        evictIfFull();
         Session s = new Session(window);
         s.lastUsed = instance;
         sessions.put(id, s);
@@ -119,15 +114,20 @@ public final class SessionTable {
             open.lastUsed = instance;
             return;
         }
+        evictIfFull();
+        Session s = new Session(window);
+        s.lastUsed = instance;
+        sessions.put(id, s);
+    }
+
+    /** Makes room for one more session by evicting the least recently used one, if the table is full. */
+    private void evictIfFull() {
         if (sessions.size() >= maxSessions) {
             Iterator<Session> it = sessions.values().iterator();
             it.next();
             it.remove();
             evicted++;
         }
-        Session s = new Session(window);
-        s.lastUsed = instance;
-        sessions.put(id, s);
     }
 
     /** Applies the rule to one delivered command of session {@code sessionId}, at {@code instance}. */

@@ -91,6 +91,7 @@ public final class MlbftProposer implements OrderingClient {
             t.setDaemon(true);
             return t;
         });
+        retries.setRemoveOnCancelPolicy(true);
     }
 
     @Override
@@ -158,8 +159,13 @@ public final class MlbftProposer implements OrderingClient {
             done.completeExceptionally(e);
             return;
         }
-        schedule(() -> offer(p, (at + 1) % entries.size(), envelope, done, FIRST_RETRY_NANOS), REOFFER_NANOS, done);
+        // Only a proposal the entry still holds is offered again: whatever answer comes first cancels that.
+        java.util.concurrent.Future<?> reoffer = schedule(() -> offer(p, (at + 1) % entries.size(), envelope, done,
+                FIRST_RETRY_NANOS), REOFFER_NANOS, done);
         f.whenComplete((instanceNumber, error) -> {
+            if (reoffer != null) {
+                reoffer.cancel(false);
+            }
             Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
             if (cause == null) {
                 done.complete(instanceNumber);
@@ -172,12 +178,14 @@ public final class MlbftProposer implements OrderingClient {
         });
     }
 
-    private void schedule(Runnable task, long delayNanos, CompletableFuture<Long> done) {
+    /** Schedules {@code task}; if the proposer is closing, fails {@code done} instead and returns null. */
+    private java.util.concurrent.Future<?> schedule(Runnable task, long delayNanos, CompletableFuture<Long> done) {
         try {
-            retries.schedule(task, delayNanos, TimeUnit.NANOSECONDS);
+            return retries.schedule(task, delayNanos, TimeUnit.NANOSECONDS);
         } catch (java.util.concurrent.RejectedExecutionException closing) {
             done.completeExceptionally(new BroadcastClosedException("the MLBFT proposer closed before every instance"
                     + " ordered the request"));
+            return null;
         }
     }
 

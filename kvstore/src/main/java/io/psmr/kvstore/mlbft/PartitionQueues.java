@@ -125,7 +125,7 @@ final class PartitionQueues<T> {
     }
 
     /** How many of a partition's latest requests a repeat is recognised among. */
-    static final int REPEAT_WINDOW = 1 << 16;
+    static final int REPEAT_WINDOW = 1 << 14;
 
     private final int partitions;
     private final int capacity;
