@@ -104,6 +104,69 @@ class PartitionQueuesTest {
     }
 
     @Test
+    void deadlocksThroughTheLastOfSixtyFourPartitionsAreFound() {
+        // Partition 63 is the top bit of the sets of queues the resolver keeps in a long.
+        int[] p063 = {0, 63};
+        PartitionQueues<String> q = new PartitionQueues<>(64, 8);
+        q.append(0, 1, 1, p063, 63, "X");
+        q.append(0, 2, 2, p063, 0, "Y");
+        q.append(63, 2, 1, p063, 0, "Y");
+        q.append(63, 1, 2, p063, 63, "X");
+        assertEquals(1, q.deadlocks(), "X and Y wait for each other across partitions 0 and 63");
+        assertArrayEquals(new long[] {1, 2}, q.ids(63));
+        Request<String> x = q.next(63);
+        assertEquals(1, x.id);
+        q.finished(x);
+        Request<String> y = q.next(0);
+        assertEquals(2, y.id);
+        q.finished(y);
+
+        // A cycle through 62, 63 and 0: A = 30 of {62, 63} heads 62, B = 20 of {0, 63} heads 63, C = 10 of {0, 62}
+        // heads 0.
+        int[] p6263 = {62, 63};
+        int[] p062 = {0, 62};
+        q.append(62, 30, 1, p6263, 62, "A");
+        q.append(62, 10, 2, p062, 0, "C");
+        q.append(63, 20, 3, p063, 63, "B");
+        q.append(63, 30, 4, p6263, 62, "A");
+        q.append(0, 10, 3, p062, 0, "C");
+        q.append(0, 20, 4, p063, 63, "B");
+        assertEquals(2, q.deadlocks(), "C, the smallest, moved");
+        assertArrayEquals(new long[] {10, 30}, q.ids(62));
+        Request<String> c = q.next(0);
+        assertEquals(10, c.id);
+        q.finished(c);
+        assertEquals(20, q.next(63).id, "B heads 0 and 63 now");
+    }
+
+    @Test
+    void aDeadlockOfAllSixtyFourPartitionsIsFound() {
+        // Request i (id 100 + i) of {i, i + 1 mod 64}: instance i orders request i, then request i - 1. Every queue
+        // is headed by its own request, which waits for the next queue: one cycle through all 64.
+        PartitionQueues<String> q = new PartitionQueues<>(64, 8);
+        for (int i = 0; i < 64; i++) {
+            int next = (i + 1) % 64;
+            int prev = (i + 63) % 64;
+            int[] mine = {Math.min(i, next), Math.max(i, next)};
+            int[] before = {Math.min(prev, i), Math.max(prev, i)};
+            q.append(i, 100 + i, 1, mine, i, "r" + i);
+            q.append(i, 100 + prev, 2, before, prev, "r" + prev);
+        }
+        assertEquals(1, q.deadlocks(), "request 0, the smallest, moved to the head of partition 1");
+        assertArrayEquals(new long[] {100, 101}, q.ids(1));
+        Request<String> first = q.next(0);
+        assertEquals(100, first.id);
+        q.finished(first);
+        for (int i = 63; i > 0; i--) {
+            Request<String> r = q.next(i);
+            assertEquals(100 + i, r.id, "then request 63 heads partitions 63 and 0, then 62, and so on");
+            q.finished(r);
+        }
+        assertTrue(q.isEmpty());
+        assertEquals(1, q.deadlocks());
+    }
+
+    @Test
     void twoDisjointDeadlocksResolveApartWhicheverFormsFirst() {
         int[] p23 = {2, 3};
         long digest = 0;
