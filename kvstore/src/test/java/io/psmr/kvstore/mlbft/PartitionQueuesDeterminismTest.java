@@ -238,9 +238,15 @@ class PartitionQueuesDeterminismTest {
                 + " cases with deadlocks; " + rerun(seed));
     }
 
-    /** Random per-partition orders: every cross-border request is in each of its partitions, displaced apart. */
+    /**
+     * Random per-partition orders: every cross-border request is in each of its partitions, displaced apart. Two to six
+     * partitions are used; in one case of five they are spread over 64, always with 63, the top bit of the resolver's
+     * sets.
+     */
     static Orders orders(Random random) {
-        int partitions = 2 + random.nextInt(5);
+        int used = 2 + random.nextInt(5);
+        boolean wide = random.nextInt(5) == 0;
+        int partitions = wide ? 64 : used;
         int requests = 100 + random.nextInt(300);
         int crossPct = random.nextInt(101);
         int displacement = 1 + random.nextInt(8);
@@ -250,8 +256,18 @@ class PartitionQueuesDeterminismTest {
         }
         Set<Long> ids = new HashSet<>();
         List<Integer> all = new ArrayList<>();
-        for (int p = 0; p < partitions; p++) {
-            all.add(p);
+        if (wide) {
+            all.add(63);
+            List<Integer> others = new ArrayList<>();
+            for (int p = 0; p < 63; p++) {
+                others.add(p);
+            }
+            Collections.shuffle(others, random);
+            all.addAll(others.subList(0, used - 1));
+        } else {
+            for (int p = 0; p < partitions; p++) {
+                all.add(p);
+            }
         }
         for (int i = 0; i < requests; i++) {
             long id;
@@ -261,11 +277,11 @@ class PartitionQueuesDeterminismTest {
             } while (id == 0 || !ids.add(id));
             int[] of;
             if (random.nextInt(100) < crossPct) {
-                int k = 2 + random.nextInt(partitions - 1);
+                int k = 2 + random.nextInt(used - 1);
                 Collections.shuffle(all, random);
                 of = all.subList(0, k).stream().mapToInt(Integer::intValue).sorted().toArray();
             } else {
-                of = new int[] {random.nextInt(partitions)};
+                of = new int[] {all.get(random.nextInt(used))};
             }
             Ordered o = new Ordered(id, of, of[random.nextInt(of.length)]);
             for (int p : of) {
