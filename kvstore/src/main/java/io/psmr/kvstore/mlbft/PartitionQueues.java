@@ -311,8 +311,10 @@ final class PartitionQueues<T> {
     }
 
     /**
-     * The queues partition {@code p} waits for, as a bit set, or -1 if it waits for an empty queue; 0 if it is not
-     * blocked (empty, simple or running head, or a head that heads all its queues).
+     * The queues partition {@code p} waits for, as a bit set; 0 if it is not blocked on present heads (empty, simple or
+     * running head, a head that heads all its queues, or one that waits for an empty queue). A blocked queue waits for
+     * at least one other, so 0 is no set; and partition 63 is the sign bit, so a set is tested against 0, never as
+     * a signed number.
      */
     private long waitsFor(int p) {
         Request<T> head = queues[p].peekFirst();
@@ -323,7 +325,7 @@ final class PartitionQueues<T> {
         for (int q : head.partitions) {
             Request<T> other = queues[q].peekFirst();
             if (other == null) {
-                return -1;
+                return 0; // waits for an empty queue
             }
             if (other != head) {
                 edges |= 1L << q;
@@ -344,7 +346,7 @@ final class PartitionQueues<T> {
             }
             long done = 0;
             for (int p = 0; p < partitions; p++) {
-                if ((done >>> p & 1) != 0 || edges[p] <= 0) {
+                if ((done >>> p & 1) != 0 || edges[p] == 0) {
                     continue;
                 }
                 long set = deadlockOf(p, edges);
@@ -389,7 +391,7 @@ final class PartitionQueues<T> {
      */
     private long deadlockOf(int p, long[] edges) {
         long reach = reach(p, edges);
-        if (reach < 0 || (reach >>> p & 1) == 0) {
+        if (reach == 0 || (reach >>> p & 1) == 0) {
             return 0; // waits for an empty queue or a queue that can run, or is not on a cycle
         }
         for (int q = 0; q < partitions; q++) {
@@ -400,12 +402,12 @@ final class PartitionQueues<T> {
         return reach;
     }
 
-    /** The queues reachable from {@code p} by one or more waits, or -1 if one of them is not blocked on present heads. */
+    /** The queues reachable from {@code p} by one or more waits, or 0 if one of them is not blocked on present heads. */
     private long reach(int p, long[] edges) {
         long seen = 0;
         long frontier = edges[p];
-        if (frontier <= 0) {
-            return -1;
+        if (frontier == 0) {
+            return 0;
         }
         while (frontier != 0) {
             int q = Long.numberOfTrailingZeros(frontier);
@@ -414,8 +416,8 @@ final class PartitionQueues<T> {
                 continue;
             }
             seen |= 1L << q;
-            if (edges[q] <= 0) {
-                return -1;
+            if (edges[q] == 0) {
+                return 0;
             }
             frontier |= edges[q] & ~seen;
         }
