@@ -15,11 +15,12 @@ class OrderingBindingTest {
     private static final ClusterSettings SETTINGS = new ClusterSettings(SchedulerMode.KEYS_HASHED, 1, 100, 8, 10);
 
     @Test
-    void everyReplicatedProtocolHasOneBindingAndTheLocalSequencerNone() {
+    void everyReplicatedProtocolHasOneBindingAndTheInJvmOnesNone() {
         for (OrderingProtocol p : OrderingProtocol.values()) {
-            if (p == OrderingProtocol.LOCAL) {
+            if (p == OrderingProtocol.LOCAL || p == OrderingProtocol.MLBFT) {
                 assertTrue(OrderingBinding.find(p).isEmpty());
-                assertThrows(IllegalArgumentException.class, () -> OrderingBinding.of(p));
+                assertEquals("a cluster of processes needs a replicated ordering (ringpaxos, ratis or pbft), not "
+                        + p.cliName(), assertThrows(IllegalArgumentException.class, () -> OrderingBinding.of(p)).getMessage());
             } else {
                 assertEquals(p, OrderingBinding.of(p).protocol());
             }
