@@ -63,7 +63,7 @@ public final class MlbftReplica implements AutoCloseable {
     /** SHA-256 per partition, for its delivery thread: a request's copies match only if their bytes do. */
     private final java.security.MessageDigest[] digests;
 
-    /** A batch as ordered, with its decoded form when it decodes. */
+    /** A store batch as its instance ordered it, which the exec partition's admitter decodes and runs. */
     private record KvBatchBytes(byte[] bytes) {
     }
 
