@@ -360,6 +360,7 @@ public final class ClientProxy implements ReplyChannel, AutoCloseable {
             return CompletableFuture.completedFuture(KvResult.of(KvStatus.TOO_LARGE, problem));
         }
         Pending p = new Pending(command, cost);
+        p.lane = lanes.laneOf(command); // once per command, on the submitter's thread, not at every batch it waits through
         lock.lock();
         try {
             while (!closed && queue.size() >= config.queueCapacity()) {
@@ -579,10 +580,10 @@ public final class ClientProxy implements ReplyChannel, AutoCloseable {
             }
             return;
         }
-        long lane = lanes.laneOf(queue.peekFirst().command);
+        long lane = queue.peekFirst().lane;
         for (java.util.Iterator<Pending> it = queue.iterator(); it.hasNext(); ) {
             Pending p = it.next();
-            if (lanes.laneOf(p.command) != lane) {
+            if (p.lane != lane) {
                 continue;
             }
             if (!batching.takes(into.size(), bytes, p.cost)) {
@@ -856,6 +857,8 @@ public final class ClientProxy implements ReplyChannel, AutoCloseable {
         final int cost;
         final CompletableFuture<KvResult> future; // null for a decorator's command
         long enqueuedNanos;
+        /** The command's {@link BatchLanes lane}; set before it is queued. */
+        long lane;
         /** The replies' votes; set by the sender before the batch is published, then used under its own monitor. */
         ReplyQuorum quorum;
 

@@ -160,11 +160,6 @@ public final class E2eBench {
         return ordering == OrderingProtocol.MLBFT ? List.of(settings.modes().get(0)) : settings.modes();
     }
 
-    /** MLBFT's partitions: {@code --partitions}, else the thesis' 4. */
-    int mlbftPartitions() {
-        return settings.sweep().partitions() > 0 ? settings.sweep().partitions() : EmbeddedMlbftCluster.DEFAULT_PARTITIONS;
-    }
-
     /** What one run measured. */
     record Sample(double throughputOps, double meanBatch, Histogram latencyMicros, long retries, double leaderBytesPerOp,
                   double meanBytesPerOp, double deadlocks) {
@@ -233,18 +228,20 @@ public final class E2eBench {
     }
 
     /**
-     * The replicas over one ordering layer (one, or 3f+1 under PBFT and 3 under Ratis, every one executing), where the
-     * proxy proposes, the router their replies go through, how to wait for the replicas to apply what was ordered and
-     * check them, the trust the proxy needs, and how to close it all.
+     * The replicas over one ordering layer (one, or 3f+1 under PBFT and MLBFT and 3 under Ratis, every one executing),
+     * where the proxy proposes, the router their replies go through, how to wait for the replicas to apply what was
+     * ordered and check them, the bytes they sent, MLBFT's deadlocks, what the proxy's settings need (its reply trust,
+     * MLBFT's lanes), and how to close it all.
      */
-    private record Setup(OrderingClient broadcast, LocalReplyRouter router, Settler settler,
-                         ReplyTrust replyTrust, Supplier<long[]> sentBytes, LongSupplier deadlocks,
-                         UnaryOperator<ProxyConfig> proxySettings, Runnable closer) implements AutoCloseable {
+    private record Setup(OrderingClient broadcast, LocalReplyRouter router, Settler settler, Supplier<long[]> sentBytes,
+                         LongSupplier deadlocks, UnaryOperator<ProxyConfig> proxySettings, Runnable closer)
+            implements AutoCloseable {
 
+        /** A setup whose proxy differs from {@code ./psmr load}'s only by {@code replyTrust}, and counts no deadlocks. */
         Setup(OrderingClient broadcast, LocalReplyRouter router, Settler settler, ReplyTrust replyTrust,
               Supplier<long[]> sentBytes, Runnable closer) {
-            this(broadcast, router, settler, replyTrust, sentBytes, () -> -1,
-                    pc -> pc.toBuilder().replyTrust(replyTrust).build(), closer);
+            this(broadcast, router, settler, sentBytes, () -> -1, pc -> pc.toBuilder().replyTrust(replyTrust).build(),
+                    closer);
         }
 
         @Override
@@ -315,10 +312,9 @@ public final class E2eBench {
 
     private Setup setup(OrderingProtocol ordering, E2eVariant v, ReplicaConfig rc) throws InterruptedException {
         if (ordering == OrderingProtocol.MLBFT) {
-            EmbeddedMlbftCluster c = EmbeddedMlbftCluster.start(1, mlbftPartitions(),
+            EmbeddedMlbftCluster c = EmbeddedMlbftCluster.start(1, settings.sweep().mlbftPartitions(),
                     rc.toBuilder().capacity(StoreCapacity.unbounded()).build());
-            return new Setup(c.orderingClient(), c.router(), mlbftApply(c), ReplyTrust.matching(c.f(), c.replicaIds()),
-                    () -> {
+            return new Setup(c.orderingClient(), c.router(), mlbftApply(c), () -> {
                         long[] sent = new long[c.replicas().size()];
                         for (int i = 0; i < sent.length; i++) {
                             sent[i] = c.sentBytes(i);

@@ -50,15 +50,9 @@ public final class E2eReport {
     /** Worker threads of the row: 1 for sequential (the delivery thread executes), else the setting. */
     static int workers(E2eResult r, E2eSettings s) {
         if (r.ordering() == OrderingProtocol.MLBFT) {
-            return mlbftPartitions(s); // one worker per partition
+            return s.sweep().mlbftPartitions(); // one worker per partition
         }
         return r.mode().parallel() ? s.workers() : 1;
-    }
-
-    /** MLBFT's partitions in these settings: {@code --partitions}, else the thesis' 4. */
-    static int mlbftPartitions(E2eSettings s) {
-        return s.sweep().partitions() > 0 ? s.sweep().partitions()
-                : io.psmr.kvstore.mlbft.EmbeddedMlbftCluster.DEFAULT_PARTITIONS;
     }
 
     /** results.csv: the header, then one row per (ordering, mode) in report order. NaN columns are empty. */
@@ -195,7 +189,7 @@ public final class E2eReport {
                         + (s.sweep().given() ? s.sweep().rotations().stream().map(r -> r.name().toLowerCase(Locale.ROOT))
                                 .collect(Collectors.joining("/")) + " leaders, " : "")
                         + "f+1 matching replies)";
-                case MLBFT -> "MLBFT in-process (f=1, 4 replicas each executing, " + mlbftPartitions(s)
+                case MLBFT -> "MLBFT in-process (f=1, 4 replicas each executing, " + s.sweep().mlbftPartitions()
                         + " PBFT instances of one pillar, one per partition, f+1 matching replies)";
                 case RATIS -> "Apache Ratis on loopback (" + E2eBench.RATIS_PEERS + " peers, Netty RPC, each executing, log fsync'd"
                         + " before an entry counts)";

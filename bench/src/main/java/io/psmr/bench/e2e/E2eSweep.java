@@ -31,6 +31,11 @@ public record E2eSweep(List<Integer> pillars, List<LeaderRotation> rotations, Li
         }
     }
 
+    /** MLBFT's partitions at these points: {@code --partitions}, else the thesis' 4. */
+    public int mlbftPartitions() {
+        return partitions > 0 ? partitions : io.psmr.kvstore.mlbft.EmbeddedMlbftCluster.DEFAULT_PARTITIONS;
+    }
+
     /** No sweep: one point, PBFT's defaults, {@code batch}, no partitions. */
     public static E2eSweep none(int batch) {
         return new E2eSweep(List.of(E2eVariant.DEFAULT_PILLARS), List.of(E2eVariant.DEFAULT_ROTATION), List.of(batch),
