@@ -26,7 +26,10 @@ import org.knowm.xchart.style.Styler;
  *       (cos-coarse, cos-lockfree) beside CBASE;</li>
  *   <li>{@code fig5-conflicts.png}: the bitmap configurations at each conflict level (Fig. 5);</li>
  *   <li>{@code scaling.png}, when at least two worker counts were measured: each parallel
- *       configuration's (COS baselines included) fraction of the limit at 0% conflicts, by worker count.</li>
+ *       configuration's (COS baselines and the partitioned ceiling included) fraction of the limit at
+ *       0% conflicts, by worker count;</li>
+ *   <li>{@code ceiling.png}, likewise: each scheduler's fraction of the {@code partitioned} ceiling (the
+ *       same commands split by key over as many threads, no scheduler) at 0% conflicts, by worker count.</li>
  * </ul>
  * Every title names the core count and the garbage collector.
  */
@@ -68,7 +71,15 @@ public final class BenchCharts {
         List<CellResult> scaling = scalingRows(results);
         if (scaling.stream().map(r -> r.cell().workers()).distinct().count() >= 2) {
             Path f = dir.resolve("scaling.png");
-            save(scalingChart("Fraction of the limit by workers, conflict-free" + machine, scaling), f);
+            save(scalingChart("Fraction of the limit by workers, conflict-free" + machine, scaling,
+                    CellResult::limitFraction, "fraction of the limit (median, min-max)"), f);
+            written.add(f);
+        }
+        List<CellResult> ceiling = ceilingRows(results);
+        if (ceiling.stream().map(r -> r.cell().workers()).distinct().count() >= 2) {
+            Path f = dir.resolve("ceiling.png");
+            save(scalingChart("Fraction of the partitioned ceiling by workers, conflict-free" + machine, ceiling,
+                    CellResult::ceilingFraction, "fraction of the partitioned ceiling (median, min-max)"), f);
             written.add(f);
         }
         return written;
@@ -80,14 +91,22 @@ public final class BenchCharts {
                 && Double.isFinite(r.limitFraction()) && r.throughputCps() > 0).toList();
     }
 
+    /** The rows of the ceiling chart: parallel cells at 0% conflicts with a ceiling fraction. */
+    static List<CellResult> ceilingRows(List<CellResult> results) {
+        return results.stream().filter(r -> r.cell().conflictPct() == 0 && r.cell().mode().parallel()
+                && Double.isFinite(r.ceilingFraction()) && r.throughputCps() > 0).toList();
+    }
+
     /**
-     * Fraction of the limit (median, whisker from the slowest to the fastest run) per worker count:
+     * A fraction ({@code fraction}: of the limit, or of the ceiling; median, whisker from the slowest to the
+     * fastest run) per worker count:
      * bars grouped by worker count, one series (colour) per configuration (mode and batch, and
      * {@code timed} when summaries were built in the timed loop).
      */
-    static CategoryChart scalingChart(String title, List<CellResult> rows) {
+    static CategoryChart scalingChart(String title, List<CellResult> rows,
+                                      java.util.function.ToDoubleFunction<CellResult> fraction, String yAxis) {
         CategoryChart chart = new CategoryChartBuilder().width(1100).height(560).title(title)
-                .xAxisTitle("workers, configuration").yAxisTitle("fraction of the limit (median, min-max)").build();
+                .xAxisTitle("workers, configuration").yAxisTitle(yAxis).build();
         chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideE);
         chart.getStyler().setXAxisLabelRotation(20);
         chart.getStyler().setYAxisMin(0.0);
@@ -98,7 +117,7 @@ public final class BenchCharts {
             String series = scalingSeries(c);
             // A run's fraction scales with its throughput (same reference, same divisor); clamped
             // so that rounding never puts a whisker end past the median.
-            double f = r.limitFraction();
+            double f = fraction.applyAsDouble(r);
             double perCps = f / r.throughputCps();
             bars.add(new RangeBars.Bar("w=" + c.workers() + " " + series, series, f,
                     Math.min(f, r.minCps() * perCps), Math.max(f, r.maxCps() * perCps)));

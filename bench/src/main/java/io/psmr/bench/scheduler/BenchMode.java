@@ -16,7 +16,7 @@ import java.util.List;
  * {@code bitmap-indexed/indexed} (the index under the graph lock, the design before issue 14) or
  * {@code bitmap-indexed+spin2000}. The plain name is the mode as a replica runs it.
  */
-public sealed interface BenchMode permits BenchMode.Psmr, BenchMode.Cos {
+public sealed interface BenchMode permits BenchMode.Psmr, BenchMode.Cos, BenchMode.Partitioned {
 
     /** The name on the command line, in results files and charts. */
     String cliName();
@@ -27,7 +27,7 @@ public sealed interface BenchMode permits BenchMode.Psmr, BenchMode.Cos {
     /** Whether each delivery carries one command whatever the batch size asked (CBASE, COS). */
     boolean batchOfOne();
 
-    /** Report order: psmr's modes in declaration order, then the COS variants. */
+    /** Report order: psmr's modes in declaration order, then the COS variants, then {@code partitioned}. */
     int order();
 
     /**
@@ -111,6 +111,43 @@ public sealed interface BenchMode permits BenchMode.Psmr, BenchMode.Cos {
         }
     }
 
+    /**
+     * The {@code partitioned} reference: the cell's command stream split by key over its worker count of
+     * threads, each running only the commands of its keys, in order, with no scheduler and no graph (see
+     * {@link PartitionedRun}). The most the service itself allows that many threads: the ceiling that
+     * {@code ceiling_fraction} divides by.
+     */
+    record Partitioned() implements BenchMode {
+
+        /** The name on the command line and in results. */
+        public static final String NAME = "partitioned";
+
+        @Override
+        public String cliName() {
+            return NAME;
+        }
+
+        @Override
+        public boolean parallel() {
+            return true;
+        }
+
+        @Override
+        public boolean batchOfOne() {
+            return false;
+        }
+
+        @Override
+        public int order() {
+            return SchedulerMode.values().length + CosVariant.values().length;
+        }
+    }
+
+    /** The {@code partitioned} reference. */
+    static BenchMode partitioned() {
+        return new Partitioned();
+    }
+
     /** The cell mode of a psmr scheduler mode. */
     static BenchMode of(SchedulerMode mode) {
         return new Psmr(mode);
@@ -130,9 +167,9 @@ public sealed interface BenchMode permits BenchMode.Psmr, BenchMode.Cos {
         return List.copyOf(out);
     }
 
-    /** Every name, comma-separated: psmr's modes, then the COS variants. */
+    /** Every name, comma-separated: psmr's modes, the COS variants, then {@code partitioned}. */
     static String cliNames() {
-        return SchedulerMode.cliNames() + ", " + CosVariant.cliNames();
+        return SchedulerMode.cliNames() + ", " + CosVariant.cliNames() + ", " + Partitioned.NAME;
     }
 
     /**
@@ -146,6 +183,9 @@ public sealed interface BenchMode permits BenchMode.Psmr, BenchMode.Cos {
             if (v.cliName().equals(name)) {
                 return new Cos(v);
             }
+        }
+        if (Partitioned.NAME.equals(name)) {
+            return new Partitioned();
         }
         if (name != null && (name.indexOf('/') > 0 || name.indexOf('+') > 0)) {
             return variant(name);

@@ -24,7 +24,7 @@ public final class BenchReport {
 
     /** The exact header of results.csv. */
     public static final String CSV_HEADER = "mode,graph,batch,workers,conflict_pct,throughput_cps,ratio_vs_cbase,"
-            + "limit_fraction,avg_graph_size,p50_us,p99_us,runs,ratio_vs_cos,collector,summaries";
+            + "limit_fraction,ceiling_fraction,avg_graph_size,p50_us,p99_us,runs,ratio_vs_cos,collector,summaries,left_out";
 
     private BenchReport() {
     }
@@ -33,7 +33,8 @@ public final class BenchReport {
      * results.csv: the header, then one row per cell in plan order. NaN columns are empty.
      * {@code ratio_vs_cos} is the cell's median over the better COS baseline's median at the same
      * workers and conflicts ({@link #ratioVsCos}). The {@code collector} column is this JVM's
-     * ({@link JvmCollector#name()}); {@code summaries} is {@link Cell#summaries()}.
+     * ({@link JvmCollector#name()}); {@code summaries} is {@link Cell#summaries()}; {@code left_out}, for a
+     * {@code partitioned} cell only, the commands of its cycle left out because they touch two partitions.
      */
     public static String csv(List<CellResult> results) {
         return csv(results, JvmCollector.name());
@@ -49,13 +50,15 @@ public final class BenchReport {
                     .append(Math.round(r.throughputCps())).append(',')
                     .append(num(r.ratioVsCbase(), "%.3f")).append(',')
                     .append(num(r.limitFraction(), "%.3f")).append(',')
+                    .append(num(r.ceilingFraction(), "%.3f")).append(',')
                     .append(num(r.avgGraphSize(), "%.2f")).append(',')
                     .append(num(r.p50Micros(), "%.1f")).append(',')
                     .append(num(r.p99Micros(), "%.1f")).append(',')
                     .append(r.runs()).append(',')
                     .append(num(ratioVsCos(results, r), "%.3f")).append(',')
                     .append(collector).append(',')
-                    .append(c.summaries()).append('\n');
+                    .append(c.summaries()).append(',')
+                    .append(c.isPartitioned() ? Long.toString(r.leftOut()) : "").append('\n');
         }
         return b.toString();
     }
@@ -65,12 +68,15 @@ public final class BenchReport {
         return mode.graph() == null ? "none" : mode.graph().cliName();
     }
 
-    /** The {@code graph} column for a cell's mode: as {@link #graphColumn(SchedulerMode)}, or the COS variant's name. */
+    /**
+     * The {@code graph} column for a cell's mode: as {@link #graphColumn(SchedulerMode)}, the COS variant's
+     * name, or {@code none} for the partitioned reference.
+     */
     public static String graphColumn(BenchMode mode) {
         if (mode instanceof BenchMode.Psmr p) {
             return p.graph() == null ? "none" : p.graph().cliName();
         }
-        return mode.cliName();
+        return mode instanceof BenchMode.Partitioned ? "none" : mode.cliName();
     }
 
     /** The better (faster) COS baseline measured at {@code workers} and {@code conflictPct}, if any. */
@@ -132,16 +138,16 @@ public final class BenchReport {
 
     /** The table on stdout. */
     public static void table(List<CellResult> results, BenchSettings s, PrintWriter out) {
-        out.printf(Locale.ROOT, "%-15s %5s %4s %5s %22s %9s %7s %7s %10s %10s %6s%n",
-                "config", "batch", "thr", "confl", "kcmd/s median [min-max]", "x CBASE", "limit", "graph",
+        out.printf(Locale.ROOT, "%-15s %5s %4s %5s %22s %9s %7s %7s %7s %10s %10s %6s%n",
+                "config", "batch", "thr", "confl", "kcmd/s median [min-max]", "x CBASE", "limit", "ceiling", "graph",
                 "p50 us", "p99 us", "summ");
         for (CellResult r : results) {
             Cell c = r.cell();
             String k = String.format(Locale.ROOT, "%.0f [%.0f-%.0f]", r.throughputCps() / 1e3, r.minCps() / 1e3,
                     r.maxCps() / 1e3);
-            out.printf(Locale.ROOT, "%-15s %5d %4d %4d%% %22s %9s %7s %7s %10s %10s %6s%n",
+            out.printf(Locale.ROOT, "%-15s %5d %4d %4d%% %22s %9s %7s %7s %7s %10s %10s %6s%n",
                     c.mode().cliName(), c.batch(), c.workers(), c.conflictPct(), k,
-                    dash(r.ratioVsCbase(), "%.2f"), dash(r.limitFraction(), "%.2f"),
+                    dash(r.ratioVsCbase(), "%.2f"), dash(r.limitFraction(), "%.2f"), dash(r.ceilingFraction(), "%.2f"),
                     c.mode().parallel() ? dash(r.avgGraphSize(), "%.1f") : "-",
                     dash(r.p50Micros(), "%.1f"), dash(r.p99Micros(), "%.1f"), c.mode().parallel() ? c.summaries() : "-");
         }
@@ -182,19 +188,22 @@ public final class BenchReport {
         o.println("Machine and settings: " + machine(s) + ".");
         o.println();
         o.println("Throughput is the median of the measured runs, with min and max. `limit` is throughput / "
-                + "(min(workers, " + s.cores() + " cores) x sequential throughput of the same batches); `x CBASE` "
+                + "(min(workers, " + s.cores() + " cores) x sequential throughput of the same batches); `ceiling` is "
+                + "throughput / the `partitioned` reference's (the same commands split by key over as many threads, "
+                + "no scheduler: what the service itself allows that many threads); `x CBASE` "
                 + "is the ratio to CBASE (batch 1, keys compared pairwise, monitor graph) at the same workers and "
                 + "conflicts and summaries; `graph` is the mean number of pending batches; latency is from delivery to "
                 + "completion; `summaries` says whether the delivery thread built each batch's summary inside the timed "
                 + "loop (`timed`) or it was built before timing (`pre`).");
         o.println();
-        o.println("| config | batch | workers | conflicts | kcmd/s | min-max | x CBASE | limit | graph | p50 us | p99 us | summaries |");
-        o.println("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|");
+        o.println("| config | batch | workers | conflicts | kcmd/s | min-max | x CBASE | limit | ceiling | graph | p50 us | p99 us | summaries |");
+        o.println("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|");
         for (CellResult r : results) {
             Cell c = r.cell();
-            o.printf(Locale.ROOT, "| %s | %d | %d | %d%% | %.0f | %.0f-%.0f | %s | %s | %s | %s | %s | %s |%n",
+            o.printf(Locale.ROOT, "| %s | %d | %d | %d%% | %.0f | %.0f-%.0f | %s | %s | %s | %s | %s | %s | %s |%n",
                     c.mode().cliName(), c.batch(), c.workers(), c.conflictPct(), r.throughputCps() / 1e3,
                     r.minCps() / 1e3, r.maxCps() / 1e3, num(r.ratioVsCbase(), "%.2f"), num(r.limitFraction(), "%.2f"),
+                    num(r.ceilingFraction(), "%.2f"),
                     c.mode().parallel() ? num(r.avgGraphSize(), "%.1f") : "-", num(r.p50Micros(), "%.1f"),
                     num(r.p99Micros(), "%.1f"), c.summaries());
         }
@@ -215,14 +224,25 @@ public final class BenchReport {
      */
     public static List<String> ratios(List<CellResult> results) {
         List<String> t = new ArrayList<>();
-        Optional<CellResult> b2 = find(results, SchedulerMode.BITMAP_INDEXED, 200, 2, 0);
-        t.add(b2.map(r -> String.format(Locale.ROOT,
-                        "bitmap (indexed) batch 200, 2 workers, 0%% conflicts: %.3f of the limit", r.limitFraction()))
-                .orElse("not measured: bitmap (indexed) batch 200, 2 workers, 0% conflicts"));
-        Optional<CellResult> b1 = find(results, SchedulerMode.BITMAP_INDEXED, 200, 1, 0);
-        t.add(b1.map(r -> String.format(Locale.ROOT,
-                        "bitmap (indexed) batch 200, 1 worker, 0%% conflicts: %.3f of sequential", r.limitFraction()))
-                .orElse("not measured: bitmap (indexed) batch 200, 1 worker, 0% conflicts"));
+        TreeSet<Integer> conflictLevels = new TreeSet<>();
+        results.forEach(r -> conflictLevels.add(r.cell().conflictPct()));
+        for (int conflict : conflictLevels.isEmpty() ? java.util.Set.of(0) : conflictLevels) {
+            String at = conflict + "% conflicts";
+            Optional<CellResult> b2 = find(results, SchedulerMode.BITMAP_INDEXED, 200, 2, conflict);
+            t.add(b2.map(r -> String.format(Locale.ROOT, "bitmap (indexed) batch 200, 2 workers, %s: %s of the "
+                                    + "partitioned ceiling, %.3f of the limit", at, fraction(r.ceilingFraction()),
+                            r.limitFraction()))
+                    .orElse("not measured: bitmap (indexed) batch 200, 2 workers, " + at));
+            Optional<CellResult> b1 = find(results, SchedulerMode.BITMAP_INDEXED, 200, 1, conflict);
+            t.add(b1.map(r -> String.format(Locale.ROOT,
+                            "bitmap (indexed) batch 200, 1 worker, %s: %.3f of sequential", at, r.limitFraction()))
+                    .orElse("not measured: bitmap (indexed) batch 200, 1 worker, " + at));
+            Optional<CellResult> p2 = results.stream().filter(r -> r.cell().equals(
+                    new Cell(BenchMode.partitioned(), 200, 2, conflict))).findFirst();
+            p2.ifPresent(r -> t.add(String.format(Locale.ROOT, "partitioned ceiling, batch 200 stream, 2 threads, %s: "
+                    + "%.3f of the limit (how far the service itself scales)", at, r.limitFraction())));
+        }
+        t.add(leftOutLine(results));
         TreeSet<Integer> workers = new TreeSet<>();
         results.forEach(r -> workers.add(r.cell().workers()));
         for (int w : workers) {
@@ -272,6 +292,23 @@ public final class BenchReport {
                     r.throughputCps() / b.throughputCps(), r.limitFraction(), b.limitFraction())));
         }
         return t;
+    }
+
+    /** What the partitioned cells left out: commands whose keys fall in two partitions. */
+    static String leftOutLine(List<CellResult> results) {
+        List<CellResult> partitioned = results.stream().filter(r -> r.cell().isPartitioned()).toList();
+        if (partitioned.isEmpty()) {
+            return "not measured: the partitioned ceiling";
+        }
+        List<String> cells = partitioned.stream().filter(r -> r.leftOut() > 0)
+                .map(r -> r.cell().describe() + ": " + r.leftOut()).toList();
+        return cells.isEmpty()
+                ? "partitioned ceiling: no command left out (none touches keys of two partitions)"
+                : "partitioned ceiling: commands left out per cycle (keys in two partitions): " + String.join("; ", cells);
+    }
+
+    private static String fraction(double v) {
+        return Double.isFinite(v) ? String.format(Locale.ROOT, "%.3f", v) : "(not measured)";
     }
 
     static Optional<CellResult> find(List<CellResult> results, SchedulerMode mode, int batch, int workers, int conflict) {

@@ -39,7 +39,12 @@ public record Cell(BenchMode mode, int batch, int workers, int conflictPct, bool
         return mode instanceof BenchMode.Cos;
     }
 
-    /** The psmr scheduler mode this cell runs; null for a COS baseline. */
+    /** Whether this is the {@code partitioned} reference: threads split by key, no scheduler. */
+    public boolean isPartitioned() {
+        return mode instanceof BenchMode.Partitioned;
+    }
+
+    /** The psmr scheduler mode this cell runs; null for a COS baseline and the {@code partitioned} reference. */
     public SchedulerMode psmrMode() {
         return mode instanceof BenchMode.Psmr p ? p.mode() : null;
     }
@@ -59,14 +64,14 @@ public record Cell(BenchMode mode, int batch, int workers, int conflictPct, bool
         return mode.equals(BenchMode.of(m)) && !summaryTimed;
     }
 
-    /** Whether this cell builds summaries (parallel psmr modes; not sequential, not COS). */
+    /** Whether this cell builds summaries (parallel psmr modes; not sequential, COS or partitioned). */
     public boolean buildsSummaries() {
-        return mode.parallel() && !isCos();
+        return mode.parallel() && mode instanceof BenchMode.Psmr;
     }
 
     /**
-     * The {@code summaries} column: {@code pre} or {@code timed}; {@code none} for sequential and
-     * COS cells, which build no summary.
+     * The {@code summaries} column: {@code pre} or {@code timed}; {@code none} for sequential, COS
+     * and partitioned cells, which build no summary.
      */
     public String summaries() {
         return !buildsSummaries() ? "none" : summaryTimed ? "timed" : "pre";

@@ -55,6 +55,7 @@ public final class SchedulerBench {
     private final BenchSettings settings;
     private final Map<String, BenchWorkload> workloads = new HashMap<>();
     private final Map<String, ConflictSummary[]> summaries = new HashMap<>();
+    private final Map<String, PartitionedRun.Split<?>> splits = new HashMap<>();
 
     public SchedulerBench(BenchSettings settings) {
         this.settings = settings;
@@ -62,7 +63,8 @@ public final class SchedulerBench {
 
     /**
      * The cells to run: the requested matrix plus the references its columns need (the sequential
-     * cell of every batch size and conflict level, and CBASE at every worker count and conflict level).
+     * cell of every batch size and conflict level, CBASE at every worker count and conflict level, and
+     * the {@code partitioned} ceiling of every batch size, worker count and conflict level).
      * Each parallel cell, CBASE included, comes in the summary settings {@link BenchSettings#summaries()}
      * asks for: with {@link SummaryTiming#BOTH} twice, pre then timed, side by side.
      */
@@ -76,6 +78,10 @@ public final class SchedulerBench {
             for (int workers : settings.workers()) {
                 cells.add(new Cell(SchedulerMode.CBASE, 1, workers, conflict));
             }
+            for (int batch : settings.batches()) {
+                addPartitionedCells(cells, batch, conflict);
+            }
+            addPartitionedCells(cells, 1, conflict);
             addCosCells(cells, conflict);
             for (int batch : settings.batches()) {
                 for (BenchMode benchMode : settings.modes()) {
@@ -111,6 +117,13 @@ public final class SchedulerBench {
             }
         }
         return List.copyOf(out);
+    }
+
+    /** The {@code partitioned} ceiling of the stream of {@code batch} and {@code conflict} at every worker count. */
+    private void addPartitionedCells(Set<Cell> cells, int batch, int conflict) {
+        for (int workers : settings.workers()) {
+            cells.add(new Cell(BenchMode.partitioned(), batch, workers, conflict));
+        }
     }
 
     /**
@@ -177,7 +190,13 @@ public final class SchedulerBench {
                 afterRun.accept(c);
             }
         }
-        return summarise(cells, samples, settings.cores());
+        Map<Cell, Long> leftOut = new HashMap<>();
+        for (Cell c : cells) {
+            if (c.isPartitioned()) {
+                leftOut.put(c, split(c, service).leftOut());
+            }
+        }
+        return summarise(cells, samples, settings.cores(), leftOut);
     }
 
     private BenchWorkload workload(Cell c) {
@@ -203,8 +222,18 @@ public final class SchedulerBench {
         return s;
     }
 
+    /** The cycle of {@code c}'s workload split by key over its worker count, made once per cell. */
+    @SuppressWarnings("unchecked")
+    private <C extends Command> PartitionedRun.Split<C> split(Cell c, BenchService<C, ?> service) {
+        return (PartitionedRun.Split<C>) splits.computeIfAbsent(c.batch() + "/" + c.conflictPct() + "/" + c.workers(),
+                k -> PartitionedRun.split(service.batches(workload(c)), c.workers()));
+    }
+
     private void prepare(Cell c, BenchService<?, ?> service) {
         service.batches(workload(c));
+        if (c.isPartitioned()) {
+            split(c, service);
+        }
         if (c.buildsSummaries() && !c.summaryTimed()) {
             summariesOf(c, service);
         }
@@ -234,6 +263,9 @@ public final class SchedulerBench {
 
     private <C extends Command, R> RunSample runOnce(Cell c, BenchService<C, R> service, long durationNanos)
             throws InterruptedException {
+        if (c.isPartitioned()) {
+            return PartitionedRun.run(c, split(c, service), service, durationNanos);
+        }
         if (c.isCos()) {
             return runCos(c, service, durationNanos);
         }
@@ -475,8 +507,12 @@ public final class SchedulerBench {
         }
     }
 
-    /** Medians, ratios and limit fractions of every cell. */
-    static List<CellResult> summarise(List<Cell> cells, Map<Cell, List<RunSample>> samples, int cores) {
+    /**
+     * Medians, ratios, limit and ceiling fractions of every cell. {@code leftOut}: per partitioned cell,
+     * the commands its split left out (absent: 0).
+     */
+    static List<CellResult> summarise(List<Cell> cells, Map<Cell, List<RunSample>> samples, int cores,
+                                      Map<Cell, Long> leftOut) {
         Map<Cell, RunStatistics> cps = new HashMap<>();
         for (Cell c : cells) {
             cps.put(c, RunStatistics.of(samples.get(c), RunSample::throughputCps));
@@ -488,15 +524,21 @@ public final class SchedulerBench {
             double med = thr.median();
             RunStatistics cbase = cps.get(new Cell(SchedulerMode.CBASE, 1, c.workers(), c.conflictPct(), c.summaryTimed()));
             RunStatistics seq = cps.get(new Cell(SchedulerMode.SEQUENTIAL, c.batch(), 1, c.conflictPct()));
-            double ratio = cbase == null ? Double.NaN : med / cbase.median();
+            RunStatistics ceiling = c.mode().parallel()
+                    ? cps.get(new Cell(BenchMode.partitioned(), c.batch(), c.workers(), c.conflictPct())) : null;
+            double ratio = cbase == null || c.isPartitioned() ? Double.NaN : med / cbase.median();
             double limit = seq == null ? Double.NaN : med / (Math.min(c.workers(), cores) * seq.median());
+            double ceil = ceiling == null || c.isPartitioned() ? Double.NaN : med / ceiling.median();
             Histogram all = new Histogram(3);
             for (RunSample r : s) {
                 all.add(r.latencyNanos());
             }
-            out.add(new CellResult(c, med, thr.min(), thr.max(),
-                    ratio, limit, RunStatistics.of(s, RunSample::avgGraphSize).median(),
-                    all.getValueAtPercentile(50) / 1e3, all.getValueAtPercentile(99) / 1e3, s.size()));
+            boolean latency = !c.isPartitioned();
+            out.add(new CellResult(c, med, thr.min(), thr.max(), ratio, limit, ceil,
+                    c.isPartitioned() ? Double.NaN : RunStatistics.of(s, RunSample::avgGraphSize).median(),
+                    latency ? all.getValueAtPercentile(50) / 1e3 : Double.NaN,
+                    latency ? all.getValueAtPercentile(99) / 1e3 : Double.NaN, s.size(),
+                    leftOut.getOrDefault(c, 0L)));
         }
         return out;
     }

@@ -18,7 +18,7 @@ import org.knowm.xchart.CategorySeries;
 class BenchChartsTest {
 
     private static CellResult result(SchedulerMode mode, int workers, double median, double min, double max) {
-        return new CellResult(new Cell(mode, 64, workers, 0), median, min, max, Double.NaN, Double.NaN, 0, 1, 2, 3);
+        return new CellResult(new Cell(mode, 64, workers, 0), median, min, max, Double.NaN, Double.NaN, Double.NaN, 0, 1, 2, 3, 0);
     }
 
     private final List<CellResult> runs = List.of(
@@ -52,7 +52,7 @@ class BenchChartsTest {
                 limited(new Cell(SchedulerMode.SEQUENTIAL, 200, 1, 0), 105_000, 105_000, 105_000, 1.0));
         List<CellResult> rows = BenchCharts.scalingRows(results);
         assertEquals(5, rows.size(), "parallel cells at 0% conflicts: " + rows);
-        CategoryChart chart = BenchCharts.scalingChart("t - 2 cores, G1", rows);
+        CategoryChart chart = BenchCharts.scalingChart("t - 2 cores, G1", rows, CellResult::limitFraction, "y");
         assertEquals("t - 2 cores, G1", chart.getTitle());
         assertEquals(List.of("bitmap-indexed b=200", "cbase", "bitmap-indexed b=200 timed", RangeBars.RANGE_SERIES),
                 chart.getSeriesCollection().stream().map(CategorySeries::getName).toList());
@@ -69,8 +69,29 @@ class BenchChartsTest {
         assertArrayEquals(new double[] {1.045, 0.4, 0.9025, 0.76, 0.3}, ChartAsserts.maxes(range), 1e-9);
     }
 
+    @Test
+    void theCeilingChartShowsFractionsOfThePartitionedCeilingAndWritesItsPng(@TempDir Path dir) throws Exception {
+        List<CellResult> results = List.of(
+                ceiled(new Cell(SchedulerMode.BITMAP_INDEXED, 200, 1, 0), 100_000, 90_000, 110_000, 0.8),
+                ceiled(new Cell(SchedulerMode.BITMAP_INDEXED, 200, 2, 0), 180_000, 180_000, 200_000, 0.9),
+                ceiled(new Cell(SchedulerMode.BITMAP_INDEXED, 200, 2, 20), 90_000, 90_000, 90_000, 0.5),
+                ceiled(new Cell(BenchMode.partitioned(), 200, 2, 0), 200_000, 190_000, 210_000, Double.NaN));
+        List<CellResult> rows = BenchCharts.ceilingRows(results);
+        assertEquals(results.subList(0, 2), rows, "parallel cells at 0% conflicts with a ceiling fraction");
+        CategoryChart chart = BenchCharts.scalingChart("c", rows, CellResult::ceilingFraction, "y");
+        assertArrayEquals(new double[] {0.8, 0.9}, chart.getSeries("bitmap-indexed b=200").getYData(), 1e-12);
+        assertArrayEquals(new double[] {0.72, 0.9}, ChartAsserts.mins(chart.getSeries(RangeBars.RANGE_SERIES)), 1e-9);
+        assertArrayEquals(new double[] {0.88, 1.0}, ChartAsserts.maxes(chart.getSeries(RangeBars.RANGE_SERIES)), 1e-9);
+        assertTrue(BenchCharts.write(dir, results, 2, "G1").contains(dir.resolve("ceiling.png")));
+        assertTrue(Files.size(dir.resolve("ceiling.png")) > 0);
+    }
+
+    private static CellResult ceiled(Cell cell, double median, double min, double max, double ceiling) {
+        return new CellResult(cell, median, min, max, Double.NaN, Double.NaN, ceiling, 0, 1, 2, 3, 0);
+    }
+
     private static CellResult limited(Cell cell, double median, double min, double max, double limit) {
-        return new CellResult(cell, median, min, max, Double.NaN, limit, 0, 1, 2, 3);
+        return new CellResult(cell, median, min, max, Double.NaN, limit, Double.NaN, 0, 1, 2, 3, 0);
     }
 
     @Test

@@ -91,30 +91,41 @@ class BenchCommandTest {
         assertTrue(dir.getFileName().toString().startsWith("bench-"), dir.toString());
         List<String> lines = Files.readAllLines(dir.resolve("results.csv"));
         assertEquals("mode,graph,batch,workers,conflict_pct,throughput_cps,ratio_vs_cbase,limit_fraction,"
-                + "avg_graph_size,p50_us,p99_us,runs,ratio_vs_cos,collector,summaries", lines.get(0));
+                + "ceiling_fraction,avg_graph_size,p50_us,p99_us,runs,ratio_vs_cos,collector,summaries,left_out", lines.get(0));
         assertEquals(BenchReport.CSV_HEADER, lines.get(0));
         assertEquals(lines, r.out().lines().toList(), "--format csv prints results.csv");
 
         Set<String> configs = new HashSet<>();
         for (String line : lines.subList(1, lines.size())) {
             String[] f = line.split(",", -1);
-            assertEquals(15, f.length, "row: " + line);
-            assertEquals("", f[12], "no COS asked, no ratio to COS: " + line);
-            assertFalse(f[13].isEmpty(), "collector: " + line);
-            assertEquals(f[0].equals("sequential") ? "none" : "pre", f[14], "summaries: " + line);
+            assertEquals(17, f.length, "row: " + line);
+            assertEquals("", f[13], "no COS asked, no ratio to COS: " + line);
+            assertFalse(f[14].isEmpty(), "collector: " + line);
+            assertEquals(f[0].equals("bitmap-indexed") || f[0].equals("cbase") ? "pre" : "none", f[15], "summaries: " + line);
             assertTrue(Long.parseLong(f[5]) > 0, "throughput must be positive: " + line);
-            double ratio = Double.parseDouble(f[6]);
             double limit = Double.parseDouble(f[7]);
-            assertTrue(ratio > 0, "ratio to CBASE: " + line);
             assertTrue(limit > 0, "limit fraction: " + line);
-            assertTrue(Double.parseDouble(f[9]) <= Double.parseDouble(f[10]), "p50 <= p99: " + line);
-            assertEquals("1", f[11], "runs: " + line);
+            assertEquals("1", f[12], "runs: " + line);
+            if (f[0].equals("partitioned")) {
+                assertEquals("none", f[1], line);
+                assertEquals("", f[6], "the ceiling has no CBASE ratio: " + line);
+                assertEquals("", f[8], "the ceiling is not a fraction of itself: " + line);
+                assertEquals("", f[9] + f[10] + f[11], "no graph and no latency: " + line);
+                assertEquals("0", f[16], "single-key commands: none left out: " + line);
+                assertTrue(configs.add(String.join(",", f[0], f[1], f[2], f[3], f[4])), "no configuration twice: " + line);
+                continue;
+            }
+            assertEquals("", f[16], "left_out is the partitioned cells' column: " + line);
+            assertTrue(Double.parseDouble(f[6]) > 0, "ratio to CBASE: " + line);
+            assertTrue(Double.parseDouble(f[10]) <= Double.parseDouble(f[11]), "p50 <= p99: " + line);
             if (f[0].equals("sequential")) {
                 assertEquals("none", f[1], line);
                 assertEquals("1.000", f[7], "sequential is its own limit: " + line);
-                assertEquals("0.00", f[8], "no graph in sequential: " + line);
+                assertEquals("", f[8], "sequential has no ceiling: " + line);
+                assertEquals("0.00", f[9], "no graph in sequential: " + line);
             } else {
-                assertTrue(Double.parseDouble(f[8]) >= 0, line);
+                assertTrue(Double.parseDouble(f[8]) > 0, "fraction of the partitioned ceiling: " + line);
+                assertTrue(Double.parseDouble(f[9]) >= 0, line);
             }
             assertTrue(configs.add(String.join(",", f[0], f[1], f[2], f[3], f[4])), "no configuration twice: " + line);
         }
@@ -126,6 +137,10 @@ class BenchCommandTest {
             expected.add("cbase,monitor,1,2," + c);
             expected.add("bitmap-indexed,split-indexed,10,1," + c);
             expected.add("bitmap-indexed,split-indexed,10,2," + c);
+            for (String b : List.of("1", "10")) {
+                expected.add("partitioned,none," + b + ",1," + c);
+                expected.add("partitioned,none," + b + ",2," + c);
+            }
         }
         assertEquals(expected, configs);
         for (String row : lines) {
@@ -133,6 +148,7 @@ class BenchCommandTest {
                 assertEquals("1.000", row.split(",")[6], "CBASE is its own reference: " + row);
             }
         }
+        assertTrue(Files.size(dir.resolve("ceiling.png")) > 1000);
         assertTrue(Files.readString(dir.resolve("summary.md")).contains("| config | batch | workers |"));
         assertTrue(Files.size(dir.resolve("fig4-scalability.png")) > 1000);
         assertTrue(Files.size(dir.resolve("fig5-conflicts.png")) > 1000);
@@ -151,7 +167,8 @@ class BenchCommandTest {
         assertTrue(r.out().contains(" collector, heap max "), r.out());
         // The ratios, without verdicts against targets the reader never set.
         assertTrue(r.out().lines().anyMatch(l -> l.matches("bitmap \\(indexed\\) batch 200, 2 workers, 0% conflicts: "
-                + "[0-9.]+ of the limit")), r.out());
+                + "[0-9.]+ of the partitioned ceiling, [0-9.]+ of the limit")), r.out());
+        assertTrue(r.out().contains("partitioned ceiling: no command left out (none touches keys of two partitions)"), r.out());
         assertFalse(r.out().contains("MISSED") || r.out().contains("met: "), r.out());
         Path dir;
         try (Stream<Path> s = Files.list(tmp)) {
@@ -162,19 +179,23 @@ class BenchCommandTest {
         Set<String> configs = new HashSet<>();
         for (String line : lines.subList(1, lines.size())) {
             String[] f = line.split(",", -1);
-            assertEquals(15, f.length, "row: " + line);
-            assertEquals("", f[12], "no COS asked, no ratio to COS: " + line);
+            assertEquals(17, f.length, "row: " + line);
+            assertEquals("", f[13], "no COS asked, no ratio to COS: " + line);
             if (!f[0].equals("cbase")) {
                 // CBASE at 20 ms runs may complete nothing in the window on a loaded machine: not asserted.
                 assertTrue(Long.parseLong(f[5]) > 0, "throughput must be positive: " + line);
             }
-            assertFalse(f[13].isBlank(), "collector: " + line);
-            configs.add(String.join(",", f[0], f[2], f[3], f[4], f[14]));
+            assertFalse(f[14].isBlank(), "collector: " + line);
+            configs.add(String.join(",", f[0], f[2], f[3], f[4], f[15]));
         }
         Set<String> expected = new HashSet<>();
         for (String c : List.of("0", "20")) {
             expected.add("sequential,200,1," + c + ",none");
             expected.add("sequential,1,1," + c + ",none");
+            for (String w : List.of("1", "2")) {
+                expected.add("partitioned,200," + w + "," + c + ",none");
+                expected.add("partitioned,1," + w + "," + c + ",none");
+            }
             for (String when : List.of("pre", "timed")) {
                 for (String w : List.of("1", "2")) {
                     expected.add("cbase,1," + w + "," + c + "," + when);

@@ -42,6 +42,10 @@ class CosBaselineBenchTest {
                 new Cell(SchedulerMode.SEQUENTIAL, 1, 1, 20),
                 new Cell(SchedulerMode.CBASE, 1, 1, 20),
                 new Cell(SchedulerMode.CBASE, 1, 2, 20),
+                new Cell(BenchMode.partitioned(), 200, 1, 20),
+                new Cell(BenchMode.partitioned(), 200, 2, 20),
+                new Cell(BenchMode.partitioned(), 1, 1, 20),
+                new Cell(BenchMode.partitioned(), 1, 2, 20),
                 new Cell(COARSE, 1, 1, 20),
                 new Cell(COARSE, 1, 2, 20),
                 new Cell(LOCK_FREE, 1, 1, 20),
@@ -65,14 +69,14 @@ class CosBaselineBenchTest {
         IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
                 () -> BenchMode.fromCliName("cos"));
         assertEquals("unknown mode 'cos'; modes: sequential, cbase, keys-pairwise, keys-hashed, bitmap-monitor, "
-                + "bitmap-indexed, rw-bitmap, cos-coarse, cos-lockfree", e.getMessage());
+                + "bitmap-indexed, rw-bitmap, cos-coarse, cos-lockfree, partitioned", e.getMessage());
         IllegalArgumentException renamed = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
                 () -> BenchMode.fromCliName("keys"));
         assertTrue(renamed.getMessage().startsWith("mode 'keys' is no longer a name"), renamed.getMessage());
     }
 
     private static CellResult result(BenchMode mode, int batch, int workers, int conflict, double cps) {
-        return new CellResult(new Cell(mode, batch, workers, conflict), cps, cps, cps, Double.NaN, Double.NaN, 0, 1, 2, 1);
+        return new CellResult(new Cell(mode, batch, workers, conflict), cps, cps, cps, Double.NaN, Double.NaN, Double.NaN, 0, 1, 2, 1, 0);
     }
 
     @Test
@@ -91,9 +95,9 @@ class CosBaselineBenchTest {
                 "psmr ÷ best COS, 2 workers, 0% conflicts: bitmap-indexed batch 200 1800 kcmd/s ÷ cos-coarse 90 kcmd/s = 20.00x"),
                 BenchReport.cosRatios(results));
         String csv = BenchReport.csv(results, "G1");
-        assertTrue(csv.contains("\nbitmap-indexed,split-indexed,200,1,0,800000,,,0.00,1.0,2.0,1,10.000,G1,pre\n"), csv);
-        assertTrue(csv.contains("\ncos-coarse,cos-coarse,1,1,0,50000,,,0.00,1.0,2.0,1,0.625,G1,none\n"), csv);
-        assertTrue(csv.contains("\nbitmap-indexed,split-indexed,200,4,0,3000000,,,0.00,1.0,2.0,1,,G1,pre\n"), csv);
+        assertTrue(csv.contains("\nbitmap-indexed,split-indexed,200,1,0,800000,,,,0.00,1.0,2.0,1,10.000,G1,pre,\n"), csv);
+        assertTrue(csv.contains("\ncos-coarse,cos-coarse,1,1,0,50000,,,,0.00,1.0,2.0,1,0.625,G1,none,\n"), csv);
+        assertTrue(csv.contains("\nbitmap-indexed,split-indexed,200,4,0,3000000,,,,0.00,1.0,2.0,1,,G1,pre,\n"), csv);
         assertEquals(List.of("not measured: psmr ÷ best COS (add cos-coarse,cos-lockfree to --modes)"),
                 BenchReport.cosRatios(results.subList(4, 8)));
     }
@@ -138,11 +142,11 @@ class CosBaselineBenchTest {
         }
         for (String line : lines.subList(1, lines.size())) {
             String[] f = line.split(",", -1);
-            assertEquals(15, f.length, line);
+            assertEquals(17, f.length, line);
             double expected = (double) Long.parseLong(f[5]) / bestCos.get(f[3]);
-            assertEquals(expected, Double.parseDouble(f[12]), 0.0005 + expected * 0.01, "ratio to COS: " + line);
-            assertFalse(f[13].isBlank(), "collector: " + line);
-            assertEquals(f[0].equals("bitmap-indexed") || f[0].equals("cbase") ? "pre" : "none", f[14],
+            assertEquals(expected, Double.parseDouble(f[13]), 0.0005 + expected * 0.01, "ratio to COS: " + line);
+            assertFalse(f[14].isBlank(), "collector: " + line);
+            assertEquals(f[0].equals("bitmap-indexed") || f[0].equals("cbase") ? "pre" : "none", f[15],
                     "summaries: " + line);
             if (f[0].startsWith("cos-")) {
                 assertEquals(f[0], f[1], "graph column names the COS variant: " + line);
@@ -169,7 +173,7 @@ class CosBaselineBenchTest {
                 "--bitmap-bits", "102400", "--out", tmp.toString());
         assertEquals(0, r.exitCode(), "stderr:\n" + r.err());
         assertTrue(r.out().contains("; service map, "), "machine line:\n" + r.out());
-        assertTrue(r.out().contains("8 configurations x 2 runs"), "COS cells planned:\n" + r.out());
+        assertTrue(r.out().contains("12 configurations x 2 runs"), "COS cells planned:\n" + r.out());
         Path dir;
         try (Stream<Path> s = Files.list(tmp)) {
             dir = s.findFirst().orElseThrow();
@@ -180,9 +184,9 @@ class CosBaselineBenchTest {
         java.util.Map<String, Long> cosCps = new java.util.HashMap<>();
         for (String line : lines.subList(1, lines.size())) {
             String[] f = line.split(",", -1);
-            assertEquals(15, f.length, line);
-            assertFalse(f[13].isBlank(), "collector: " + line);
-            configs.add(String.join(",", f[0], f[2], f[3], f[14]));
+            assertEquals(17, f.length, line);
+            assertFalse(f[14].isBlank(), "collector: " + line);
+            configs.add(String.join(",", f[0], f[2], f[3], f[15]));
             if (f[0].equals("cos-coarse")) {
                 assertEquals("cos-coarse", f[1], line);
                 cosCps.put(f[3], Long.parseLong(f[5]));
@@ -194,14 +198,15 @@ class CosBaselineBenchTest {
             String[] f = line.split(",", -1);
             if (f[0].equals("bitmap-indexed") || f[0].startsWith("cos-")) {
                 if (cosCps.get(f[3]) > 0) {
-                    assertTrue(Double.parseDouble(f[12]) >= 0, "ratio to COS: " + line);
+                    assertTrue(Double.parseDouble(f[13]) >= 0, "ratio to COS: " + line);
                 } else {
-                    assertEquals("", f[12], "no ratio over a COS that completed nothing: " + line);
+                    assertEquals("", f[13], "no ratio over a COS that completed nothing: " + line);
                 }
             }
         }
         assertEquals(Set.of("sequential,200,1,none", "sequential,1,1,none", "cbase,1,1,pre", "cbase,1,2,pre",
-                "cos-coarse,1,1,none", "cos-coarse,1,2,none", "bitmap-indexed,200,1,pre", "bitmap-indexed,200,2,pre"),
+                "cos-coarse,1,1,none", "cos-coarse,1,2,none", "bitmap-indexed,200,1,pre", "bitmap-indexed,200,2,pre",
+                "partitioned,200,1,none", "partitioned,200,2,none", "partitioned,1,1,none", "partitioned,1,2,none"),
                 configs);
         assertEquals(configs.size(), lines.size() - 1, "no configuration twice");
         for (String w : List.of("1", "2")) {
@@ -216,7 +221,7 @@ class CosBaselineBenchTest {
     @Test
     void theScalingChartHasCosSeries() {
         Cell cos = new Cell(COARSE, 1, 2, 0);
-        CellResult r = new CellResult(cos, 1000, 900, 1100, 1.0, 0.4, 3, 1, 2, 1);
+        CellResult r = new CellResult(cos, 1000, 900, 1100, 1.0, 0.4, Double.NaN, 3, 1, 2, 1, 0);
         assertEquals(List.of(r), BenchCharts.scalingRows(List.of(r)));
         assertEquals("cos-coarse", BenchCharts.scalingSeries(cos));
     }

@@ -27,7 +27,8 @@ class SchedulerBenchPlanTest {
         List<Cell> pre = plan(SummaryTiming.PRE);
         List<Cell> both = plan(SummaryTiming.BOTH);
         long summarised = pre.stream().filter(Cell::buildsSummaries).count();
-        assertEquals(64, pre.size(), "the quick matrix, COS baselines included");
+        assertEquals(76, pre.size(), "the quick matrix, COS baselines and partitioned ceilings included");
+        assertEquals(12, pre.stream().filter(Cell::isPartitioned).count(), "batch 1 and 200, 1, 2 and 4 threads, 0 and 20%");
         assertEquals(48, summarised, "parallel psmr cells; COS and sequential build no summaries");
         assertEquals(12, pre.stream().filter(Cell::isCos).count());
         assertEquals(pre.size() + summarised, both.size());
@@ -38,7 +39,7 @@ class SchedulerBenchPlanTest {
                 Cell before = both.get(i - 1);
                 assertEquals(new Cell(c.mode(), c.batch(), c.workers(), c.conflictPct()), before, "pre twin first");
             }
-            assertFalse(!c.buildsSummaries() && c.summaryTimed(), "sequential and COS build no summaries: " + c);
+            assertFalse(!c.buildsSummaries() && c.summaryTimed(), "sequential, COS and partitioned build no summaries: " + c);
         }
         assertEquals(12, both.stream().filter(Cell::isCos).count(), "COS cells are not duplicated");
         List<Cell> timed = plan(SummaryTiming.TIMED);
@@ -56,5 +57,7 @@ class SchedulerBenchPlanTest {
         assertEquals("pre", new Cell(SchedulerMode.CBASE, 1, 2, 0).summaries());
         assertEquals("none", new Cell(SchedulerMode.SEQUENTIAL, 200, 1, 0).summaries());
         assertEquals("none", new Cell(BenchMode.of(CosVariant.COARSE), 1, 2, 0).summaries());
+        assertEquals("none", new Cell(BenchMode.partitioned(), 200, 2, 0).summaries());
+        assertEquals("partitioned batch 200, 2 workers, 0% conflicts", new Cell(BenchMode.partitioned(), 200, 2, 0).describe());
     }
 }
