@@ -128,7 +128,7 @@ public final class BenchCharts {
 
     /** The legend entry of a cell in the scaling chart, e.g. {@code bitmap-indexed b=200 timed}. */
     static String scalingSeries(Cell c) {
-        return c.mode().cliName() + (c.batch() > 1 ? " b=" + c.batch() : "") + (c.summaryTimed() ? " timed" : "");
+        return c.label() + (c.batch() > 1 ? " b=" + c.batch() : "") + (c.summaryTimed() ? " timed" : "");
     }
 
     static CategoryChart chart(String title, List<CellResult> rows, boolean byConflict) {
@@ -142,7 +142,7 @@ public final class BenchCharts {
         Map<String, Map<Integer, CellResult>> clusters = new LinkedHashMap<>();
         for (CellResult r : rows) {
             Cell c = r.cell();
-            String label = c.mode().cliName() + (c.batch() > 1 ? " b=" + c.batch() : "")
+            String label = c.label() + (c.batch() > 1 ? " b=" + c.batch() : "")
                     + (byConflict ? " " + c.conflictPct() + "%" : "") + (c.summaryTimed() ? " timed" : "");
             clusters.computeIfAbsent(label, k -> new TreeMap<>()).put(c.workers(), r);
         }

@@ -7,6 +7,7 @@ import io.psmr.bench.cli.OutputOptions;
 import io.psmr.bench.cli.ResultsDir;
 import io.psmr.bench.cli.BenchModeConverter;
 import io.psmr.bench.cos.CosVariant;
+import io.psmr.bench.scheduler.service.BenchStore;
 import io.psmr.bench.scheduler.service.BusyWork;
 import io.psmr.bench.scheduler.service.ServiceKind;
 import io.psmr.scheduler.SchedulerMode;
@@ -135,9 +136,11 @@ public final class BenchCommand implements Callable<Integer> {
     @Mixin
     OutputOptions.OutDir out;
 
-    @Option(names = "--store", paramLabel = "STORE", defaultValue = "chronicle",
-            description = "chronicle (the real store, default) or heap (a ConcurrentHashMap: shows the store's share).")
-    String store;
+    @Option(names = "--store", split = ",", paramLabel = "STORE",
+            description = "Stores of the key-value service, comma-separated: chronicle (the real store, default) or heap "
+                    + "(a ConcurrentHashMap: shows the store's share). The first runs the matrix; each further one runs "
+                    + "it again as an A/B twin in the same rounds (configurations named MODE@STORE).")
+    List<String> stores;
 
     @Option(names = "--service", paramLabel = "SERVICE", defaultValue = "kv",
             description = "kv (the key-value service on --store, default) or map (one ConcurrentHashMap get or merge "
@@ -184,7 +187,7 @@ public final class BenchCommand implements Callable<Integer> {
         BenchReport.write(dir, results, settings, timestamp);
         List<Path> charts = BenchCharts.write(dir, results, settings.cores());
         if (format == OutputFormat.CSV) {
-            o.print(BenchReport.csv(results));
+            o.print(BenchReport.csv(results, io.psmr.bench.stats.JvmCollector.name(), BenchReport.storeColumn(settings)));
         } else {
             o.println();
             BenchReport.table(results, settings, o);
@@ -221,17 +224,23 @@ public final class BenchCommand implements Callable<Integer> {
         require(runs >= 1 && runs <= 100, "--runs must be from 1 to 100, got " + runs);
         require(bits >= 1, "--bitmap-bits must be at least 1, got " + bits);
         require(maxPending >= 1 && maxPending <= 65_536, "--max-pending must be from 1 to 65536, got " + maxPending);
-        require(store.equals("chronicle") || store.equals("heap"), "--store must be chronicle or heap, got '" + store + "'");
+        List<BenchStore> st = new ArrayList<>();
+        for (String name : stores == null || stores.isEmpty() ? List.of("chronicle") : stores) {
+            BenchStore kind = BenchStore.parse(name);
+            require(kind != null, "--store must be one or more of " + BenchStore.cliNames() + ", got '" + name + "'");
+            require(!st.contains(kind), "--store names " + name + " twice");
+            st.add(kind);
+        }
         ServiceKind svc = ServiceKind.parse(service);
         require(svc != null, "--service must be kv or map, got '" + service + "'");
-        require(svc == ServiceKind.KV || store.equals("chronicle"), "--store " + store
+        require(svc == ServiceKind.KV || st.equals(List.of(BenchStore.CHRONICLE)), "--store " + String.join(",", stores == null ? List.of() : stores)
                 + " applies to --service kv only; --service map has its own map");
         require(workNanos >= 0 && workNanos <= BusyWork.MAX_NANOS,
                 "--work-ns must be from 0 to " + BusyWork.MAX_NANOS + ", got " + workNanos);
         SummaryTiming when = SummaryTiming.parse(summaries);
         require(when != null, "--summaries must be pre, timed or both, got '" + summaries + "'");
         return new BenchSettings(m, distinct(w), distinct(b), distinct(c), bits, maxPending, runs, wu, d, verify, seed,
-                Runtime.getRuntime().availableProcessors(), out.path(), store.equals("heap"), svc, workNanos, when);
+                Runtime.getRuntime().availableProcessors(), out.path(), st, svc, workNanos, when);
     }
 
     /** {@code given}, or {@code dflt} when not given, from 10 ms to 10 minutes. */

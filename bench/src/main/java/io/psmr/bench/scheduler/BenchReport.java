@@ -24,7 +24,7 @@ public final class BenchReport {
 
     /** The exact header of results.csv. */
     public static final String CSV_HEADER = "mode,graph,batch,workers,conflict_pct,throughput_cps,ratio_vs_cbase,"
-            + "limit_fraction,ceiling_fraction,avg_graph_size,p50_us,p99_us,runs,ratio_vs_cos,collector,summaries,left_out";
+            + "limit_fraction,ceiling_fraction,avg_graph_size,p50_us,p99_us,runs,ratio_vs_cos,collector,summaries,left_out,store";
 
     private BenchReport() {
     }
@@ -40,8 +40,16 @@ public final class BenchReport {
         return csv(results, JvmCollector.name());
     }
 
-    /** results.csv with {@code collector} in the collector column. */
+    /** results.csv with {@code collector} in the collector column and {@code chronicle} as the first store. */
     public static String csv(List<CellResult> results, String collector) {
+        return csv(results, collector, "chronicle");
+    }
+
+    /**
+     * results.csv with {@code collector} in the collector column; {@code store} names the invocation's first
+     * store (or {@code map} for the map service), an A/B twin's row names its own.
+     */
+    public static String csv(List<CellResult> results, String collector, String store) {
         StringBuilder b = new StringBuilder(CSV_HEADER).append('\n');
         for (CellResult r : results) {
             Cell c = r.cell();
@@ -58,7 +66,8 @@ public final class BenchReport {
                     .append(num(ratioVsCos(results, r), "%.3f")).append(',')
                     .append(collector).append(',')
                     .append(c.summaries()).append(',')
-                    .append(c.isPartitioned() ? Long.toString(r.leftOut()) : "").append('\n');
+                    .append(c.isPartitioned() ? Long.toString(r.leftOut()) : "").append(',')
+                    .append(c.twinStore() != null ? c.twinStore().cliName() : store).append('\n');
         }
         return b.toString();
     }
@@ -81,14 +90,21 @@ public final class BenchReport {
 
     /** The better (faster) COS baseline measured at {@code workers} and {@code conflictPct}, if any. */
     static Optional<CellResult> bestCos(List<CellResult> results, int workers, int conflictPct) {
+        return bestCos(results, workers, conflictPct, null);
+    }
+
+    /** As {@link #bestCos(List, int, int)}, among the cells on {@code store} (null: the first store). */
+    static Optional<CellResult> bestCos(List<CellResult> results, int workers, int conflictPct,
+                                        io.psmr.bench.scheduler.service.BenchStore store) {
         return results.stream()
-                .filter(r -> r.cell().isCos() && r.cell().workers() == workers && r.cell().conflictPct() == conflictPct)
+                .filter(r -> r.cell().isCos() && r.cell().workers() == workers && r.cell().conflictPct() == conflictPct
+                        && r.cell().twinStore() == store)
                 .max(java.util.Comparator.comparingDouble(CellResult::throughputCps));
     }
 
     /** {@code r}'s median over the better COS median at the same workers and conflicts; NaN if no COS was measured there. */
     public static double ratioVsCos(List<CellResult> results, CellResult r) {
-        return bestCos(results, r.cell().workers(), r.cell().conflictPct())
+        return bestCos(results, r.cell().workers(), r.cell().conflictPct(), r.cell().twinStore())
                 .map(cos -> r.throughputCps() / cos.throughputCps()).orElse(Double.NaN);
     }
 
@@ -138,15 +154,16 @@ public final class BenchReport {
 
     /** The table on stdout. */
     public static void table(List<CellResult> results, BenchSettings s, PrintWriter out) {
-        out.printf(Locale.ROOT, "%-15s %5s %4s %5s %22s %9s %7s %7s %7s %10s %10s %6s%n",
+        int width = Math.max(15, results.stream().mapToInt(r -> r.cell().label().length()).max().orElse(0));
+        out.printf(Locale.ROOT, "%-" + width + "s %5s %4s %5s %22s %9s %7s %7s %7s %10s %10s %6s%n",
                 "config", "batch", "thr", "confl", "kcmd/s median [min-max]", "x CBASE", "limit", "ceiling", "graph",
                 "p50 us", "p99 us", "summ");
         for (CellResult r : results) {
             Cell c = r.cell();
             String k = String.format(Locale.ROOT, "%.0f [%.0f-%.0f]", r.throughputCps() / 1e3, r.minCps() / 1e3,
                     r.maxCps() / 1e3);
-            out.printf(Locale.ROOT, "%-15s %5d %4d %4d%% %22s %9s %7s %7s %7s %10s %10s %6s%n",
-                    c.mode().cliName(), c.batch(), c.workers(), c.conflictPct(), k,
+            out.printf(Locale.ROOT, "%-" + width + "s %5d %4d %4d%% %22s %9s %7s %7s %7s %10s %10s %6s%n",
+                    c.label(), c.batch(), c.workers(), c.conflictPct(), k,
                     dash(r.ratioVsCbase(), "%.2f"), dash(r.limitFraction(), "%.2f"), dash(r.ceilingFraction(), "%.2f"),
                     c.mode().parallel() ? dash(r.avgGraphSize(), "%.1f") : "-",
                     dash(r.p50Micros(), "%.1f"), dash(r.p99Micros(), "%.1f"), c.mode().parallel() ? c.summaries() : "-");
@@ -167,7 +184,8 @@ public final class BenchReport {
                 s.runs(), s.duration().toMillis(), s.warmup().toMillis(),
                 s.verify() ? "verified on delivery" : "not re-verified",
                 s.service() == ServiceKind.MAP ? "ConcurrentHashMap get/merge per command"
-                        : s.heapStore() ? "heap (ConcurrentHashMap) store" : "Chronicle Map store",
+                        : s.store().describe() + s.twinStores().stream().map(t -> ", A/B twin " + t.describe()
+                                + " (@" + t.cliName() + ")").collect(java.util.stream.Collectors.joining()),
                 s.service().cliName(), BusyWork.of(s.workNanos()).describe(), summariesSetting(s.summaries()));
     }
 
@@ -201,7 +219,7 @@ public final class BenchReport {
         for (CellResult r : results) {
             Cell c = r.cell();
             o.printf(Locale.ROOT, "| %s | %d | %d | %d%% | %.0f | %.0f-%.0f | %s | %s | %s | %s | %s | %s | %s |%n",
-                    c.mode().cliName(), c.batch(), c.workers(), c.conflictPct(), r.throughputCps() / 1e3,
+                    c.label(), c.batch(), c.workers(), c.conflictPct(), r.throughputCps() / 1e3,
                     r.minCps() / 1e3, r.maxCps() / 1e3, num(r.ratioVsCbase(), "%.2f"), num(r.limitFraction(), "%.2f"),
                     num(r.ceilingFraction(), "%.2f"),
                     c.mode().parallel() ? num(r.avgGraphSize(), "%.1f") : "-", num(r.p50Micros(), "%.1f"),
@@ -270,6 +288,7 @@ public final class BenchReport {
         }
         t.addAll(cosRatios(results));
         t.addAll(designComparisons(results));
+        t.addAll(storeComparisons(results));
         return t;
     }
 
@@ -281,7 +300,7 @@ public final class BenchReport {
         List<String> t = new ArrayList<>();
         for (CellResult r : results) {
             Cell c = r.cell();
-            if (!(c.mode() instanceof BenchMode.Psmr p) || !p.isVariant() || c.summaryTimed()) {
+            if (!(c.mode() instanceof BenchMode.Psmr p) || !p.isVariant() || c.summaryTimed() || c.twinStore() != null) {
                 continue;
             }
             Cell base = new Cell(BenchMode.of(p.mode()), c.batch(), c.workers(), c.conflictPct(), false);
@@ -318,8 +337,34 @@ public final class BenchReport {
     /** Writes results.csv and summary.md into {@code dir}. */
     public static void write(Path dir, List<CellResult> results, BenchSettings s, String timestamp) throws IOException {
         Files.createDirectories(dir);
-        Files.writeString(dir.resolve("results.csv"), csv(results), StandardCharsets.UTF_8);
+        Files.writeString(dir.resolve("results.csv"), csv(results, JvmCollector.name(), storeColumn(s)), StandardCharsets.UTF_8);
         Files.writeString(dir.resolve("summary.md"), summaryMarkdown(results, s, timestamp), StandardCharsets.UTF_8);
+    }
+
+    /** The {@code store} column of the first store's rows: its name, or {@code map} for the map service. */
+    public static String storeColumn(BenchSettings s) {
+        return s.service() == ServiceKind.MAP ? "map" : s.store().cliName();
+    }
+
+    /**
+     * One line per A/B twin cell: its throughput against the same configuration on the first store,
+     * e.g. Chronicle Map through its plain Map methods against its reusable contexts.
+     */
+    static List<String> storeComparisons(List<CellResult> results) {
+        List<String> t = new ArrayList<>();
+        for (CellResult r : results) {
+            Cell c = r.cell();
+            if (c.twinStore() == null) {
+                continue;
+            }
+            Cell first = c.on(null);
+            results.stream().filter(b -> b.cell().equals(first)).findFirst().ifPresent(b -> t.add(String.format(
+                    Locale.ROOT, "store A/B, %s: %.0f [%.0f-%.0f] vs @%s %.0f [%.0f-%.0f] kcmd/s (%.2fx)",
+                    first.describe(), b.throughputCps() / 1e3, b.minCps() / 1e3, b.maxCps() / 1e3,
+                    c.twinStore().cliName(), r.throughputCps() / 1e3, r.minCps() / 1e3, r.maxCps() / 1e3,
+                    b.throughputCps() / r.throughputCps())));
+        }
+        return t;
     }
 
     private static String dash(double v, String format) {

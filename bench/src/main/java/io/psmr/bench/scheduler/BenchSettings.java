@@ -1,5 +1,6 @@
 package io.psmr.bench.scheduler;
 
+import io.psmr.bench.scheduler.service.BenchStore;
 import io.psmr.bench.scheduler.service.BusyWork;
 import io.psmr.bench.scheduler.service.ServiceKind;
 
@@ -24,14 +25,15 @@ import java.util.Objects;
  * @param seed        seed of the workloads
  * @param cores       usable cores, for the limit
  * @param outDir      the folder that receives {@code bench-<timestamp>/}
- * @param heapStore   a heap map instead of Chronicle Map (diagnosis: separates the store's cost)
+ * @param stores      the stores of the key-value service: the first runs the matrix, each further one
+ *                    runs it again as an A/B twin in the same rounds (ignored by the map service)
  * @param service     the service the commands run through
  * @param workNanos   extra busy work per command, nanoseconds (0 to {@link BusyWork#MAX_NANOS})
  * @param summaries   where the parallel cells' summaries are built
  */
 public record BenchSettings(List<BenchMode> modes, List<Integer> workers, List<Integer> batches, List<Integer> conflicts,
                             int bitmapBits, int maxPending, int runs, Duration warmup, Duration duration,
-                            boolean verify, long seed, int cores, Path outDir, boolean heapStore,
+                            boolean verify, long seed, int cores, Path outDir, List<BenchStore> stores,
                             ServiceKind service, long workNanos, SummaryTiming summaries) {
 
     /** Default bitmap size m: the paper's larger one. */
@@ -44,6 +46,10 @@ public record BenchSettings(List<BenchMode> modes, List<Integer> workers, List<I
         workers = List.copyOf(workers);
         batches = List.copyOf(batches);
         conflicts = List.copyOf(conflicts);
+        stores = List.copyOf(stores);
+        if (stores.isEmpty()) {
+            throw new IllegalArgumentException("at least one store");
+        }
         Objects.requireNonNull(service, "service");
         Objects.requireNonNull(summaries, "summaries");
         if (workNanos < 0 || workNanos > BusyWork.MAX_NANOS) {
@@ -51,12 +57,22 @@ public record BenchSettings(List<BenchMode> modes, List<Integer> workers, List<I
         }
     }
 
-    /** The key-value service, no extra work, summaries built before timing. */
+    /** The key-value service on one store ({@code heapStore}: a heap map, else Chronicle Map), no extra work, summaries built before timing. */
     public BenchSettings(List<BenchMode> modes, List<Integer> workers, List<Integer> batches, List<Integer> conflicts,
                          int bitmapBits, int maxPending, int runs, Duration warmup, Duration duration,
                          boolean verify, long seed, int cores, Path outDir, boolean heapStore) {
         this(modes, workers, batches, conflicts, bitmapBits, maxPending, runs, warmup, duration, verify, seed, cores,
-                outDir, heapStore, ServiceKind.KV, 0, SummaryTiming.PRE);
+                outDir, List.of(heapStore ? BenchStore.HEAP : BenchStore.CHRONICLE), ServiceKind.KV, 0, SummaryTiming.PRE);
+    }
+
+    /** The store of the matrix: the first of {@link #stores()}. */
+    public BenchStore store() {
+        return stores.get(0);
+    }
+
+    /** The A/B twin stores: every store but the first. */
+    public List<BenchStore> twinStores() {
+        return stores.subList(1, stores.size());
     }
 
     /** The part of each run before measuring starts: a tenth of it, so that the graph has filled. */

@@ -1,5 +1,6 @@
 package io.psmr.bench.scheduler;
 
+import io.psmr.bench.scheduler.service.BenchStore;
 import io.psmr.scheduler.SchedulerMode;
 
 /**
@@ -11,8 +12,15 @@ import io.psmr.scheduler.SchedulerMode;
  * @param conflictPct  percentage of batches that write the hot key
  * @param summaryTimed whether the delivery thread builds each batch's summary inside the timed loop
  *                     (see {@link SummaryTiming}); false for sequential and COS cells, which build none
+ * @param twinStore    the A/B store this cell runs on instead of the invocation's first store
+ *                     ({@link BenchSettings#twinStores()}); null for the first store
  */
-public record Cell(BenchMode mode, int batch, int workers, int conflictPct, boolean summaryTimed) {
+public record Cell(BenchMode mode, int batch, int workers, int conflictPct, boolean summaryTimed, BenchStore twinStore) {
+
+    /** A cell on the invocation's first store. */
+    public Cell(BenchMode mode, int batch, int workers, int conflictPct, boolean summaryTimed) {
+        this(mode, batch, workers, conflictPct, summaryTimed, null);
+    }
 
     /** A cell with summaries built before timing (or none, for sequential and COS cells). */
     public Cell(BenchMode mode, int batch, int workers, int conflictPct) {
@@ -27,6 +35,11 @@ public record Cell(BenchMode mode, int batch, int workers, int conflictPct, bool
     /** A cell of one of psmr's scheduler modes, with summaries built before timing. */
     public Cell(SchedulerMode mode, int batch, int workers, int conflictPct) {
         this(BenchMode.of(mode), batch, workers, conflictPct, false);
+    }
+
+    /** This cell on {@code store} (null: the invocation's first store). */
+    public Cell on(BenchStore store) {
+        return new Cell(mode, batch, workers, conflictPct, summaryTimed, store);
     }
 
     /** Whether this is the CBASE reference: exact keys, monitor graph, batches of 1. */
@@ -59,9 +72,12 @@ public record Cell(BenchMode mode, int batch, int workers, int conflictPct, bool
         return mode instanceof BenchMode.Psmr p ? p.spins() : 0;
     }
 
-    /** Whether this cell runs {@code mode} as a replica runs it (no design variant, summaries pre-built). */
+    /**
+     * Whether this cell runs {@code mode} as a replica runs it (no design variant, summaries pre-built) on the
+     * invocation's first store.
+     */
     public boolean runs(SchedulerMode m) {
-        return mode.equals(BenchMode.of(m)) && !summaryTimed;
+        return mode.equals(BenchMode.of(m)) && !summaryTimed && twinStore == null;
     }
 
     /** Whether this cell builds summaries (parallel psmr modes; not sequential, COS or partitioned). */
@@ -78,11 +94,20 @@ public record Cell(BenchMode mode, int batch, int workers, int conflictPct, bool
     }
 
     /**
+     * The configuration's name in tables and charts: the mode's name, with {@code @STORE} appended on an
+     * A/B twin store, e.g. {@code sequential@heap}.
+     */
+    public String label() {
+        return mode.cliName() + (twinStore != null ? "@" + twinStore.cliName() : "");
+    }
+
+    /**
      * A short description, e.g. {@code bitmap-indexed batch 200, 2 workers, 0% conflicts}, with
      * {@code , summaries timed} appended when they are.
      */
     public String describe() {
         return mode.cliName() + " batch " + batch + ", " + workers + (workers == 1 ? " worker, " : " workers, ")
-                + conflictPct + "% conflicts" + (summaryTimed ? ", summaries timed" : "");
+                + conflictPct + "% conflicts" + (summaryTimed ? ", summaries timed" : "")
+                + (twinStore != null ? ", store " + twinStore.cliName() : "");
     }
 }

@@ -5,6 +5,8 @@ import io.psmr.bench.cos.CosScheduler;
 import io.psmr.bench.cos.CosVariant;
 import io.psmr.bench.stats.RunStatistics;
 import io.psmr.bench.scheduler.service.BenchService;
+import io.psmr.bench.scheduler.service.BenchStore;
+import io.psmr.bench.scheduler.service.ServiceKind;
 import io.psmr.bench.scheduler.service.BusyWork;
 import io.psmr.bench.scheduler.service.KvBenchService;
 import io.psmr.bench.scheduler.service.MapBenchService;
@@ -101,7 +103,25 @@ public final class SchedulerBench {
                 }
             }
         }
-        return withSummaryTiming(cells, settings.summaries());
+        return withTwins(withSummaryTiming(cells, settings.summaries()), settings);
+    }
+
+    /**
+     * {@code cells}, each followed by its twin on every A/B store ({@link BenchSettings#twinStores()}), side by
+     * side; the key-value service only (the map service has no store).
+     */
+    static List<Cell> withTwins(List<Cell> cells, BenchSettings settings) {
+        if (settings.service() != ServiceKind.KV || settings.twinStores().isEmpty()) {
+            return cells;
+        }
+        List<Cell> out = new ArrayList<>();
+        for (Cell c : cells) {
+            out.add(c);
+            for (BenchStore twin : settings.twinStores()) {
+                out.add(c.on(twin));
+            }
+        }
+        return List.copyOf(out);
     }
 
     /** {@code cells} with each cell that builds summaries in every summary setting of {@code timing}, in order. */
@@ -156,40 +176,59 @@ public final class SchedulerBench {
             keys = Math.max(keys, BenchWorkload.keysNeeded(batch, settings.maxPending()));
         }
         keys = Math.max(keys, BenchWorkload.keysNeeded(1, settings.maxPending()));
-        try (BenchService<?, ?> service = openService(settings, keys)) {
-            return runCells(cells, service, afterRun);
+        Map<BenchStore, BenchService<?, ?>> services = new java.util.EnumMap<>(BenchStore.class);
+        try {
+            List<BenchStore> stores = settings.service() == ServiceKind.KV ? settings.stores() : List.of(settings.store());
+            for (BenchStore store : stores) {
+                services.put(store, openService(settings, store, keys));
+            }
+            return runCells(cells, services, afterRun);
+        } finally {
+            services.values().forEach(BenchService::close);
         }
     }
 
     /**
      * The service of {@code settings.service()} for workloads of up to {@code keys} keys, populated,
-     * with {@code settings.workNanos()} of {@link BusyWork} per command.
+     * with {@code settings.workNanos()} of {@link BusyWork} per command; the key-value service on {@code store}.
      */
-    public static BenchService<?, ?> openService(BenchSettings settings, int keys) {
+    public static BenchService<?, ?> openService(BenchSettings settings, BenchStore store, int keys) {
         BusyWork work = BusyWork.of(settings.workNanos());
         return switch (settings.service()) {
-            case KV -> KvBenchService.open(keys, settings.heapStore(), work);
+            case KV -> KvBenchService.open(keys, store, work);
             case MAP -> new MapBenchService(keys, work);
         };
     }
 
-    private <C extends Command, R> List<CellResult> runCells(List<Cell> cells, BenchService<C, R> service,
+    /** The service of {@code settings.service()} on the first store, as {@link #openService(BenchSettings, BenchStore, int)}. */
+    public static BenchService<?, ?> openService(BenchSettings settings, int keys) {
+        return openService(settings, settings.store(), keys);
+    }
+
+    @SuppressWarnings("unchecked")
+    private <C extends Command, R> List<CellResult> runCells(List<Cell> cells, Map<BenchStore, BenchService<?, ?>> open,
                                                               Consumer<Cell> afterRun) throws InterruptedException {
+        // Every store's service takes the same command type: the key-value service's, or the map's alone.
+        Map<BenchStore, BenchService<C, R>> services = new java.util.EnumMap<>(BenchStore.class);
+        open.forEach((store, service) -> services.put(store, (BenchService<C, R>) service));
+        java.util.function.Function<Cell, BenchService<C, R>> serviceOf =
+                c -> services.get(c.twinStore() == null ? settings.store() : c.twinStore());
         Map<Cell, List<RunSample>> samples = new HashMap<>();
         for (Cell c : cells) {
-            prepare(c, service);
+            prepare(c, serviceOf.apply(c));
         }
         for (Cell c : cells) {
-            runOnce(c, service, settings.warmup().toNanos());
+            runOnce(c, serviceOf.apply(c), settings.warmup().toNanos());
             afterRun.accept(c);
         }
         for (int round = 0; round < settings.runs(); round++) {
             for (Cell c : cells) {
                 samples.computeIfAbsent(c, k -> new ArrayList<>())
-                        .add(runOnce(c, service, settings.duration().toNanos()));
+                        .add(runOnce(c, serviceOf.apply(c), settings.duration().toNanos()));
                 afterRun.accept(c);
             }
         }
+        BenchService<C, R> service = serviceOf.apply(cells.get(0));
         Map<Cell, Long> leftOut = new HashMap<>();
         for (Cell c : cells) {
             if (c.isPartitioned()) {
@@ -522,10 +561,13 @@ public final class SchedulerBench {
             List<RunSample> s = samples.get(c);
             RunStatistics thr = cps.get(c);
             double med = thr.median();
-            RunStatistics cbase = cps.get(new Cell(SchedulerMode.CBASE, 1, c.workers(), c.conflictPct(), c.summaryTimed()));
-            RunStatistics seq = cps.get(new Cell(SchedulerMode.SEQUENTIAL, c.batch(), 1, c.conflictPct()));
+            // References on the same store as the cell.
+            RunStatistics cbase = cps.get(new Cell(SchedulerMode.CBASE, 1, c.workers(), c.conflictPct(), c.summaryTimed())
+                    .on(c.twinStore()));
+            RunStatistics seq = cps.get(new Cell(SchedulerMode.SEQUENTIAL, c.batch(), 1, c.conflictPct()).on(c.twinStore()));
             RunStatistics ceiling = c.mode().parallel()
-                    ? cps.get(new Cell(BenchMode.partitioned(), c.batch(), c.workers(), c.conflictPct())) : null;
+                    ? cps.get(new Cell(BenchMode.partitioned(), c.batch(), c.workers(), c.conflictPct()).on(c.twinStore()))
+                    : null;
             double ratio = cbase == null || c.isPartitioned() ? Double.NaN : med / cbase.median();
             double limit = seq == null ? Double.NaN : med / (Math.min(c.workers(), cores) * seq.median());
             double ceil = ceiling == null || c.isPartitioned() ? Double.NaN : med / ceiling.median();

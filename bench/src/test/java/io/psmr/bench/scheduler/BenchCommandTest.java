@@ -46,7 +46,8 @@ class BenchCommandTest {
         "--format json          | --format must be text or csv for psmr bench, got 'json'",
         "--max-pending 0        | --max-pending must be from 1 to 65536",
         "--format xml           | Invalid value for option '--format'",
-        "--store disk           | --store must be chronicle or heap",
+        "--store disk           | --store must be one or more of chronicle, heap, got 'disk'",
+        "--store heap,heap      | --store names heap twice",
         "--service redis        | --service must be kv or map, got 'redis'",
         "--service map --store heap | --store heap applies to --service kv only",
         "--work-ns -1           | --work-ns must be from 0 to 1000000, got -1",
@@ -91,14 +92,14 @@ class BenchCommandTest {
         assertTrue(dir.getFileName().toString().startsWith("bench-"), dir.toString());
         List<String> lines = Files.readAllLines(dir.resolve("results.csv"));
         assertEquals("mode,graph,batch,workers,conflict_pct,throughput_cps,ratio_vs_cbase,limit_fraction,"
-                + "ceiling_fraction,avg_graph_size,p50_us,p99_us,runs,ratio_vs_cos,collector,summaries,left_out", lines.get(0));
+                + "ceiling_fraction,avg_graph_size,p50_us,p99_us,runs,ratio_vs_cos,collector,summaries,left_out,store", lines.get(0));
         assertEquals(BenchReport.CSV_HEADER, lines.get(0));
         assertEquals(lines, r.out().lines().toList(), "--format csv prints results.csv");
 
         Set<String> configs = new HashSet<>();
         for (String line : lines.subList(1, lines.size())) {
             String[] f = line.split(",", -1);
-            assertEquals(17, f.length, "row: " + line);
+            assertEquals(18, f.length, "row: " + line);
             assertEquals("", f[13], "no COS asked, no ratio to COS: " + line);
             assertFalse(f[14].isEmpty(), "collector: " + line);
             assertEquals(f[0].equals("bitmap-indexed") || f[0].equals("cbase") ? "pre" : "none", f[15], "summaries: " + line);
@@ -116,6 +117,7 @@ class BenchCommandTest {
                 continue;
             }
             assertEquals("", f[16], "left_out is the partitioned cells' column: " + line);
+            assertEquals("chronicle", f[17], "one store: " + line);
             assertTrue(Double.parseDouble(f[6]) > 0, "ratio to CBASE: " + line);
             assertTrue(Double.parseDouble(f[10]) <= Double.parseDouble(f[11]), "p50 <= p99: " + line);
             if (f[0].equals("sequential")) {
@@ -179,7 +181,7 @@ class BenchCommandTest {
         Set<String> configs = new HashSet<>();
         for (String line : lines.subList(1, lines.size())) {
             String[] f = line.split(",", -1);
-            assertEquals(17, f.length, "row: " + line);
+            assertEquals(18, f.length, "row: " + line);
             assertEquals("", f[13], "no COS asked, no ratio to COS: " + line);
             if (!f[0].equals("cbase")) {
                 // CBASE at 20 ms runs may complete nothing in the window on a loaded machine: not asserted.
@@ -210,5 +212,47 @@ class BenchCommandTest {
         assertTrue(summary.contains("\n## Ratios\n"), summary);
         assertFalse(summary.contains("MISSED") || summary.contains("met: ") || summary.contains("Targets"), summary);
         assertTrue(Files.size(dir.resolve("scaling.png")) > 1000);
+    }
+
+    @Test
+    void aSecondStoreRunsEveryConfigurationAgainAsItsTwinWithItsOwnReferences(@TempDir Path tmp) throws IOException {
+        CliRun r = CliRun.of("bench", "--store", "heap,chronicle", "--modes", "bitmap-indexed", "--batch", "20",
+                "--workers", "2", "--conflict", "0", "--duration", "40ms", "--warmup", "20ms", "--runs", "1",
+                "--bitmap-bits", "102400", "--out", tmp.toString());
+        assertEquals(0, r.exitCode(), "stderr:\n" + r.err());
+        assertTrue(r.out().contains("heap (ConcurrentHashMap) store, A/B twin Chronicle Map store (@chronicle)"), r.out());
+        Path dir;
+        try (Stream<Path> s = Files.list(tmp)) {
+            dir = s.findFirst().orElseThrow();
+        }
+        List<String> lines = Files.readAllLines(dir.resolve("results.csv"));
+        Set<String> configs = new HashSet<>();
+        java.util.Map<String, String[]> rows = new java.util.HashMap<>();
+        for (String line : lines.subList(1, lines.size())) {
+            String[] f = line.split(",", -1);
+            String key = String.join(",", f[0], f[2], f[3], f[17]);
+            assertTrue(configs.add(key), "no configuration twice: " + line);
+            rows.put(key, f);
+        }
+        Set<String> expected = new HashSet<>();
+        for (String store : List.of("heap", "chronicle")) {
+            for (String cell : List.of("sequential,20,1", "sequential,1,1", "cbase,1,2", "bitmap-indexed,20,2",
+                    "partitioned,20,2", "partitioned,1,2")) {
+                expected.add(cell + "," + store);
+            }
+        }
+        assertEquals(expected, configs);
+        // Each store's fractions are over its own references.
+        for (String store : List.of("heap", "chronicle")) {
+            String[] b = rows.get("bitmap-indexed,20,2," + store);
+            double seq = Double.parseDouble(rows.get("sequential,20,1," + store)[5]);
+            double ceiling = Double.parseDouble(rows.get("partitioned,20,2," + store)[5]);
+            double thr = Double.parseDouble(b[5]);
+            assertEquals(thr / (2 * seq), Double.parseDouble(b[7]), 0.0005 + 0.01 * thr / (2 * seq), store + " limit");
+            assertEquals(thr / ceiling, Double.parseDouble(b[8]), 0.0005 + 0.01 * thr / ceiling, store + " ceiling");
+        }
+        assertTrue(r.out().lines().anyMatch(l -> l.startsWith("store A/B, bitmap-indexed batch 20, 2 workers, 0% conflicts: ")
+                && l.contains(" vs @chronicle ")), r.out());
+        assertTrue(r.out().lines().anyMatch(l -> l.startsWith("bitmap-indexed@chronicle ")), "table row:\n" + r.out());
     }
 }

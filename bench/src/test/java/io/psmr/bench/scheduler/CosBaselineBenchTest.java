@@ -95,9 +95,9 @@ class CosBaselineBenchTest {
                 "psmr ÷ best COS, 2 workers, 0% conflicts: bitmap-indexed batch 200 1800 kcmd/s ÷ cos-coarse 90 kcmd/s = 20.00x"),
                 BenchReport.cosRatios(results));
         String csv = BenchReport.csv(results, "G1");
-        assertTrue(csv.contains("\nbitmap-indexed,split-indexed,200,1,0,800000,,,,0.00,1.0,2.0,1,10.000,G1,pre,\n"), csv);
-        assertTrue(csv.contains("\ncos-coarse,cos-coarse,1,1,0,50000,,,,0.00,1.0,2.0,1,0.625,G1,none,\n"), csv);
-        assertTrue(csv.contains("\nbitmap-indexed,split-indexed,200,4,0,3000000,,,,0.00,1.0,2.0,1,,G1,pre,\n"), csv);
+        assertTrue(csv.contains("\nbitmap-indexed,split-indexed,200,1,0,800000,,,,0.00,1.0,2.0,1,10.000,G1,pre,,chronicle\n"), csv);
+        assertTrue(csv.contains("\ncos-coarse,cos-coarse,1,1,0,50000,,,,0.00,1.0,2.0,1,0.625,G1,none,,chronicle\n"), csv);
+        assertTrue(csv.contains("\nbitmap-indexed,split-indexed,200,4,0,3000000,,,,0.00,1.0,2.0,1,,G1,pre,,chronicle\n"), csv);
         assertEquals(List.of("not measured: psmr ÷ best COS (add cos-coarse,cos-lockfree to --modes)"),
                 BenchReport.cosRatios(results.subList(4, 8)));
     }
@@ -142,7 +142,7 @@ class CosBaselineBenchTest {
         }
         for (String line : lines.subList(1, lines.size())) {
             String[] f = line.split(",", -1);
-            assertEquals(17, f.length, line);
+            assertEquals(18, f.length, line);
             double expected = (double) Long.parseLong(f[5]) / bestCos.get(f[3]);
             assertEquals(expected, Double.parseDouble(f[13]), 0.0005 + expected * 0.01, "ratio to COS: " + line);
             assertFalse(f[14].isBlank(), "collector: " + line);
@@ -184,7 +184,7 @@ class CosBaselineBenchTest {
         java.util.Map<String, Long> cosCps = new java.util.HashMap<>();
         for (String line : lines.subList(1, lines.size())) {
             String[] f = line.split(",", -1);
-            assertEquals(17, f.length, line);
+            assertEquals(18, f.length, line);
             assertFalse(f[14].isBlank(), "collector: " + line);
             configs.add(String.join(",", f[0], f[2], f[3], f[15]));
             if (f[0].equals("cos-coarse")) {

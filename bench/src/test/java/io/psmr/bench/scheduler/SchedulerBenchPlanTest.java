@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.psmr.bench.cos.CosVariant;
+import io.psmr.bench.scheduler.service.BenchStore;
 import io.psmr.bench.scheduler.service.ServiceKind;
 import io.psmr.scheduler.SchedulerMode;
 import java.nio.file.Path;
@@ -16,10 +17,29 @@ import org.junit.jupiter.api.Test;
 class SchedulerBenchPlanTest {
 
     private static List<Cell> plan(SummaryTiming timing) {
+        return plan(timing, List.of(BenchStore.CHRONICLE), ServiceKind.KV);
+    }
+
+    private static List<Cell> plan(SummaryTiming timing, List<BenchStore> stores, ServiceKind service) {
         BenchSettings s = new BenchSettings(BenchCommand.DEFAULT_MODES, List.of(1, 2, 4), List.of(1, 200), List.of(0, 20),
                 BenchSettings.DEFAULT_BITS, 64, 3, Duration.ofMillis(500), Duration.ofMillis(500), false, 42, 2,
-                Path.of("results"), false, ServiceKind.KV, 0, timing);
+                Path.of("results"), stores, service, 0, timing);
         return new SchedulerBench(s).plan();
+    }
+
+    @Test
+    void aSecondStoreTwinsEveryCellRightAfterItAndTheMapServiceHasNoTwins() {
+        List<Cell> one = plan(SummaryTiming.BOTH);
+        List<Cell> two = plan(SummaryTiming.BOTH, List.of(BenchStore.CHRONICLE, BenchStore.HEAP), ServiceKind.KV);
+        assertEquals(2 * one.size(), two.size());
+        for (int i = 0; i < one.size(); i++) {
+            assertEquals(one.get(i), two.get(2 * i));
+            assertEquals(one.get(i).on(BenchStore.HEAP), two.get(2 * i + 1), "the twin follows its cell");
+        }
+        assertEquals("sequential@heap", new Cell(SchedulerMode.SEQUENTIAL, 200, 1, 0).on(BenchStore.HEAP).label());
+        assertFalse(new Cell(SchedulerMode.BITMAP_INDEXED, 200, 1, 0).on(BenchStore.HEAP).runs(SchedulerMode.BITMAP_INDEXED),
+                "a twin is not the mode as a replica runs it on the first store");
+        assertEquals(one, plan(SummaryTiming.BOTH, List.of(BenchStore.CHRONICLE, BenchStore.HEAP), ServiceKind.MAP));
     }
 
     @Test

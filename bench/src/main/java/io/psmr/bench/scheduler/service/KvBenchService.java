@@ -6,25 +6,22 @@ import io.psmr.kvstore.KvLimits;
 import io.psmr.kvstore.KvResult;
 import io.psmr.kvstore.KvService;
 import io.psmr.kvstore.KvStore;
-import io.psmr.kvstore.StoreConfig;
 import io.psmr.scheduler.Service;
 import java.util.Arrays;
 import java.util.List;
 
 /**
- * {@code --service kv}: the replica's {@link KvService} on Chronicle Map (or, with {@code --store
- * heap}, on a heap map), populated with every key the workloads use. With extra work, each command
+ * {@code --service kv}: the replica's {@link KvService} on a {@link BenchStore} (Chronicle Map, as a
+ * replica runs it, by default), populated with every key the workloads use. With extra work, each command
  * first runs its {@link BusyWork}, seeded from its key.
  */
 public final class KvBenchService implements BenchService<KvCommand, KvResult> {
 
     private final KvStore store;
-    private final boolean heap;
     private final Service<KvCommand, KvResult> service;
 
-    private KvBenchService(KvStore store, boolean heap, BusyWork work) {
+    private KvBenchService(KvStore store, BusyWork work) {
         this.store = store;
-        this.heap = heap;
         KvService kv = new KvService(store, KvLimits.defaults());
         this.service = work.iterations() == 0 ? kv : command -> {
             work.run(Arrays.hashCode(command.key()));
@@ -32,18 +29,12 @@ public final class KvBenchService implements BenchService<KvCommand, KvResult> {
         };
     }
 
-    /**
-     * Opens and populates a store for keys {@code 0 .. keys-1} and the hot key.
-     *
-     * @param heap a heap map instead of Chronicle Map
-     */
-    public static KvBenchService open(int keys, boolean heap, BusyWork work) {
-        StoreConfig config = (heap ? StoreConfig.heap() : StoreConfig.defaults())
-                .sized(keys + 1L, BenchWorkload.KEY_BYTES, BenchWorkload.VALUE_BYTES);
-        KvStore store = config.open();
+    /** Opens a store of kind {@code kind} and populates it with keys {@code 0 .. keys-1} and the hot key. */
+    public static KvBenchService open(int keys, BenchStore kind, BusyWork work) {
+        KvStore store = kind.open(keys + 1L, BenchWorkload.KEY_BYTES, BenchWorkload.VALUE_BYTES);
         try {
             BenchWorkload.populate(store, keys);
-            return new KvBenchService(store, heap, work);
+            return new KvBenchService(store, work);
         } catch (RuntimeException e) {
             store.close();
             throw e;
