@@ -53,6 +53,9 @@ import picocli.CommandLine.Spec;
                 + "<out>/bench-<timestamp>/.",
             "",
             "limit = throughput / (min(workers, cores) x sequential throughput of the same batches, same run).",
+            "ceiling = throughput / partitioned throughput: the same commands split by key over as many threads, "
+                + "each running its keys' commands in order with no scheduler (the most the service allows that many "
+                + "threads; always added, like the cbase and sequential references).",
             "Conflicts: the percentage of batches that also write one shared hot key.",
             "Modes: cbase (batches of one, exact keys compared pairwise, monitor graph), keys-pairwise (the same in "
                 + "batches), bitmap-monitor, bitmap-indexed, rw-bitmap (indexed graph), sequential (no scheduler), "
@@ -154,8 +157,9 @@ public final class BenchCommand implements Callable<Integer> {
 
     @Option(names = "--summaries", paramLabel = "WHEN", defaultValue = "pre",
             description = "Where the parallel configurations' summaries are built: pre (before timing, default), "
-                    + "timed (by the delivery thread inside the timed loop, as a client proxy would) or both "
-                    + "(every parallel configuration twice). Sequential and COS configurations build no summaries.")
+                    + "timed (inside the timed loop, by a decode thread ahead of the delivery thread, as a replica's decode "
+                    + "path builds or verifies them) or both (every parallel configuration twice). Sequential, COS and "
+                    + "partitioned configurations build no summaries.")
     String summaries;
 
     @Override

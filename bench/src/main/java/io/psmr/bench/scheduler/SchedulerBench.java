@@ -47,7 +47,7 @@ import org.HdrHistogram.Recorder;
  * <p><b>Service</b> ({@link BenchSettings#service()}): the key-value service, or one
  * {@code ConcurrentHashMap} get or merge per command ({@link MapBenchService}), each with optional
  * {@link BusyWork} per command. <b>Summaries</b> ({@link Cell#summaryTimed()}): built before timing, or
- * by the delivery thread with one reused {@link SummaryBuilder} just before each {@code deliver}.
+ * inside the timed loop by a {@link DecodeStage} thread ahead of the delivery thread, as a replica's decode path.
  *
  * <p><b>Order.</b> One warm-up run of every cell, then {@link BenchSettings#runs()} rounds, each
  * running every cell once, so that drift in the machine's speed hits all cells alike.
@@ -367,8 +367,6 @@ public final class SchedulerBench {
             throws InterruptedException {
         List<List<C>> batches = bench.batches(workload(c));
         ConflictDetection detection = c.psmrMode().detection(settings.bitmapBits());
-        // Timed: one reused builder on the delivery thread, as a client proxy summarises; else prepared.
-        SummaryBuilder builder = c.summaryTimed() ? new SummaryBuilder(detection) : null;
         ConflictSummary[] sums = c.summaryTimed() ? null : summariesOf(c, bench);
         BenchSink<C, R> sink = new BenchSink<>(settings.maxPending());
         int cycle = batches.size();
@@ -390,7 +388,12 @@ public final class SchedulerBench {
         long c1;
         GraphStatistics g0 = null;
         GraphStatistics g1;
+        // Timed: built by a decode stage ahead of the delivery thread, as a replica's decode path does; else prepared.
+        DecodeStage<C> decode = null;
         try {
+            if (c.summaryTimed()) {
+                decode = new DecodeStage<>(batches, detection, settings.maxPending());
+            }
             long start = System.nanoTime();
             long now = start;
             long instance = 0;
@@ -400,15 +403,7 @@ public final class SchedulerBench {
                 instance++;
                 sink.stamp(instance, now);
                 List<C> commands = batches.get(idx);
-                ConflictSummary summary;
-                if (builder == null) {
-                    summary = sums[idx];
-                } else {
-                    for (int i = 0, n = commands.size(); i < n; i++) {
-                        builder.add(commands.get(i));
-                    }
-                    summary = builder.build();
-                }
+                ConflictSummary summary = decode == null ? sums[idx] : decode.next();
                 scheduler.deliver(new Batch<>(instance, commands, summary));
                 if (++idx == cycle) {
                     idx = 0;
@@ -435,6 +430,9 @@ public final class SchedulerBench {
             }
         } finally {
             scheduler.close();
+            if (decode != null) {
+                decode.close();
+            }
         }
         double window = t1 - t0;
         // GraphStatistics.meanSize is time-weighted since the graph was made (at 'created', to a few
