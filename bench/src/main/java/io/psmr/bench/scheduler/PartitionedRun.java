@@ -27,7 +27,7 @@ import org.HdrHistogram.Histogram;
  *
  * <p><b>Threads.</b> {@link #run} is called by the benchmark's thread, which starts W threads, parks
  * through the window and joins them before returning. Each thread publishes its count with a release
- * store after every command; the benchmark's thread reads the counts with acquire loads.
+ * store every {@link #PUBLISH} commands; the benchmark's thread reads the counts with acquire loads.
  */
 final class PartitionedRun {
 
@@ -174,6 +174,9 @@ final class PartitionedRun {
         }
     }
 
+    /** Commands between two publications of a thread's count: a window counts to within this many per thread. */
+    static final int PUBLISH = 64;
+
     /** One partition's thread: its stream, in a cycle, until stopped. */
     private static final class Partition<C extends Command, R> extends Thread {
         private final List<C> stream;
@@ -208,11 +211,16 @@ final class PartitionedRun {
                 // An empty stream (all its keys elsewhere) has nothing to run.
                 for (int i = 0; size > 0 && !stopping; ) {
                     sink += bench.observe(service.execute(stream.get(i)));
-                    completed.setRelease(++done);
+                    // Published every PUBLISH commands: the threads' counters may share a cache line,
+                    // and a store per command would bounce it between the cores.
+                    if ((++done & (PUBLISH - 1)) == 0) {
+                        completed.setRelease(done);
+                    }
                     if (++i == size) {
                         i = 0;
                     }
                 }
+                completed.setRelease(done);
             } catch (Throwable t) {
                 failure = t;
             }
