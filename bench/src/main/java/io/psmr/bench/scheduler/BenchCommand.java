@@ -67,9 +67,9 @@ import picocli.CommandLine.Spec;
             "--service map runs the same commands (COS baselines included) as one ConcurrentHashMap get or merge each; "
                 + "--work-ns adds calibrated busy work per command; --summaries timed|both builds the summaries inside the timed loop.",
             "",
-            "--quick (default, about 2 minutes on 2 cores): workers 1,2,4; batch 1,200; conflicts 0,20; every mode; "
+            "--quick (default, about 3 minutes): workers 1,2,4; batch 1,200; conflicts 0,20; every mode; "
                 + "500 ms runs. --full: workers 1,2,4,8,16; batch 1,100,200; conflicts 0,10,20; 1 s runs "
-                + "(about 15 minutes). The axis flags narrow either.",
+                + "(about 18 minutes). The axis flags narrow either.",
             ""})
 public final class BenchCommand implements Callable<Integer> {
 
