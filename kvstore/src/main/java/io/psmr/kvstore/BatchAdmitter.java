@@ -36,9 +36,11 @@ import java.util.function.Consumer;
  * Every verdict depends only on delivered data and the replicated configuration, so every replica
  * decides alike, and both runtimes answer alike.
  *
- * <p><b>Threads.</b> {@link #admit}, {@link #handedOver} and {@link #refuseScheduled}: one thread, in
- * delivery order — the broadcast's delivery thread or Ratis' updater thread; the capacity check may
- * wait there for the scheduler to become quiescent. {@link #execute}, {@link #answer},
+ * <p><b>Threads.</b> {@link #decode} (steps 1 and 2): any thread; it is pure, so a runtime may decode
+ * values ahead of admission ({@link Replica} does, in its {@link DecodeStage}). {@link #admit},
+ * {@link #handedOver} and {@link #refuseScheduled}: one thread, in delivery order — the replica's
+ * delivery thread or Ratis' updater thread; the capacity check may wait there for the scheduler to
+ * become quiescent. {@link #execute}, {@link #answer},
  * {@link #answerError}: the scheduler's workers, concurrently for batches that do not conflict; they
  * never block (a duplicate's answer waits on its original without holding the thread).
  * {@link #stats()}: any thread.
@@ -113,23 +115,64 @@ public final class BatchAdmitter {
 
     // ---------------------------------------------------------------- admission (one thread)
 
-    /** Decides what to do with {@code value}, delivered at {@code instance}. */
-    public Verdict admit(long instance, byte[] value) throws InterruptedException {
-        batchesDelivered.increment();
-        sessions.expire(instance);
-        capacity.beginBatch();
+    /**
+     * A delivered value after steps 1 and 2 (decode, verify): a batch to admit, or the reason the whole
+     * value is refused. It depends only on the value and the replicated configuration.
+     */
+    public sealed interface Decoded permits DecodedBatch, DecodeRefusal {
+    }
+
+    /** The value decoded to {@code batch}, whose summary covers its keys. */
+    public record DecodedBatch(KvBatch batch) implements Decoded {
+    }
+
+    /**
+     * The value is refused whole with {@code status} and {@code reason}; {@code addressed} says whether its
+     * proxy and batch ids could be read (then the refusal is answered to them).
+     */
+    public record DecodeRefusal(boolean addressed, long proxyId, long batchId, KvStatus status, String reason)
+            implements Decoded {
+    }
+
+    /**
+     * Steps 1 and 2 for {@code value}: decode it (rebuilding an exact-key summary from its commands) and
+     * verify a bitmap summary. Pure: touches no admission state, so it may run on any thread, ahead of
+     * {@link #admit(long, Decoded)} (the replica's decode stage, {@link DecodeStage}); every replica
+     * decodes a value to the same outcome.
+     */
+    public static Decoded decode(byte[] value, ReplicaConfig config) {
         KvBatch batch;
         try {
             batch = KvCodec.decodeBatch(value, config.detection(), config.limits());
         } catch (KvDecodeException e) {
-            return refuse(instance, e.addressed(), e.proxyId(), e.batchId(), e.status(), e.getMessage());
+            return new DecodeRefusal(e.addressed(), e.proxyId(), e.batchId(), e.status(), e.getMessage());
         }
         String problem = batch.summary().mode().usesBitmaps()
                 ? SummaryVerifier.findProblem(batch.summary(), batch.commands())
                 : null;
         if (problem != null) {
-            return refuse(instance, true, batch.proxyId(), batch.batchId(), KvStatus.REJECTED, problem);
+            return new DecodeRefusal(true, batch.proxyId(), batch.batchId(), KvStatus.REJECTED, problem);
         }
+        return new DecodedBatch(batch);
+    }
+
+    /** Decides what to do with {@code value}, delivered at {@code instance}: {@link #decode}, then {@link #admit(long, Decoded)}. */
+    public Verdict admit(long instance, byte[] value) throws InterruptedException {
+        return admit(instance, decode(value, config));
+    }
+
+    /**
+     * Decides what to do with the value delivered at {@code instance}, which {@link #decode} made
+     * {@code decoded} (steps 3 and 4). Admission's thread, in delivery order, once per instance.
+     */
+    public Verdict admit(long instance, Decoded decoded) throws InterruptedException {
+        batchesDelivered.increment();
+        sessions.expire(instance);
+        capacity.beginBatch();
+        if (decoded instanceof DecodeRefusal r) {
+            return refuse(instance, r.addressed(), r.proxyId(), r.batchId(), r.status(), r.reason());
+        }
+        KvBatch batch = ((DecodedBatch) decoded).batch();
         AdmittedCommand.BatchOrigin origin = new AdmittedCommand.BatchOrigin(batch.proxyId(), batch.batchId());
         List<KvCommand> commands = batch.commands();
         List<AdmittedCommand> admitted = new ArrayList<>(commands.size());

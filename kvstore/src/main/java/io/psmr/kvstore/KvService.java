@@ -11,7 +11,8 @@ import java.util.concurrent.atomic.LongAdder;
  * through a scheduler directly.
  *
  * <p><b>Usage.</b> It keeps the number of key-plus-value bytes the store holds ({@link #usedBytes()}),
- * from the previous values its writes replace; with the store's size, that is what
+ * from the sizes of the previous values its writes replace (the store's
+ * {@code ...ReturningPreviousSize} forms, which copy no value); with the store's size, that is what
  * {@link CapacityGuard} reads when the scheduler is quiescent. A store opened with contents must be
  * counted once with {@link #recount()}.
  *
@@ -71,26 +72,26 @@ public final class KvService implements Service<KvCommand, KvResult> {
                 yield v == null ? KvResult.notFound() : KvResult.ok(v);
             }
             case UPDATE -> {
-                byte[] previous = store.replaceAndGetPrevious(c.key(), c.value());
-                if (previous == null) {
+                int previous = store.replaceReturningPreviousSize(c.key(), c.value());
+                if (previous < 0) {
                     yield KvResult.notFound();
                 }
-                usedBytes.add(c.value().length - previous.length);
+                usedBytes.add(c.value().length - previous);
                 yield KvResult.ok();
             }
             case DELETE -> {
-                byte[] previous = store.removeAndGetPrevious(c.key());
-                if (previous == null) {
+                int previous = store.removeReturningPreviousSize(c.key());
+                if (previous < 0) {
                     yield KvResult.notFound();
                 }
-                usedBytes.add(-(c.key().length + previous.length));
+                usedBytes.add(-(c.key().length + previous));
                 yield KvResult.ok();
             }
             case MULTI_PUT -> {
                 for (int i = 0; i < c.keyCount(); i++) {
-                    byte[] previous = store.putAndGetPrevious(c.key(i), c.value(i));
-                    usedBytes.add(previous == null ? c.key(i).length + c.value(i).length
-                            : c.value(i).length - previous.length);
+                    int previous = store.putReturningPreviousSize(c.key(i), c.value(i));
+                    usedBytes.add(previous < 0 ? c.key(i).length + c.value(i).length
+                            : c.value(i).length - previous);
                 }
                 yield KvResult.ok();
             }

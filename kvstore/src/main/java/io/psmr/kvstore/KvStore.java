@@ -52,6 +52,35 @@ public interface KvStore extends AutoCloseable {
         return previous != null && remove(key) ? previous : null;
     }
 
+    /**
+     * Inserts or replaces, and returns the previous value's length in bytes, or -1 if the key was
+     * absent. The service's accounting needs only that length: a store that can measure the previous
+     * value in place (as {@link ChronicleKvStore} does) overrides this to copy nothing. The default
+     * calls {@link #putAndGetPrevious}.
+     */
+    default int putReturningPreviousSize(byte[] key, byte[] value) {
+        byte[] previous = putAndGetPrevious(key, value);
+        return previous == null ? -1 : previous.length;
+    }
+
+    /**
+     * Replaces the value of a present key and returns the previous value's length in bytes; -1 (and
+     * no change) if absent. The default calls {@link #replaceAndGetPrevious}.
+     */
+    default int replaceReturningPreviousSize(byte[] key, byte[] value) {
+        byte[] previous = replaceAndGetPrevious(key, value);
+        return previous == null ? -1 : previous.length;
+    }
+
+    /**
+     * Removes {@code key} and returns its value's length in bytes, or -1 if it was absent. The
+     * default calls {@link #removeAndGetPrevious}.
+     */
+    default int removeReturningPreviousSize(byte[] key) {
+        byte[] previous = removeAndGetPrevious(key);
+        return previous == null ? -1 : previous.length;
+    }
+
     /** Number of entries. */
     long size();
 

@@ -3,7 +3,6 @@ package io.psmr.kvstore;
 import io.psmr.kvstore.checkpoint.InstalledCheckpoint;
 import io.psmr.kvstore.checkpoint.SnapshottingStore;
 import io.psmr.ordering.AtomicBroadcast;
-import io.psmr.ordering.DeliveryListener;
 import io.psmr.ordering.Subscription;
 import io.psmr.scheduler.Scheduler;
 import io.psmr.scheduler.SchedulerBuilder;
@@ -23,12 +22,16 @@ import java.util.concurrent.atomic.LongAdder;
  * A replica of the key-value store: atomic broadcast → admission → scheduler → {@link KvService}
  * → replies to the proposing proxy.
  *
- * <h2>Pipeline (on the subscription's delivery thread, in delivery order)</h2>
+ * <h2>Pipeline (in delivery order)</h2>
  * <ol>
- *   <li><b>Admit</b> the delivered value ({@link BatchAdmitter}): decode, verify the summary,
- *       and decide each command — over a limit, a session's duplicate or refusal, a new session, no
- *       room in the store (FULL), or execute. A value refused whole is answered
- *       ({@link KvReply#WHOLE_BATCH}) to the proxy named in its header if that could be read.</li>
+ *   <li><b>Decode</b> the delivered value and verify its summary ({@link BatchAdmitter#decode}), on the
+ *       broadcast's subscription thread, up to {@link ReplicaConfig#decodeAhead()} values ahead of
+ *       admission ({@link DecodeStage}).</li>
+ *   <li><b>Admit</b> it on the replica's delivery thread ({@link BatchAdmitter#admit(long, BatchAdmitter.Decoded)}):
+ *       decide each command — over a limit, a session's duplicate or refusal, a new session, no
+ *       room in the store (FULL), or execute. A value refused whole (malformed, or a summary that misses
+ *       a key) is answered ({@link KvReply#WHOLE_BATCH}) at its turn to the proxy named in its header if
+ *       that could be read.</li>
  *   <li><b>Schedule</b> the batch at its instance; the scheduler runs the commands to execute through
  *       the {@link KvService}, in parallel where batches do not conflict.</li>
  *   <li><b>Reply</b>: one {@link KvReply} per command ({@link BatchAdmitter#sink}), to the
@@ -49,13 +52,26 @@ import java.util.concurrent.atomic.LongAdder;
  * and delivers from the instance after it. See {@code docs/recovery.md}.
  *
  * <h2>Threads</h2>
- * The replica owns its scheduler's workers; the broadcast owns the delivery thread. The public
- * methods may be called from any thread. Back-pressure: when the scheduler has {@code maxPending}
- * batches, delivery blocks, this learner falls behind, and the broadcast holds proposers back.
+ * <ul>
+ *   <li><b>The subscription's thread</b> (owned by the broadcast) decodes and verifies each value and
+ *       queues it for the delivery thread; it blocks while {@link ReplicaConfig#decodeAhead()} values
+ *       wait.</li>
+ *   <li><b>The delivery thread</b> ({@code psmr-replica-<id>-delivery}, owned by the replica's
+ *       {@link DecodeStage}) admits, schedules and checkpoints, one value at a time in delivery order;
+ *       it is the only thread that touches the session table and the capacity guard.</li>
+ *   <li><b>The scheduler's workers</b> (owned by the replica) execute and answer.</li>
+ * </ul>
+ * The public methods may be called from any thread. Back-pressure: when the scheduler has
+ * {@code maxPending} batches, the delivery thread blocks, the decode stage fills, this learner falls
+ * behind, and the broadcast holds proposers back. A failure of the delivery thread ends the
+ * subscription ({@link #failure()}).
  */
 public final class Replica implements AutoCloseable {
 
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(Replica.class);
+
+    /** How long {@link #close} lets the delivery thread admit the values already decoded before interrupting it. */
+    private static final long CLOSE_TIMEOUT_SECONDS = 30;
 
     private final ReplicaConfig config;
     private final ReplyRouter router;
@@ -64,7 +80,10 @@ public final class Replica implements AutoCloseable {
     private final KvService service;
     private final Scheduler<AdmittedCommand, KvResult> scheduler;
     private final Subscription subscription;
+    private final DecodeStage<BatchAdmitter.Decoded> stage;
     private final AtomicBoolean closed = new AtomicBoolean();
+    /** Set by close once the delivery thread is done: a wait on the scheduler (quiesce, checkpoint) then gives up. */
+    private volatile boolean stopWaiting;
 
     // Checkpoints: null when not taken.
     private final Checkpointing checkpointing;
@@ -142,10 +161,14 @@ public final class Replica implements AutoCloseable {
             opened.close();
             throw e;
         }
+        Delivery delivery = new Delivery();
+        this.stage = new DecodeStage<>("psmr-replica-" + config.replicaId() + "-delivery", config.decodeAhead(), from - 1,
+                (instance, value) -> BatchAdmitter.decode(value, config), delivery::deliver).start();
         Subscription s;
         try {
-            s = broadcast.subscribe(from, new Delivery());
+            s = broadcast.subscribe(from, stage);
         } catch (RuntimeException e) {
+            stage.close(CLOSE_TIMEOUT_SECONDS, TimeUnit.SECONDS);
             scheduler.close();
             store.close();
             throw e;
@@ -217,18 +240,21 @@ public final class Replica implements AutoCloseable {
         if (!subscription.awaitDelivered(instance, timeout, unit)) {
             return false;
         }
+        if (!stage.awaitHandled(instance, Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
+            return false;
+        }
         return scheduler.awaitIdle(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
     }
 
     /** Whether the replica still receives batches. */
     public boolean isServing() {
-        return subscription.isActive() && !closed.get();
+        return subscription.isActive() && !closed.get() && stage.failure().isEmpty();
     }
 
     /** What stopped delivery, if something did (a defect: refusals never stop a replica). */
     public Optional<Throwable> failure() {
         // A scheduler that fail-stopped is the root cause; delivery then ends on its refusal.
-        return scheduler.failure().or(subscription::failure);
+        return scheduler.failure().or(stage::failure).or(subscription::failure);
     }
 
     /** A snapshot of the replica's counters. */
@@ -274,15 +300,21 @@ public final class Replica implements AutoCloseable {
     }
 
     /**
-     * Stops delivery, lets the scheduler finish the batches it holds (their replies are still sent),
-     * and closes the store. Idempotent.
+     * Stops delivery, admits and schedules the values already decoded, lets the scheduler finish the
+     * batches it holds (their replies are still sent), and closes the store. Idempotent.
      */
     @Override
     public void close() {
         if (!closed.compareAndSet(false, true)) {
             return;
         }
+        stage.stopIntake(); // a subscription thread blocked on a full stage returns, so the subscription closes at once
         subscription.close();
+        if (!stage.close(CLOSE_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
+            LOG.warn("replica {}: {} decoded values were not admitted at close{}", config.replicaId(), stage.queued(),
+                    stage.failure().map(f -> " (" + f + ")").orElse(""));
+        }
+        stopWaiting = true;
         scheduler.close();
         store.close();
     }
@@ -294,12 +326,11 @@ public final class Replica implements AutoCloseable {
 
     // ---------------------------------------------------------------- delivery
 
-    /** The delivery thread's work: admit, schedule. */
-    private final class Delivery implements DeliveryListener {
+    /** The delivery thread's work: admit, schedule, checkpoint (the {@link DecodeStage}'s handler). */
+    private final class Delivery {
 
-        @Override
-        public void deliver(long instance, byte[] value) throws InterruptedException {
-            BatchAdmitter.Verdict v = admitter.admit(instance, value);
+        void deliver(long instance, BatchAdmitter.Decoded decoded) throws InterruptedException {
+            BatchAdmitter.Verdict v = admitter.admit(instance, decoded);
             if (v instanceof BatchAdmitter.Refused r) {
                 r.replies().forEach(router::route);
             } else {
@@ -323,7 +354,7 @@ public final class Replica implements AutoCloseable {
                 // Every replica must checkpoint this instance (an ordering certifies it): wait, never skip.
                 synchronized (checkpointDone) {
                     while (checkpointInFlight || snapshots.snapshotRunning()) {
-                        if (closed.get()) {
+                        if (stopWaiting) {
                             throw new InterruptedException("replica " + config.replicaId()
                                     + " closed while waiting for its previous checkpoint");
                         }
@@ -382,7 +413,7 @@ public final class Replica implements AutoCloseable {
      */
     private void quiesce() throws InterruptedException {
         while (!scheduler.awaitIdle(1, TimeUnit.SECONDS)) {
-            if (closed.get()) {
+            if (stopWaiting) {
                 throw new InterruptedException("replica " + config.replicaId() + " closed while waiting for its scheduler");
             }
         }

@@ -10,7 +10,7 @@ import java.util.Objects;
 /**
  * The settings of a {@link Replica}. The conflict detection, limits, session settings and capacity are
  * part of the replicated configuration: every replica (and, for detection and limits, every proxy) of a
- * cluster must use the same. Workers, pending bound, graph kind, sequential mode and store are local
+ * cluster must use the same. Workers, pending bound, decode-ahead bound, graph kind, sequential mode and store are local
  * choices that never change results.
  *
  * @param replicaId       identifies the replica in its replies
@@ -28,10 +28,17 @@ import java.util.Objects;
  * @param capacity        the store's replicated capacity (default {@link StoreCapacity#unbounded()}); writes
  *                        beyond it are refused FULL
  * @param fromInstance    the first instance to deliver (default {@link AtomicBroadcast#FIRST_INSTANCE})
+ * @param decodeAhead     most delivered values decoded and verified ahead of admission, waiting for the
+ *                        replica's delivery thread (default {@value #DEFAULT_DECODE_AHEAD}); the
+ *                        subscription's thread blocks beyond it. See {@link DecodeStage}
  */
 public record ReplicaConfig(int replicaId, ConflictDetection detection, GraphKind graph, int workers, int maxPending,
                             boolean sequential, KvLimits limits, StoreConfig store, int replyCacheWindow,
-                            int maxSessions, long sessionTimeoutInstances, StoreCapacity capacity, long fromInstance) {
+                            int maxSessions, long sessionTimeoutInstances, StoreCapacity capacity, long fromInstance,
+                            int decodeAhead) {
+
+    /** The default {@link #decodeAhead()}. */
+    public static final int DEFAULT_DECODE_AHEAD = 8;
 
     /** Validates the settings. */
     public ReplicaConfig {
@@ -58,6 +65,9 @@ public record ReplicaConfig(int replicaId, ConflictDetection detection, GraphKin
         }
         if (sessionTimeoutInstances < 1) {
             throw new IllegalArgumentException("sessionTimeoutInstances must be at least 1, got " + sessionTimeoutInstances);
+        }
+        if (decodeAhead < 1) {
+            throw new IllegalArgumentException("decodeAhead must be at least 1, got " + decodeAhead);
         }
         if (fromInstance < AtomicBroadcast.FIRST_INSTANCE) {
             throw new IllegalArgumentException("fromInstance must be at least " + AtomicBroadcast.FIRST_INSTANCE
@@ -86,6 +96,7 @@ public record ReplicaConfig(int replicaId, ConflictDetection detection, GraphKin
         b.sessionTimeoutInstances = sessionTimeoutInstances;
         b.capacity = capacity;
         b.fromInstance = fromInstance;
+        b.decodeAhead = decodeAhead;
         return b;
     }
 
@@ -104,6 +115,7 @@ public record ReplicaConfig(int replicaId, ConflictDetection detection, GraphKin
         private long sessionTimeoutInstances = 1_000_000;
         private StoreCapacity capacity = StoreCapacity.unbounded();
         private long fromInstance = AtomicBroadcast.FIRST_INSTANCE;
+        private int decodeAhead = DEFAULT_DECODE_AHEAD;
 
         private Builder() {
         }
@@ -196,10 +208,17 @@ public record ReplicaConfig(int replicaId, ConflictDetection detection, GraphKin
             return this;
         }
 
+        /** See {@link ReplicaConfig#decodeAhead()}. */
+        public Builder decodeAhead(int n) {
+            this.decodeAhead = n;
+            return this;
+        }
+
         /** The validated settings. */
         public ReplicaConfig build() {
             return new ReplicaConfig(replicaId, detection, graph, workers, maxPending, sequential, limits, store,
-                    replyCacheWindow, maxSessions, sessionTimeoutInstances, capacity, fromInstance);
+                    replyCacheWindow, maxSessions, sessionTimeoutInstances, capacity, fromInstance,
+                    decodeAhead);
         }
     }
 }

@@ -299,6 +299,24 @@ public final class SnapshottingStore implements KvStore {
     }
 
     @Override
+    public int putReturningPreviousSize(byte[] key, byte[] value) {
+        record(key);
+        return live.putReturningPreviousSize(key, value);
+    }
+
+    @Override
+    public int replaceReturningPreviousSize(byte[] key, byte[] value) {
+        record(key);
+        return live.replaceReturningPreviousSize(key, value);
+    }
+
+    @Override
+    public int removeReturningPreviousSize(byte[] key) {
+        record(key);
+        return live.removeReturningPreviousSize(key);
+    }
+
+    @Override
     public long size() {
         return live.size();
     }
