@@ -140,9 +140,10 @@ public final class BenchCommand implements Callable<Integer> {
     OutputOptions.OutDir out;
 
     @Option(names = "--store", split = ",", paramLabel = "STORE",
-            description = "Stores of the key-value service, comma-separated: chronicle (the real store, default) or heap "
-                    + "(a ConcurrentHashMap: shows the store's share). The first runs the matrix; each further one runs "
-                    + "it again as an A/B twin in the same rounds (configurations named MODE@STORE).")
+            description = "Stores of the key-value service, comma-separated: chronicle (the real store, default), "
+                    + "chronicle-map-api (the same map through its plain Map methods: the store call's reference) or "
+                    + "heap (a ConcurrentHashMap: shows the store's share). The first runs the matrix; each further one "
+                    + "runs it again as an A/B twin in the same rounds (configurations named MODE@STORE).")
     List<String> stores;
 
     @Option(names = "--service", paramLabel = "SERVICE", defaultValue = "kv",

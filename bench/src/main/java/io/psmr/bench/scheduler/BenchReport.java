@@ -211,7 +211,7 @@ public final class BenchReport {
                 + "no scheduler: what the service itself allows that many threads); `x CBASE` "
                 + "is the ratio to CBASE (batch 1, keys compared pairwise, monitor graph) at the same workers and "
                 + "conflicts and summaries; `graph` is the mean number of pending batches; latency is from delivery to "
-                + "completion; `summaries` says whether a decode stage ahead of the delivery thread built each batch's summary inside the timed "
+                + "completion; `summaries` says whether a summary stage ahead of the delivery thread built each batch's summary inside the timed "
                 + "loop (`timed`) or it was built before timing (`pre`).");
         o.println();
         o.println("| config | batch | workers | conflicts | kcmd/s | min-max | x CBASE | limit | ceiling | graph | p50 us | p99 us | summaries |");

@@ -10,7 +10,7 @@ import io.psmr.scheduler.SchedulerMode;
  * @param batch        commands per batch (1 for CBASE and COS)
  * @param workers      worker threads
  * @param conflictPct  percentage of batches that write the hot key
- * @param summaryTimed whether each batch's summary is built inside the timed loop, by a decode stage
+ * @param summaryTimed whether each batch's summary is built inside the timed loop, by a summary stage ahead of the delivery thread
  *                     (see {@link SummaryTiming}); false for sequential and COS cells, which build none
  * @param twinStore    the A/B store this cell runs on instead of the invocation's first store
  *                     ({@link BenchSettings#twinStores()}); null for the first store

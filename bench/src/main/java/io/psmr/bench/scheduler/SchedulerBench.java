@@ -47,7 +47,7 @@ import org.HdrHistogram.Recorder;
  * <p><b>Service</b> ({@link BenchSettings#service()}): the key-value service, or one
  * {@code ConcurrentHashMap} get or merge per command ({@link MapBenchService}), each with optional
  * {@link BusyWork} per command. <b>Summaries</b> ({@link Cell#summaryTimed()}): built before timing, or
- * inside the timed loop by a {@link DecodeStage} thread ahead of the delivery thread, as a replica's decode path.
+ * inside the timed loop by a {@link SummaryStage} thread ahead of the delivery thread, as a replica's decode path.
  *
  * <p><b>Order.</b> One warm-up run of every cell, then {@link BenchSettings#runs()} rounds, each
  * running every cell once, so that drift in the machine's speed hits all cells alike.
@@ -388,11 +388,11 @@ public final class SchedulerBench {
         long c1;
         GraphStatistics g0 = null;
         GraphStatistics g1;
-        // Timed: built by a decode stage ahead of the delivery thread, as a replica's decode path does; else prepared.
-        DecodeStage<C> decode = null;
+        // Timed: built by a summary stage ahead of the delivery thread, as a replica decodes ahead of it; else prepared.
+        SummaryStage<C> decode = null;
         try {
             if (c.summaryTimed()) {
-                decode = new DecodeStage<>(batches, detection, settings.maxPending());
+                decode = new SummaryStage<>(batches, detection, settings.maxPending());
             }
             long start = System.nanoTime();
             long now = start;

@@ -5,14 +5,14 @@ import java.util.Locale;
 
 /**
  * Where the parallel cells' conflict summaries are built ({@code psmr bench --summaries}): before
- * timing ({@link #PRE}, as a replica receives them from the client proxy), by a decode stage inside
- * the timed loop ({@link #TIMED}, as a replica's decode path builds or verifies them: {@link DecodeStage}),
+ * timing ({@link #PRE}, as a replica receives them from the client proxy), by a summary stage inside
+ * the timed loop ({@link #TIMED}, as a replica's decode path builds or verifies them: {@link SummaryStage}),
  * or both, as two cells each.
  */
 public enum SummaryTiming {
     /** Built once before timing; only the scheduler is timed. */
     PRE,
-    /** Built per batch inside the timed loop by a decode stage ahead of the delivery thread, with one reused builder. */
+    /** Built per batch inside the timed loop by a summary stage ahead of the delivery thread, with one reused builder. */
     TIMED,
     /** Every parallel cell twice: once {@link #PRE}, once {@link #TIMED}. */
     BOTH;

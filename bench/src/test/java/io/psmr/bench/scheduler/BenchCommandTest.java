@@ -46,7 +46,7 @@ class BenchCommandTest {
         "--format json          | --format must be text or csv for psmr bench, got 'json'",
         "--max-pending 0        | --max-pending must be from 1 to 65536",
         "--format xml           | Invalid value for option '--format'",
-        "--store disk           | --store must be one or more of chronicle, heap, got 'disk'",
+        "--store disk           | --store must be one or more of chronicle, chronicle-map-api, heap, got 'disk'",
         "--store heap,heap      | --store names heap twice",
         "--service redis        | --service must be kv or map, got 'redis'",
         "--service map --store heap | --store heap applies to --service kv only",

@@ -1,5 +1,6 @@
 package io.psmr.bench.scheduler.service;
 
+import io.psmr.kvstore.ChronicleKvStore;
 import io.psmr.kvstore.KvStore;
 import io.psmr.kvstore.StoreConfig;
 import java.util.Arrays;
@@ -11,8 +12,13 @@ import java.util.stream.Collectors;
  * same rounds, so that before-and-after figures come from one invocation.
  */
 public enum BenchStore {
-    /** Chronicle Map, as a replica runs it. */
+    /** Chronicle Map, as a replica runs it: through reused query contexts ({@link ChronicleKvStore}). */
     CHRONICLE("chronicle", "Chronicle Map store"),
+    /**
+     * The same map through Chronicle Map's plain {@code Map} methods, which allocate key and value wrappers and
+     * copy the previous value on every call ({@link ChronicleKvStore#openMapApi}): the reference for the store call.
+     */
+    CHRONICLE_MAP_API("chronicle-map-api", "Chronicle Map store through its Map methods"),
     /** A {@code ConcurrentHashMap}: shows the store's share of a command. */
     HEAP("heap", "heap (ConcurrentHashMap) store");
 
@@ -36,11 +42,11 @@ public enum BenchStore {
 
     /** Opens an empty store of this kind sized for {@code entries} keys and values of the given sizes. */
     public KvStore open(long entries, int keyBytes, int valueBytes) {
-        StoreConfig config = switch (this) {
-            case CHRONICLE -> StoreConfig.defaults();
-            case HEAP -> StoreConfig.heap();
+        return switch (this) {
+            case CHRONICLE -> StoreConfig.defaults().sized(entries, keyBytes, valueBytes).open();
+            case CHRONICLE_MAP_API -> ChronicleKvStore.openMapApi(StoreConfig.defaults().sized(entries, keyBytes, valueBytes));
+            case HEAP -> StoreConfig.heap().sized(entries, keyBytes, valueBytes).open();
         };
-        return config.sized(entries, keyBytes, valueBytes).open();
     }
 
     /** Every name, comma-separated. */

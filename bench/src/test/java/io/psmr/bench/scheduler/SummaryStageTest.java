@@ -12,15 +12,15 @@ import io.psmr.scheduler.SchedulerMode;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** The timed cells' decode stage: the same summaries as built before timing, in cycle order, and its failures. */
-class DecodeStageTest {
+/** The timed cells' summary stage: the same summaries as built before timing, in cycle order, and its failures. */
+class SummaryStageTest {
 
     @Test
     void buildsEachBatchsSummaryInCycleOrderAndWrapsAround() throws InterruptedException {
         BenchWorkload w = BenchWorkload.build(50, 20, 4, 42);
         ConflictDetection detection = SchedulerMode.BITMAP_INDEXED.detection(102_400);
         ConflictSummary[] pre = SchedulerBench.summaries(w.batches(), detection);
-        try (DecodeStage<KvCommand> stage = new DecodeStage<>(w.batches(), detection, 8)) {
+        try (SummaryStage<KvCommand> stage = new SummaryStage<>(w.batches(), detection, 8)) {
             for (int i = 0; i < pre.length + 5; i++) {
                 assertEquals(elements(pre[i % pre.length]), elements(stage.next()), "batch " + i + " of the cycle");
             }
@@ -63,10 +63,10 @@ class DecodeStageTest {
                 return true;
             }
         };
-        try (DecodeStage<Command> stage = new DecodeStage<>(List.of(List.of(broken)),
+        try (SummaryStage<Command> stage = new SummaryStage<>(List.of(List.of(broken)),
                 SchedulerMode.BITMAP_INDEXED.detection(1024), 2)) {
             IllegalStateException e = assertThrows(IllegalStateException.class, stage::next);
-            assertEquals("the decode stage failed: java.lang.IllegalStateException: no key here", e.getMessage());
+            assertEquals("the summary stage failed: java.lang.IllegalStateException: no key here", e.getMessage());
         }
     }
 }

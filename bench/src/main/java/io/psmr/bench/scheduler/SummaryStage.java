@@ -9,7 +9,7 @@ import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The decode stage of a {@code --summaries timed} cell: a thread that builds each batch's summary, in
+ * The summary stage of a {@code --summaries timed} cell: a thread that builds each batch's summary, in
  * cycle order, ahead of the delivery thread, and hands it over through a queue of at most
  * {@code capacity} summaries; a full queue blocks the stage. A replica builds or verifies summaries
  * the same way, on its decode path, so that its delivery thread only schedules.
@@ -18,16 +18,16 @@ import java.util.concurrent.TimeUnit;
  * called by the delivery thread. {@link #next} blocks until the next summary is built, and fails
  * with the stage's failure if the builder threw.
  */
-final class DecodeStage<C extends Command> implements AutoCloseable {
+final class SummaryStage<C extends Command> implements AutoCloseable {
 
     private final ArrayBlockingQueue<ConflictSummary> ready;
     private final Thread thread;
     private volatile Throwable failure;
 
     /** Starts building the summaries of {@code batches}, cyclically, under {@code detection}. */
-    DecodeStage(List<List<C>> batches, ConflictDetection detection, int capacity) {
+    SummaryStage(List<List<C>> batches, ConflictDetection detection, int capacity) {
         this.ready = new ArrayBlockingQueue<>(capacity);
-        this.thread = new Thread(() -> build(batches, detection), "psmr-bench-decode");
+        this.thread = new Thread(() -> build(batches, detection), "psmr-bench-summaries");
         thread.setDaemon(true);
         thread.start();
     }
@@ -58,7 +58,7 @@ final class DecodeStage<C extends Command> implements AutoCloseable {
             }
             Throwable f = failure;
             if (f != null) {
-                throw new IllegalStateException("the decode stage failed: " + f, f);
+                throw new IllegalStateException("the summary stage failed: " + f, f);
             }
         }
     }
