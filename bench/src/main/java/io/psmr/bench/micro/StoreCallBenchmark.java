@@ -22,9 +22,9 @@ import org.openjdk.jmh.annotations.Warmup;
  * One store call as {@link io.psmr.kvstore.KvService} makes it, on a populated in-memory Chronicle
  * Map, single thread: a READ ({@code get}, which returns a fresh array) or an UPDATE
  * ({@code replaceReturningPreviousSize}) of a 16-byte key with a 16-byte value, cycling through
- * {@code keys} present keys. {@code path} is {@code query-context} ({@link StoreConfig#open()}, the
- * replica's store) or {@code map-api} ({@link ChronicleKvStore#openMapApi}, the plain {@code Map}
- * methods, the "before" reference). Run with {@code --gc} for bytes allocated per call.
+ * {@code keys} present keys. {@code path} is {@code chronicle} ({@link StoreConfig#open()}, the
+ * replica's store) or {@code chronicle-map-api} ({@link ChronicleKvStore#openMapApi}, the plain
+ * {@code Map} methods, the "before" reference). Run with {@code --gc} for bytes allocated per call.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
@@ -34,7 +34,7 @@ import org.openjdk.jmh.annotations.Warmup;
 @Fork(1)
 public class StoreCallBenchmark {
 
-    @Param({"query-context", "map-api"})
+    @Param({"chronicle", "chronicle-map-api"})
     public String path;
 
     @Param({"READ", "UPDATE"})
@@ -52,9 +52,9 @@ public class StoreCallBenchmark {
     public void setUp() {
         StoreConfig config = StoreConfig.defaults().sized(keys * 2L, 16, 16);
         store = switch (path) {
-            case "query-context" -> config.open();
-            case "map-api" -> ChronicleKvStore.openMapApi(config);
-            default -> throw new IllegalArgumentException("path must be query-context or map-api, got " + path);
+            case "chronicle" -> config.open();
+            case "chronicle-map-api" -> ChronicleKvStore.openMapApi(config);
+            default -> throw new IllegalArgumentException("path must be chronicle or chronicle-map-api, got " + path);
         };
         keyBytes = new byte[keys][];
         values = new byte[2][16];
