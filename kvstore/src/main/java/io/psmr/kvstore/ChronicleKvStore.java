@@ -4,8 +4,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.function.BiConsumer;
-import net.openhft.chronicle.bytes.BytesStore;
-import net.openhft.chronicle.hash.Data;
+import net.openhft.chronicle.hash.serialization.impl.ByteArraySizedReader;
 import net.openhft.chronicle.map.ChronicleMap;
 import net.openhft.chronicle.map.ChronicleMapBuilder;
 import net.openhft.chronicle.map.ExternalMapQueryContext;
@@ -23,19 +22,19 @@ import net.openhft.chronicle.map.MapEntry;
  * {@link StoreCapacity}, enforced in delivery order, and {@link StoreConfig#forCapacity} sizes the
  * map above it. Should the map fail all the same, the exception fail-stops the replica.
  *
- * <p><b>Allocation.</b> Calls go through Chronicle Map's query contexts, not its {@code Map}
- * methods. Those methods wrap every {@code byte[]} key and value in a new reference-counted
- * {@code BytesStore} (about 190 bytes each) and copy the previous value out to return it. Here each
- * calling thread copies the key and value into its own reused heap {@code BytesStore} (grown to the
- * largest key or value it has written, so at most {@link KvLimits}' sizes per thread), the
- * context's reusable key and value views point at them, and the previous value is measured in place
- * ({@code entry.value().size()}). So {@link #replace}, {@link #put}, {@link #remove},
+ * <p><b>Allocation.</b> Chronicle Map's own {@code byte[]} handling wraps every key and value in a
+ * new reference-counted {@code BytesStore} (about 190 bytes each), and its {@code Map} methods copy
+ * the previous value out to return it. This store's map reads keys and values through
+ * {@link ReusingByteArrayDataAccess}, which copies them into a store it keeps per query context
+ * (so per thread), and its writes go through a query context that measures the previous value in
+ * place ({@code entry.value().size()}). So {@link #replace}, {@link #put}, {@link #remove},
  * {@link #putIfAbsent} and the {@code ...ReturningPreviousSize} forms allocate nothing once warm, and
- * {@link #get} allocates only the array it returns. {@link #openMapApi} opens the same map behind the
- * plain {@code Map} methods, as the benchmark's reference.
+ * {@link #get} allocates only the array it returns. {@link #openMapApi} opens a map with Chronicle's
+ * defaults behind the plain {@code Map} methods, as the benchmark's reference. (A file written by an
+ * older psmr keeps the data access recorded in its header, and so its allocation, when reopened.)
  *
  * <p><b>Threads.</b> As {@link KvStore}: any number of threads; Chronicle Map's segment locks make
- * each call atomic for its key, and each thread has its own scratch stores and query context.
+ * each call atomic for its key, and each thread has its own query context.
  *
  * <p>Needs the JVM flags of the root pom's {@code psmr.jvm.flags} on JDK 17, and a full JDK.
  */
@@ -43,13 +42,11 @@ public final class ChronicleKvStore implements KvStore {
 
     private final ChronicleMap<byte[], byte[]> map;
     private final Path path;
-    /** Per thread, per store: the key and value scratch stores (never shared between threads). */
-    private final ThreadLocal<Scratch> scratch = ThreadLocal.withInitial(Scratch::new);
 
     /** Opens the store described by {@code config}. */
     public ChronicleKvStore(StoreConfig config) {
         this.path = config.path();
-        this.map = openMap(config);
+        this.map = openMap(config, true);
     }
 
     /**
@@ -62,10 +59,10 @@ public final class ChronicleKvStore implements KvStore {
      * a {@link ChronicleKvStore} given the same calls.
      */
     public static KvStore openMapApi(StoreConfig config) {
-        return new MapApiStore(openMap(config), config.path());
+        return new MapApiStore(openMap(config, false), config.path());
     }
 
-    private static ChronicleMap<byte[], byte[]> openMap(StoreConfig config) {
+    private static ChronicleMap<byte[], byte[]> openMap(StoreConfig config, boolean reusingDataAccess) {
         ChronicleMapBuilder<byte[], byte[]> b = ChronicleMap.of(byte[].class, byte[].class)
                 .name("psmr-kvstore")
                 .entries(config.entries())
@@ -75,6 +72,10 @@ public final class ChronicleKvStore implements KvStore {
                 // Chronicle's own exit hook would close the map under a worker still executing a batch while the
                 // node's shutdown hook stops the replica in order (scheduler, then store), a FAIL-STOP at every stop.
                 .skipCloseOnExitHook(true);
+        if (reusingDataAccess) {
+            b.keyReaderAndDataAccess(ByteArraySizedReader.INSTANCE, new ReusingByteArrayDataAccess())
+                    .valueReaderAndDataAccess(ByteArraySizedReader.INSTANCE, new ReusingByteArrayDataAccess());
+        }
         Path path = config.path();
         try {
             return path == null ? b.create() : b.createPersistedTo(path.toFile());
@@ -83,36 +84,20 @@ public final class ChronicleKvStore implements KvStore {
         }
     }
 
-    /** A query context for {@code key}, copied into this thread's key scratch store. Close it. */
-    private ExternalMapQueryContext<byte[], byte[], ?> context(Scratch s, byte[] key) {
-        return map.queryContext(s.key(key), 0, key.length);
-    }
-
     @Override
     public byte[] get(byte[] key) {
-        try (ExternalMapQueryContext<byte[], byte[], ?> c = context(scratch.get(), key)) {
-            c.readLock().lock();
-            MapEntry<byte[], byte[]> e = c.entry();
-            if (e == null) {
-                return null;
-            }
-            Data<byte[]> v = e.value();
-            byte[] out = new byte[Math.toIntExact(v.size())];
-            v.bytes().read(v.offset(), out, 0, out.length);
-            return out;
-        }
+        return map.get(key); // Chronicle's lock-light read path; the key is read without allocating
     }
 
     @Override
     public boolean putIfAbsent(byte[] key, byte[] value) {
-        Scratch s = scratch.get();
-        try (ExternalMapQueryContext<byte[], byte[], ?> c = context(s, key)) {
+        try (ExternalMapQueryContext<byte[], byte[], ?> c = map.queryContext(key)) {
             c.updateLock().lock();
             MapAbsentEntry<byte[], byte[]> absent = c.absentEntry();
             if (absent == null) {
-                return false;
+                return false; // present: nothing copied (Map.putIfAbsent would copy the current value)
             }
-            c.insert(absent, c.wrapValueBytesAsData(s.value(value), 0, value.length));
+            c.insert(absent, c.wrapValueAsData(value));
             return true;
         }
     }
@@ -134,39 +119,36 @@ public final class ChronicleKvStore implements KvStore {
 
     @Override
     public int putReturningPreviousSize(byte[] key, byte[] value) {
-        Scratch s = scratch.get();
-        try (ExternalMapQueryContext<byte[], byte[], ?> c = context(s, key)) {
+        try (ExternalMapQueryContext<byte[], byte[], ?> c = map.queryContext(key)) {
             c.updateLock().lock(); // as Map.put: read the previous value and write under one lock
-            Data<byte[]> v = c.wrapValueBytesAsData(s.value(value), 0, value.length);
             MapEntry<byte[], byte[]> e = c.entry();
             if (e != null) {
                 int previous = Math.toIntExact(e.value().size());
-                c.replaceValue(e, v);
+                c.replaceValue(e, c.wrapValueAsData(value));
                 return previous;
             }
-            c.insert(c.absentEntry(), v);
+            c.insert(c.absentEntry(), c.wrapValueAsData(value));
             return -1;
         }
     }
 
     @Override
     public int replaceReturningPreviousSize(byte[] key, byte[] value) {
-        Scratch s = scratch.get();
-        try (ExternalMapQueryContext<byte[], byte[], ?> c = context(s, key)) {
+        try (ExternalMapQueryContext<byte[], byte[], ?> c = map.queryContext(key)) {
             c.updateLock().lock();
             MapEntry<byte[], byte[]> e = c.entry();
             if (e == null) {
                 return -1;
             }
             int previous = Math.toIntExact(e.value().size());
-            c.replaceValue(e, c.wrapValueBytesAsData(s.value(value), 0, value.length));
+            c.replaceValue(e, c.wrapValueAsData(value));
             return previous;
         }
     }
 
     @Override
     public int removeReturningPreviousSize(byte[] key) {
-        try (ExternalMapQueryContext<byte[], byte[], ?> c = context(scratch.get(), key)) {
+        try (ExternalMapQueryContext<byte[], byte[], ?> c = map.queryContext(key)) {
             c.updateLock().lock();
             MapEntry<byte[], byte[]> e = c.entry();
             if (e == null) {
@@ -213,35 +195,6 @@ public final class ChronicleKvStore implements KvStore {
     @Override
     public String toString() {
         return "ChronicleKvStore[" + (path == null ? "in memory" : path) + ", " + map.longSize() + " entries]";
-    }
-
-    /**
-     * One thread's scratch: heap stores the key and value are copied into for the duration of one
-     * call. A store grows (to the next power of two) only when a longer key or value arrives.
-     */
-    private static final class Scratch {
-        private BytesStore<?, byte[]> key = BytesStore.wrap(new byte[64]);
-        private BytesStore<?, byte[]> value = BytesStore.wrap(new byte[256]);
-
-        BytesStore<?, byte[]> key(byte[] k) {
-            if (k.length > key.capacity()) {
-                key = BytesStore.wrap(new byte[grown(k.length)]);
-            }
-            key.write(0, k, 0, k.length);
-            return key;
-        }
-
-        BytesStore<?, byte[]> value(byte[] v) {
-            if (v.length > value.capacity()) {
-                value = BytesStore.wrap(new byte[grown(v.length)]);
-            }
-            value.write(0, v, 0, v.length);
-            return value;
-        }
-
-        private static int grown(int length) {
-            return length > (1 << 30) ? Integer.MAX_VALUE - 8 : Integer.highestOneBit(length - 1) << 1;
-        }
     }
 
     /** {@link #openMapApi}: the plain {@code Map} methods, unchanged, for the benchmark's A/B. */

@@ -17,6 +17,8 @@ import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
+import org.openjdk.jmh.profile.GCProfiler;
+import org.openjdk.jmh.results.Result;
 import org.openjdk.jmh.results.RunResult;
 import org.openjdk.jmh.runner.Runner;
 import org.openjdk.jmh.runner.RunnerException;
@@ -36,9 +38,10 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code psmr bench micro}: the JMH microbenchmarks of the scheduler ({@link GraphBenchmark},
- * {@link BitmapIntersectBenchmark}, {@link SummaryBuildBenchmark}), run from the psmr jar, which
- * carries JMH's generated {@code META-INF/BenchmarkList}. Prints ns per batch and per command and
- * writes {@code micro.csv} beside the scheduler benchmark's results.
+ * {@link BitmapIntersectBenchmark}, {@link SummaryBuildBenchmark}) and of the store
+ * ({@link StoreCallBenchmark}), run from the psmr jar, which carries JMH's generated
+ * {@code META-INF/BenchmarkList}. Prints ns per batch and per command (and, with {@code --gc}, bytes
+ * allocated per operation) and writes {@code micro.csv} beside the scheduler benchmark's results.
  */
 @Command(name = "micro",
         mixinStandardHelpOptions = true,
@@ -47,13 +50,13 @@ import picocli.CommandLine.Spec;
         description = {
             "JMH microbenchmarks: graph insert+take+remove per graph and mode at depth 1, 8, 64; bitmap "
                 + "intersection per representation at m = 102,400 and 1,024,000; summary building per mode. "
-                + "Batches of 200 single-key commands. Reports ns per batch and per command. About 4 minutes "
-                + "with the defaults; --include narrows.",
+                + "Batches of 200 single-key commands. One Chronicle Map store call per path (StoreCall). "
+                + "Reports ns per batch and per command. About 5 minutes with the defaults; --include narrows.",
             ""})
 public final class MicroCommand implements Callable<Integer> {
 
     /** Header of micro.csv. */
-    public static final String CSV_HEADER = "benchmark,params,ns_per_op,error_ns,ns_per_command";
+    public static final String CSV_HEADER = "benchmark,params,ns_per_op,error_ns,ns_per_command,bytes_per_op";
 
     @Spec
     CommandSpec spec;
@@ -76,6 +79,10 @@ public final class MicroCommand implements Callable<Integer> {
     @Option(names = "--time", paramLabel = "TIME", defaultValue = "1s", converter = DurationConverter.class,
             description = "Length of each iteration, 10ms to 1m (default: ${DEFAULT-VALUE}).")
     Duration time;
+
+    @Option(names = "--gc", description = "Add JMH's GC profiler and report bytes allocated per operation "
+            + "(gc.alloc.rate.norm; empty in micro.csv without it).")
+    boolean gc;
 
     /** --out: the folder that receives micro-&lt;timestamp&gt;/micro.csv. */
     @Mixin
@@ -103,15 +110,18 @@ public final class MicroCommand implements Callable<Integer> {
                 .verbosity(VerboseMode.NORMAL)
                 // The benchmarks do not open Chronicle Map, but the kvstore classes they load may.
                 .jvmArgsAppend(ChronicleJvmFlags.CHRONICLE.toArray(String[]::new));
+        if (gc) {
+            opts.addProfiler(GCProfiler.class);
+        }
         Collection<RunResult> results = new Runner(opts.build()).run();
         List<String> rows = rows(results);
         PrintWriter o = spec.commandLine().getOut();
         o.println();
-        o.printf(Locale.ROOT, "%-42s %-58s %14s %14s%n", "benchmark", "params", "ns/batch (op)", "ns/command");
+        o.printf(Locale.ROOT, "%-42s %-58s %14s %14s %10s%n", "benchmark", "params", "ns/batch (op)", "ns/command", "B/op");
         StringBuilder csv = new StringBuilder(CSV_HEADER).append('\n');
         for (String row : rows) {
             String[] f = row.split(",", -1);
-            o.printf(Locale.ROOT, "%-42s %-58s %14s %14s%n", f[0], f[1], f[2] + " +- " + f[3], f[4]);
+            o.printf(Locale.ROOT, "%-42s %-58s %14s %14s %10s%n", f[0], f[1], f[2] + " +- " + f[3], f[4], f[5]);
             csv.append(row).append('\n');
         }
         Path dir = out.path().resolve("micro-" + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
@@ -140,7 +150,14 @@ public final class MicroCommand implements Callable<Integer> {
             }
             StringBuilder p = new StringBuilder();
             params.forEach((k, v) -> p.append(p.length() == 0 ? "" : " ").append(k).append('=').append(v));
-            rows.add(String.format(Locale.ROOT, "%s,%s,%.1f,%.1f,%s", name, p, ns, Double.isNaN(err) ? 0 : err, perCommand));
+            String bytesPerOp = "";
+            for (Map.Entry<String, Result> e : r.getSecondaryResults().entrySet()) {
+                if (e.getKey().endsWith("gc.alloc.rate.norm")) {
+                    bytesPerOp = String.format(Locale.ROOT, "%.1f", e.getValue().getScore());
+                }
+            }
+            rows.add(String.format(Locale.ROOT, "%s,%s,%.1f,%.1f,%s,%s", name, p, ns, Double.isNaN(err) ? 0 : err, perCommand,
+                    bytesPerOp));
         }
         return rows;
     }
