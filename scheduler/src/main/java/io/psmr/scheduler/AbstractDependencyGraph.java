@@ -40,6 +40,15 @@ abstract class AbstractDependencyGraph<C extends Command> implements DependencyG
      * and in which order, does not change.
      */
     private final int resumeSize;
+    /** When a batch that becomes free wakes a parked worker. */
+    private final WakePolicy wake;
+    /** Taken batches not yet removed: the busy workers. Under the lock. */
+    private int busy;
+    /**
+     * Inserts since a batch was last taken or a worker woken, during which free batches waited;
+     * under the lock. Bounds how long {@link WakePolicy#WHEN_OUTNUMBERED} lets a free batch wait.
+     */
+    private int waitedInserts;
 
     final ReentrantLock lock = new ReentrantLock();
     private final Condition freeAvailable = lock.newCondition();
@@ -68,7 +77,8 @@ abstract class AbstractDependencyGraph<C extends Command> implements DependencyG
     private long lastChangeNanos = createdNanos;
     private double sizeTimeIntegral;
 
-    AbstractDependencyGraph(ConflictDetection detection, int capacity, int spins) {
+    AbstractDependencyGraph(ConflictDetection detection, int capacity, int spins, WakePolicy wake) {
+        this.wake = Objects.requireNonNull(wake, "wake policy");
         this.detection = Objects.requireNonNull(detection, "detection");
         if (capacity < 1) {
             throw new IllegalArgumentException("graph capacity must be at least 1, got " + capacity);
@@ -144,9 +154,13 @@ abstract class AbstractDependencyGraph<C extends Command> implements DependencyG
             lastInstance = batch.instance();
             inserted++;
             resize(+1);
-            if (node.pendingDeps == 0) {
+            boolean isFree = node.pendingDeps == 0;
+            if (isFree) {
                 addFree(node);
-                freeAvailable.signal();
+            }
+            if (!free.isEmpty()) {
+                waitedInserts++;
+                wakeFor(isFree ? 1 : 0);
             }
         } finally {
             lock.unlock();
@@ -198,7 +212,35 @@ abstract class AbstractDependencyGraph<C extends Command> implements DependencyG
         GraphNode<C> n = free.poll();
         freeCount = free.size();
         n.taken = true;
+        busy++;
+        waitedInserts = 0;
         return n;
+    }
+
+    /**
+     * Under the lock, after {@code added} batches became free (0 when an insert added none): wakes
+     * parked workers as the {@link WakePolicy} says. {@link WakePolicy#WHEN_OUTNUMBERED} wakes one
+     * per free batch beyond the busy workers (every one if none is busy), and one anyway once free
+     * batches have waited through {@link WakePolicy#STALE_INSERTS} inserts. Signalling a condition
+     * nobody waits on costs no system call, so the count of parked workers is not needed.
+     */
+    private void wakeFor(int added) {
+        int n;
+        if (wake == WakePolicy.EAGER) {
+            n = added;
+        } else {
+            int excess = busy == 0 ? free.size() : free.size() - busy;
+            n = Math.min(added, excess);
+            if (n <= 0 && !free.isEmpty() && waitedInserts >= WakePolicy.STALE_INSERTS) {
+                n = 1;
+            }
+        }
+        for (int i = 0; i < n; i++) {
+            freeAvailable.signal();
+        }
+        if (n > 0) {
+            waitedInserts = 0;
+        }
     }
 
     /** Under the lock: makes {@code n} free. */
@@ -234,9 +276,9 @@ abstract class AbstractDependencyGraph<C extends Command> implements DependencyG
         lock.lock();
         try {
             int freed = removeLocked(node);
-            for (int i = 0; i < freed; i++) {
-                freeAvailable.signal();
-            }
+            // The caller may not come back to take (it is no longer busy), so every free batch,
+            // not only the ones this removal freed, counts toward a wake-up.
+            wakeFor(wake == WakePolicy.EAGER ? freed : free.size());
         } finally {
             lock.unlock();
         }
@@ -250,11 +292,10 @@ abstract class AbstractDependencyGraph<C extends Command> implements DependencyG
         try {
             int freed = removeLocked(node);
             if (!free.isEmpty()) {
-                // This worker takes one of the freed batches itself; wake one waiter per other.
-                for (int i = 1; i < freed; i++) {
-                    freeAvailable.signal();
-                }
-                return pollFree();
+                // This worker takes one of the freed batches itself; the policy decides about the others.
+                GraphNode<C> next = pollFree();
+                wakeFor(freed - 1);
+                return next;
             }
             while (free.isEmpty()) {
                 if (aborted || (closed && size == 0)) {
@@ -287,6 +328,7 @@ abstract class AbstractDependencyGraph<C extends Command> implements DependencyG
                     + (node.removed ? " was removed already" : " was not taken"));
         }
         node.removed = true;
+        busy--;
         unlinkFromList(node);
         int freed = 0;
         if (!aborted) {

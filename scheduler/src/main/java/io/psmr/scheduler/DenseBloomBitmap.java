@@ -89,6 +89,20 @@ public final class DenseBloomBitmap implements BloomBitmap {
         }
     }
 
+    @Override
+    public int[] toArray() {
+        int[] out = new int[cardinality()];
+        int n = 0;
+        for (int w = firstWord; w <= lastWord; w++) {
+            long word = words[w];
+            while (word != 0) {
+                out[n++] = (w << 6) + Long.numberOfTrailingZeros(word);
+                word &= word - 1;
+            }
+        }
+        return out;
+    }
+
     private void checkBit(int bit) {
         if (bit < 0 || bit >= bits) {
             throw new IllegalArgumentException("bit " + bit + " outside a bitmap of " + bits + " bits");

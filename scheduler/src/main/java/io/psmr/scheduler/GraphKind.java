@@ -23,10 +23,21 @@ public enum GraphKind {
      * @param spins how many checks a worker with nothing to take makes before it parks (0: parks at once)
      */
     public <C extends Command> DependencyGraph<C> create(ConflictDetection detection, int capacity, int spins) {
+        return create(detection, capacity, spins, WakePolicy.EAGER);
+    }
+
+    /**
+     * A new, empty graph of this kind.
+     *
+     * @param spins how many checks a worker with nothing to take makes before it parks (0: parks at once)
+     * @param wake  when a batch that becomes free wakes a parked worker
+     */
+    public <C extends Command> DependencyGraph<C> create(ConflictDetection detection, int capacity, int spins,
+                                                         WakePolicy wake) {
         return switch (this) {
-            case MONITOR -> new MonitorGraph<>(detection, capacity, spins);
-            case INDEXED -> new IndexedGraph<>(detection, capacity, spins);
-            case SPLIT_INDEXED -> new SplitIndexedGraph<>(detection, capacity, spins);
+            case MONITOR -> new MonitorGraph<>(detection, capacity, spins, wake);
+            case INDEXED -> new IndexedGraph<>(detection, capacity, spins, wake);
+            case SPLIT_INDEXED -> new SplitIndexedGraph<>(detection, capacity, spins, wake);
         };
     }
 

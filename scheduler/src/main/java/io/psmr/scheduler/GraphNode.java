@@ -23,8 +23,18 @@ final class GraphNode<C extends Command> implements PendingBatch<C> {
     /** Links of the ordered nodeList. */
     GraphNode<C> prev;
     GraphNode<C> next;
-    /** Stamp of the last insert that linked to this node; avoids duplicate edges in IndexedGraph. */
+    /** Stamp of the last insert that linked to this node; avoids duplicate edges in IndexedGraph (key modes). */
     long mark = -1;
+    /**
+     * Bitmap modes: the bits the index recorded for this node (writes first, then reads), kept so
+     * that forgetting it needs no second decoding of its summary; null once forgotten, and in key
+     * modes. Like {@link #mark}, these three fields belong to the index's owner, not to the lock.
+     */
+    int[] indexBits;
+    /** How many of {@link #indexBits}, from the start, are writes. */
+    int indexWrites;
+    /** The index's small-integer name for this node while it is indexed (bitmap modes); 0 when not. */
+    int indexId;
 
     GraphNode(Batch<C> batch, Object owner) {
         this.batch = batch;

@@ -24,7 +24,17 @@ public final class MonitorGraph<C extends Command> extends AbstractDependencyGra
      * @param spins     how many checks a worker with nothing to take makes before it parks (0: parks at once)
      */
     public MonitorGraph(ConflictDetection detection, int capacity, int spins) {
-        super(detection, capacity, spins);
+        this(detection, capacity, spins, WakePolicy.EAGER);
+    }
+
+    /**
+     * @param detection the settings every summary must match
+     * @param capacity  the most batches the graph holds before {@link #insert} blocks
+     * @param spins     how many checks a worker with nothing to take makes before it parks (0: parks at once)
+     * @param wake      when a batch that becomes free wakes a parked worker
+     */
+    public MonitorGraph(ConflictDetection detection, int capacity, int spins, WakePolicy wake) {
+        super(detection, capacity, spins, wake);
     }
 
     @Override

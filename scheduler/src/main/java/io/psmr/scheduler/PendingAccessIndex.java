@@ -1,6 +1,7 @@
 package io.psmr.scheduler;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -13,14 +14,30 @@ import java.util.Map;
  * these through a chain of edges, so the transitive closure is {@link MonitorGraph}'s (the argument
  * is in docs/architecture.md).
  *
- * <p>The bit index is an open-addressed hash table holding only bits of pending batches: at most
- * twice as many slots as the largest number of such bits seen, whatever {@code m}. An array of
- * {@code m} references would cost no hashing, but at the default {@code m} it spans 4 MiB and every
- * bit of a new batch missed the cache. The key index likewise holds only keys of pending batches.
+ * <p><b>The bit index</b> is an open-addressed hash table holding only bits of pending batches, one
+ * {@code long} per slot: the bit (plus one, so that 0 marks an empty slot) in the high half and its
+ * last writer's <em>id</em> in the low half. An id is a small integer the index gives a node while
+ * it is indexed ({@link GraphNode#indexId}), and {@link #byId} maps it back. So a probe reads one
+ * cache line, where a table of keys beside a table of references read two. A batch's bits are read
+ * once, as an {@code int[]} ({@link BloomBitmap#toArray}), and kept on the node
+ * ({@link GraphNode#indexBits}) until it is forgotten: link and forget are tight loops over an
+ * array, with no call per bit through a visitor. An array of {@code m} entries would need no
+ * hashing, but at the default {@code m} it spans megabytes and every bit of a new batch missed the
+ * cache. The key index likewise holds only keys of pending batches.
+ *
+ * <p><b>Bounds.</b> The table has at most {@code max(1024, 2^⌈log2(2(p + b))⌉)} slots, where
+ * {@code p} is the largest number of distinct bits that indexed batches have held at once and
+ * {@code b} the most bits of one batch (each slot 8 bytes, plus a 4-byte reference to a reader
+ * list in {@link ConflictMode#RW_BITMAP}); at 64 pending batches of 200 bits that is 32,768 slots,
+ * 256 KiB. Ids, {@link #byId} and the kept bit arrays are bounded by the number of nodes indexed at
+ * once (the owner forgets every node it removes); ids are reused, lowest-free-last, after a node is
+ * forgotten. Nothing depends on timing or threads: the same sequence of calls gives the same
+ * predecessors.
  *
  * <p><b>Threads.</b> Not thread-safe: its owner serialises every call ({@link IndexedGraph} under
- * its lock, {@link SplitIndexedGraph} on the delivery thread alone). Node {@link GraphNode#mark}s
- * are read and written only through this index, so they share its owner.
+ * its lock, {@link SplitIndexedGraph} on the delivery thread alone). A node's
+ * {@link GraphNode#mark}, {@link GraphNode#indexBits}, {@link GraphNode#indexWrites} and
+ * {@link GraphNode#indexId} are read and written only through this index, so they share its owner.
  */
 final class PendingAccessIndex<C extends Command> {
 
@@ -39,43 +56,91 @@ final class PendingAccessIndex<C extends Command> {
     private BitTable<C> bits;
     private final Map<Key, Slot<C>> keySlots = new HashMap<>();
 
+    /** Indexed nodes by id; slot 0 is never used (0 means "no writer" in the table). */
+    private GraphNode<C>[] byId;
+    /** By id: the stamp of the last link that named the node, so that it is named once per link. */
+    private long[] marks;
+    /** Ids of forgotten nodes, reused before new ones. */
+    private int[] freeIds = new int[16];
+    private int freeCount;
+    private int nextId = 1;
+
     private final Collector collector = new Collector();
     private final Forgetter forgetter = new Forgetter();
 
     /** @param withReaders whether reads are indexed apart from writes ({@link ConflictMode#RW_BITMAP}) */
+    @SuppressWarnings("unchecked")
     PendingAccessIndex(boolean withReaders) {
         this.withReaders = withReaders;
+        this.byId = (GraphNode<C>[]) new GraphNode<?>[16];
+        this.marks = new long[16];
     }
 
     /**
      * Appends to {@code out} every indexed batch that {@code node} must follow, each once (by
-     * {@code stamp}, new for each call), and indexes {@code node}'s own accesses: it becomes the last
-     * writer of what it writes and a reader of the rest. One pass over the summary.
+     * {@code stamp}, which must be greater than every earlier call's), and indexes {@code node}'s
+     * own accesses: it becomes the last writer of what it writes and a reader of the rest. One pass
+     * over the summary.
      *
      * @return the elements probed (bits or keys of {@code node}'s summary)
      */
     long link(GraphNode<C> node, long stamp, ArrayList<GraphNode<C>> out) {
+        ConflictSummary summary = node.batch.summary();
+        if (summary instanceof BitmapSummary b) {
+            int[] elements = b.bitmap().toArray();
+            return linkBits(node, elements, elements.length, stamp, out);
+        }
+        if (summary instanceof RwBitmapSummary rw) {
+            return linkRw(node, rw, stamp, out);
+        }
         collector.node = node;
         collector.stamp = stamp;
         collector.out = out;
         collector.probes = 0;
-        node.batch.summary().forEachElement(collector);
+        summary.forEachElement(collector);
         collector.node = null;
         collector.out = null;
         return collector.probes;
     }
 
-    /** Forgets {@code node}'s accesses, wherever it is still the last writer or a reader. */
+    /** Forgets {@code node}'s accesses, wherever it is still the last writer or a reader. Idempotent. */
     void forget(GraphNode<C> node) {
+        if (node.indexBits != null) {
+            forgetBits(node);
+            return;
+        }
+        if (node.batch.summary().bitmapBits() != 0) {
+            return; // a bitmap node already forgotten, or indexed before a clear
+        }
         forgetter.node = node;
         node.batch.summary().forEachElement(forgetter);
         forgetter.node = null;
     }
 
     /** Forgets everything. */
+    @SuppressWarnings("unchecked")
     void clear() {
         bits = null;
         keySlots.clear();
+        byId = (GraphNode<C>[]) new GraphNode<?>[16];
+        marks = new long[16];
+        freeCount = 0;
+        nextId = 1;
+    }
+
+    /** Number of distinct bits indexed; for tests. */
+    int bitCount() {
+        return bits == null ? 0 : bits.size;
+    }
+
+    /** Number of table slots; for tests of the bound. */
+    int tableSlots() {
+        return bits == null ? 0 : bits.table.length;
+    }
+
+    /** Highest id ever given; for tests of the bound. */
+    int highestId() {
+        return nextId - 1;
     }
 
     private BitTable<C> bits() {
@@ -83,6 +148,130 @@ final class PendingAccessIndex<C extends Command> {
             bits = new BitTable<>(withReaders);
         }
         return bits;
+    }
+
+    /** Writes first, then the read bits that are not also written (a written bit is indexed as a write). */
+    private long linkRw(GraphNode<C> node, RwBitmapSummary rw, long stamp, ArrayList<GraphNode<C>> out) {
+        int[] w = rw.writes().toArray();
+        int[] r = rw.reads().toArray();
+        int[] elements = new int[w.length + r.length];
+        System.arraycopy(w, 0, elements, 0, w.length);
+        int n = w.length;
+        int j = 0;
+        for (int bit : r) {
+            // Both arrays are increasing: advance through the writes to the first not below bit.
+            while (j < w.length && w[j] < bit) {
+                j++;
+            }
+            if (j == w.length || w[j] != bit) {
+                elements[n++] = bit;
+            }
+        }
+        if (n < elements.length) {
+            elements = Arrays.copyOf(elements, n);
+        }
+        return linkBits(node, elements, w.length, stamp, out);
+    }
+
+    private long linkBits(GraphNode<C> node, int[] elements, int writes, long stamp, ArrayList<GraphNode<C>> out) {
+        int id = allocateId(node);
+        node.indexBits = elements;
+        node.indexWrites = writes;
+        marks[id] = stamp; // never names itself
+        BitTable<C> t = bits();
+        // Room for every bit up front: the loop below then never moves the table.
+        t.reserve(elements.length);
+        long[] table = t.table;
+        ArrayList<GraphNode<C>>[] readers = t.readers;
+        GraphNode<C>[] nodes = byId;
+        long[] mk = marks;
+        for (int k = 0; k < elements.length; k++) {
+            int key = elements[k] + 1;
+            int i = t.findOrAdd(key);
+            int writer = (int) table[i];
+            if (writer != 0 && mk[writer] != stamp) {
+                mk[writer] = stamp;
+                out.add(nodes[writer]);
+            }
+            if (readers == null) {
+                table[i] = ((long) key << 32) | id;
+            } else if (k < writes) {
+                ArrayList<GraphNode<C>> rs = readers[i];
+                if (rs != null) {
+                    for (int r = 0, n = rs.size(); r < n; r++) {
+                        GraphNode<C> reader = rs.get(r);
+                        if (mk[reader.indexId] != stamp) {
+                            mk[reader.indexId] = stamp;
+                            out.add(reader);
+                        }
+                    }
+                    // The new writer follows them; later batches need only follow it.
+                    readers[i] = null;
+                }
+                table[i] = ((long) key << 32) | id;
+            } else {
+                ArrayList<GraphNode<C>> rs = readers[i];
+                if (rs == null) {
+                    rs = new ArrayList<>(2);
+                    readers[i] = rs;
+                }
+                rs.add(node);
+            }
+        }
+        return elements.length;
+    }
+
+    private void forgetBits(GraphNode<C> node) {
+        int id = node.indexId;
+        int[] elements = node.indexBits;
+        int writes = node.indexWrites;
+        node.indexBits = null;
+        node.indexId = 0;
+        BitTable<C> t = bits;
+        if (t == null || id >= byId.length || byId[id] != node) {
+            return; // indexed before a clear
+        }
+        long[] table = t.table;
+        ArrayList<GraphNode<C>>[] readers = t.readers;
+        for (int k = 0; k < elements.length; k++) {
+            int key = elements[k] + 1;
+            int i = t.find(key);
+            if (i < 0) {
+                continue;
+            }
+            long e = table[i];
+            if ((int) e == id) {
+                e = (long) key << 32;
+                table[i] = e;
+            } else if (readers != null && k >= writes) {
+                ArrayList<GraphNode<C>> rs = readers[i];
+                if (rs != null) {
+                    rs.remove(node);
+                    if (rs.isEmpty()) {
+                        readers[i] = null;
+                    }
+                }
+            }
+            if ((int) e == 0 && (readers == null || readers[i] == null)) {
+                t.removeAt(i);
+            }
+        }
+        byId[id] = null;
+        if (freeCount == freeIds.length) {
+            freeIds = Arrays.copyOf(freeIds, freeIds.length * 2);
+        }
+        freeIds[freeCount++] = id;
+    }
+
+    private int allocateId(GraphNode<C> node) {
+        int id = freeCount > 0 ? freeIds[--freeCount] : nextId++;
+        if (id >= byId.length) {
+            byId = Arrays.copyOf(byId, byId.length * 2);
+            marks = Arrays.copyOf(marks, marks.length * 2);
+        }
+        byId[id] = node;
+        node.indexId = id;
+        return id;
     }
 
     private static <C extends Command> void add(GraphNode<C> pred, GraphNode<C> node, long stamp,
@@ -100,22 +289,6 @@ final class PendingAccessIndex<C extends Command> {
         }
     }
 
-    private static <C extends Command> void recordBit(BitTable<C> t, int i, boolean write, GraphNode<C> node) {
-        if (write) {
-            if (t.readers != null) {
-                t.readers[i] = null;
-            }
-            t.writers[i] = node;
-        } else if (t.writers[i] != node) {
-            ArrayList<GraphNode<C>> readers = t.readers[i];
-            if (readers == null) {
-                readers = new ArrayList<>(2);
-                t.readers[i] = readers;
-            }
-            readers.add(node);
-        }
-    }
-
     private static <C extends Command> void recordKey(Slot<C> slot, boolean write, GraphNode<C> node) {
         if (write) {
             slot.readers.clear();
@@ -125,7 +298,7 @@ final class PendingAccessIndex<C extends Command> {
         }
     }
 
-    /** Finds a node's predecessors and records its accesses in the same pass. */
+    /** Key modes: finds a node's predecessors and records its accesses in the same pass. */
     private final class Collector implements ConflictSummary.ElementVisitor {
         GraphNode<C> node;
         long stamp;
@@ -134,16 +307,7 @@ final class PendingAccessIndex<C extends Command> {
 
         @Override
         public void onBit(int bit, boolean write) {
-            probes++;
-            BitTable<C> t = bits();
-            int i = t.findOrAdd(bit);
-            GraphNode<C> writer = t.writers[i];
-            add(writer, node, stamp, out);
-            ArrayList<GraphNode<C>> readers = t.readers == null ? null : t.readers[i];
-            if (write && readers != null) {
-                addAll(readers, node, stamp, out);
-            }
-            recordBit(t, i, write, node);
+            throw new IllegalStateException("bitmap summaries are indexed through their bit arrays");
         }
 
         @Override
@@ -158,28 +322,13 @@ final class PendingAccessIndex<C extends Command> {
         }
     }
 
+    /** Key modes: forgets a node's accesses. */
     private final class Forgetter implements ConflictSummary.ElementVisitor {
         GraphNode<C> node;
 
         @Override
         public void onBit(int bit, boolean write) {
-            BitTable<C> t = bits;
-            int i = t == null ? -1 : t.find(bit);
-            if (i < 0) {
-                return;
-            }
-            if (t.writers[i] == node) {
-                t.writers[i] = null;
-            } else if (t.readers != null && t.readers[i] != null) {
-                ArrayList<GraphNode<C>> readers = t.readers[i];
-                readers.remove(node);
-                if (readers.isEmpty()) {
-                    t.readers[i] = null;
-                }
-            }
-            if (t.writers[i] == null && (t.readers == null || t.readers[i] == null)) {
-                t.removeAt(i);
-            }
+            throw new IllegalStateException("bitmap summaries are forgotten through their bit arrays");
         }
 
         @Override
@@ -200,18 +349,18 @@ final class PendingAccessIndex<C extends Command> {
     }
 
     /**
-     * Open-addressed (linear probing) table from bit to its last pending writer and, with read
-     * bitmaps, its pending readers. Entries leave when both are gone, by backward-shift deletion,
-     * so there are no tombstones. Keys are stored as {@code bit + 1}; 0 marks an empty slot.
+     * Open-addressed (linear probing) table from bit to its last pending writer's id and, with read
+     * bitmaps, its pending readers. Slot {@code i} is {@code table[i] = (bit + 1) << 32 | writerId}
+     * ({@code 0}: empty; writer id 0: no writer). Entries leave when both writer and readers are
+     * gone, by backward-shift deletion, so there are no tombstones. At most half full.
      */
     private static final class BitTable<C extends Command> {
         private static final int INITIAL = 1024;
 
-        int[] keys;
-        GraphNode<C>[] writers;
+        long[] table;
         ArrayList<GraphNode<C>>[] readers;
         private final boolean withReaders;
-        private int size;
+        int size;
         private int shift;
 
         BitTable(boolean withReaders) {
@@ -221,22 +370,29 @@ final class PendingAccessIndex<C extends Command> {
 
         @SuppressWarnings("unchecked")
         private void allocate(int length) {
-            keys = new int[length];
-            writers = (GraphNode<C>[]) new GraphNode<?>[length];
+            table = new long[length];
             readers = withReaders ? (ArrayList<GraphNode<C>>[]) new ArrayList<?>[length] : null;
             shift = 32 - Integer.numberOfTrailingZeros(length);
         }
 
-        private int home(int key) {
+        /** Fibonacci hashing: the top bits of key × 2^32/φ. */
+        int home(int key) {
             return (key * 0x9E3779B9) >>> shift;
         }
 
-        /** The slot of {@code bit}, or -1. */
-        int find(int bit) {
-            int key = bit + 1;
-            int mask = keys.length - 1;
+        /** Grows until {@code more} new entries keep the table at most half full. */
+        void reserve(int more) {
+            while (2L * (size + more) > table.length) {
+                grow();
+            }
+        }
+
+        /** The slot of key {@code key} (a bit plus one), or -1. */
+        int find(int key) {
+            long[] t = table;
+            int mask = t.length - 1;
             for (int i = home(key); ; i = (i + 1) & mask) {
-                int k = keys[i];
+                int k = (int) (t[i] >>> 32);
                 if (k == key) {
                     return i;
                 }
@@ -246,44 +402,39 @@ final class PendingAccessIndex<C extends Command> {
             }
         }
 
-        /** The slot of {@code bit}, made empty (no writer, no readers) if it was absent. */
-        int findOrAdd(int bit) {
-            int key = bit + 1;
-            int mask = keys.length - 1;
-            int i = home(key);
-            for (; ; i = (i + 1) & mask) {
-                int k = keys[i];
+        /**
+         * The slot of key {@code key} (a bit plus one), made empty (no writer, no readers) if it was
+         * absent. The caller has {@link #reserve}d room.
+         */
+        int findOrAdd(int key) {
+            long[] t = table;
+            int mask = t.length - 1;
+            for (int i = home(key); ; i = (i + 1) & mask) {
+                int k = (int) (t[i] >>> 32);
                 if (k == key) {
                     return i;
                 }
                 if (k == 0) {
-                    break;
+                    t[i] = (long) key << 32;
+                    size++;
+                    return i;
                 }
             }
-            if (2 * (size + 1) > keys.length) {
-                grow();
-                return findOrAdd(bit);
-            }
-            keys[i] = key;
-            size++;
-            return i;
         }
 
         private void grow() {
-            int[] oldKeys = keys;
-            GraphNode<C>[] oldWriters = writers;
+            long[] old = table;
             ArrayList<GraphNode<C>>[] oldReaders = readers;
-            allocate(oldKeys.length * 2);
-            int mask = keys.length - 1;
-            for (int j = 0; j < oldKeys.length; j++) {
-                int key = oldKeys[j];
-                if (key != 0) {
-                    int i = home(key);
-                    while (keys[i] != 0) {
+            allocate(old.length * 2);
+            int mask = table.length - 1;
+            for (int j = 0; j < old.length; j++) {
+                long e = old[j];
+                if (e != 0) {
+                    int i = home((int) (e >>> 32));
+                    while (table[i] != 0) {
                         i = (i + 1) & mask;
                     }
-                    keys[i] = key;
-                    writers[i] = oldWriters[j];
+                    table[i] = e;
                     if (withReaders) {
                         readers[i] = oldReaders[j];
                     }
@@ -293,28 +444,27 @@ final class PendingAccessIndex<C extends Command> {
 
         /** Empties slot {@code i}, shifting back later entries of its probe run. */
         void removeAt(int i) {
-            int mask = keys.length - 1;
+            long[] t = table;
+            int mask = t.length - 1;
             int j = i;
             while (true) {
                 j = (j + 1) & mask;
-                int key = keys[j];
-                if (key == 0) {
+                long e = t[j];
+                if (e == 0) {
                     break;
                 }
-                int h = home(key);
+                int h = home((int) (e >>> 32));
                 // The entry at j may fill the hole at i unless its home lies cyclically in (i, j].
                 boolean stays = i <= j ? (i < h && h <= j) : (i < h || h <= j);
                 if (!stays) {
-                    keys[i] = key;
-                    writers[i] = writers[j];
+                    t[i] = e;
                     if (withReaders) {
                         readers[i] = readers[j];
                     }
                     i = j;
                 }
             }
-            keys[i] = 0;
-            writers[i] = null;
+            t[i] = 0;
             if (withReaders) {
                 readers[i] = null;
             }

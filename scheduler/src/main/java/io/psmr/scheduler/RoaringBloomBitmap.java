@@ -56,6 +56,12 @@ public final class RoaringBloomBitmap implements BloomBitmap {
         bitmap.forEach((org.roaringbitmap.IntConsumer) action::accept);
     }
 
+    @Override
+    public int[] toArray() {
+        // Decodes container by container, without a call per bit.
+        return bitmap.toArray();
+    }
+
     /** Compacts containers after filling; optional, called by the summary builder. */
     void optimize() {
         bitmap.runOptimize();

@@ -22,6 +22,9 @@ public final class SchedulerBuilder<C extends Command, R> {
     /** Default number of checks a worker with nothing to take makes before it parks; see {@link #workerSpins}. */
     public static final int DEFAULT_WORKER_SPINS = 0;
 
+    /** Default wake-up policy; see {@link #wakePolicy}. */
+    public static final WakePolicy DEFAULT_WAKE_POLICY = WakePolicy.EAGER;
+
     private final Service<C, R> service;
     private ResultSink<C, R> sink = ResultSink.discarding();
     private ConflictDetection detection = ConflictDetection.bitmap(ConflictDetection.DEFAULT_BITMAP_BITS);
@@ -29,6 +32,7 @@ public final class SchedulerBuilder<C extends Command, R> {
     private int workers = Runtime.getRuntime().availableProcessors();
     private int maxPending = DEFAULT_MAX_PENDING;
     private int workerSpins = DEFAULT_WORKER_SPINS;
+    private WakePolicy wakePolicy = DEFAULT_WAKE_POLICY;
     private boolean verifySummaries = true;
     private boolean sequential;
     private String threadNamePrefix = "psmr-worker-";
@@ -85,6 +89,15 @@ public final class SchedulerBuilder<C extends Command, R> {
         return this;
     }
 
+    /**
+     * When a batch that becomes free wakes a parked worker (default {@link #DEFAULT_WAKE_POLICY}).
+     * It changes no order, only how many thread wake-ups the workers pay; see {@link WakePolicy}.
+     */
+    public SchedulerBuilder<C, R> wakePolicy(WakePolicy policy) {
+        this.wakePolicy = Objects.requireNonNull(policy, "wake policy");
+        return this;
+    }
+
     /** Whether {@code deliver} checks that each summary covers its batch's keys (default on). */
     public SchedulerBuilder<C, R> verifySummaries(boolean verify) {
         this.verifySummaries = verify;
@@ -113,7 +126,7 @@ public final class SchedulerBuilder<C extends Command, R> {
         if (sequential) {
             return new SequentialScheduler<>(admission, runner);
         }
-        return new ParallelScheduler<>(admission, runner, graph.create(detection, maxPending, workerSpins), workers,
+        return new ParallelScheduler<>(admission, runner, graph.create(detection, maxPending, workerSpins, wakePolicy), workers,
                 threadNamePrefix);
     }
 }

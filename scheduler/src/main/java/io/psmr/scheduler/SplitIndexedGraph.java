@@ -62,7 +62,17 @@ public final class SplitIndexedGraph<C extends Command> extends AbstractDependen
      * @param spins     how many checks a worker with nothing to take makes before it parks (0: parks at once)
      */
     public SplitIndexedGraph(ConflictDetection detection, int capacity, int spins) {
-        super(detection, capacity, spins);
+        this(detection, capacity, spins, WakePolicy.EAGER);
+    }
+
+    /**
+     * @param detection the settings every summary must match
+     * @param capacity  the most batches the graph holds before {@link #insert} blocks
+     * @param spins     how many checks a worker with nothing to take makes before it parks (0: parks at once)
+     * @param wake      when a batch that becomes free wakes a parked worker
+     */
+    public SplitIndexedGraph(ConflictDetection detection, int capacity, int spins, WakePolicy wake) {
+        super(detection, capacity, spins, wake);
         this.index = new PendingAccessIndex<>(detection.mode() == ConflictMode.RW_BITMAP);
         this.removedSinceInsert = new ArrayList<>(Math.min(capacity + 1, 1024));
         this.toForget = new ArrayList<>(Math.min(capacity + 1, 1024));

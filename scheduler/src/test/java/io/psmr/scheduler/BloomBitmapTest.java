@@ -289,4 +289,27 @@ class BloomBitmapTest {
                     r + ": 100,000 intersects allocated " + allocated + " bytes; expected none");
         }
     }
+
+    /** {@code toArray} is the set bits in increasing order, in both representations, empty included. */
+    @Test
+    void toArrayListsTheSetBitsInOrder() {
+        long seed = 0x70A77A7L;
+        Random rnd = new Random(seed);
+        for (int round = 0; round < 200; round++) {
+            int m = 1 + rnd.nextInt(rnd.nextBoolean() ? 200 : 1_024_000);
+            int n = rnd.nextInt(300);
+            BitSet oracle = new BitSet(m);
+            for (BitmapRepresentation r : BitmapRepresentation.values()) {
+                BloomBitmap b = BloomBitmap.create(r, m);
+                Random bits = new Random(seed + round);
+                for (int i = 0; i < n; i++) {
+                    int bit = bits.nextInt(m);
+                    b.set(bit);
+                    oracle.set(bit);
+                }
+                assertArrayEquals(oracle.stream().toArray(), b.toArray(), r + " m " + m + " round " + round + " seed " + seed);
+            }
+            oracle.clear();
+        }
+    }
 }

@@ -3,6 +3,7 @@ package io.psmr.bench.scheduler;
 import io.psmr.bench.cos.CosVariant;
 import io.psmr.scheduler.GraphKind;
 import io.psmr.scheduler.SchedulerMode;
+import io.psmr.scheduler.WakePolicy;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -12,9 +13,13 @@ import java.util.List;
  * scheduler module's vocabulary knows nothing of the baselines. Immutable; any thread.
  *
  * <p><b>Design variants</b>, for A/B runs of the scheduler's concurrency in one invocation: a psmr
- * mode may name another graph and a worker spin count, as {@code MODE[/GRAPH][+spinN]}, for example
- * {@code bitmap-indexed/indexed} (the index under the graph lock, the design before issue 14) or
- * {@code bitmap-indexed+spin2000}. The plain name is the mode as a replica runs it.
+ * mode may name another graph, a worker spin count and a wake-up policy, as
+ * {@code MODE[/GRAPH][+spinN][+wakeeager|+wakelazy]}, for example {@code bitmap-indexed/indexed}
+ * (the index under the graph lock, the design before issue 14), {@code bitmap-indexed+spin2000} or
+ * {@code bitmap-indexed+wakelazy} ({@link WakePolicy#WHEN_OUTNUMBERED}; {@code +wakeeager} is
+ * {@link WakePolicy#EAGER}). The plain name is the mode as a replica runs it, with the scheduler's
+ * default wake-up policy; a named policy stays in the name even when it is the default, so that an
+ * A/B of the two policies reads the same whichever is the default.
  */
 public sealed interface BenchMode permits BenchMode.Psmr, BenchMode.Cos, BenchMode.Partitioned {
 
@@ -32,14 +37,16 @@ public sealed interface BenchMode permits BenchMode.Psmr, BenchMode.Cos, BenchMo
 
     /**
      * A psmr scheduler configuration, on {@code graph} with workers that spin {@code spins} checks
-     * before parking; {@link #Psmr(SchedulerMode)} is the mode as a replica runs it.
+     * before parking and are woken by {@code wake} (null: the scheduler's default,
+     * {@link io.psmr.scheduler.SchedulerBuilder#DEFAULT_WAKE_POLICY}); {@link #Psmr(SchedulerMode)}
+     * is the mode as a replica runs it.
      */
-    record Psmr(SchedulerMode mode, GraphKind graph, int spins) implements BenchMode {
+    record Psmr(SchedulerMode mode, GraphKind graph, int spins, WakePolicy wake) implements BenchMode {
         public Psmr {
             if (mode == null) {
                 throw new IllegalArgumentException("mode is null");
             }
-            if (!mode.parallel() && (graph != null || spins != 0)) {
+            if (!mode.parallel() && (graph != null || spins != 0 || wake != null)) {
                 throw new IllegalArgumentException("mode '" + mode.cliName() + "' has no graph and no workers to vary");
             }
             if (mode.parallel() && graph == null) {
@@ -50,20 +57,31 @@ public sealed interface BenchMode permits BenchMode.Psmr, BenchMode.Cos, BenchMo
             }
         }
 
-        /** The mode as a replica runs it: its own graph, workers that park at once. */
-        public Psmr(SchedulerMode mode) {
-            this(mode, mode == null ? null : mode.graph(), 0);
+        /** A configuration with the scheduler's default wake-up policy. */
+        public Psmr(SchedulerMode mode, GraphKind graph, int spins) {
+            this(mode, graph, spins, null);
         }
 
-        /** Whether this differs from the mode as a replica runs it. */
+        /** The mode as a replica runs it: its own graph, workers that park at once. */
+        public Psmr(SchedulerMode mode) {
+            this(mode, mode == null ? null : mode.graph(), 0, null);
+        }
+
+        /** Whether this differs from the mode as a replica runs it (a named wake-up policy counts). */
         public boolean isVariant() {
-            return graph != mode.graph() || spins != 0;
+            return graph != mode.graph() || spins != 0 || wake != null;
+        }
+
+        /** The wake-up policy the scheduler runs with. */
+        public WakePolicy wakePolicy() {
+            return wake != null ? wake : io.psmr.scheduler.SchedulerBuilder.DEFAULT_WAKE_POLICY;
         }
 
         @Override
         public String cliName() {
             return mode.cliName() + (graph != mode.graph() ? "/" + graph.cliName() : "")
-                    + (spins > 0 ? "+spin" + spins : "");
+                    + (spins > 0 ? "+spin" + spins : "")
+                    + (wake == null ? "" : wake == WakePolicy.EAGER ? "+wakeeager" : "+wakelazy");
         }
 
         @Override
@@ -200,19 +218,30 @@ public sealed interface BenchMode permits BenchMode.Psmr, BenchMode.Cos, BenchMo
         }
     }
 
-    /** Parses {@code MODE[/GRAPH][+spinN]}. */
+    /** Parses {@code MODE[/GRAPH][+spinN][+wakeeager|+wakelazy]}; the suffixes in any order. */
     private static BenchMode variant(String name) {
         String rest = name;
         int spins = 0;
+        WakePolicy wake = null;
         int plus = rest.indexOf('+');
         if (plus > 0) {
-            String spin = rest.substring(plus + 1);
-            rest = rest.substring(0, plus);
-            if (!spin.matches("spin[0-9]{1,7}")) {
-                throw new IllegalArgumentException("mode variant '" + name + "': '+" + spin
-                        + "' is not +spinN with N from 0 to 9999999");
+            for (String part : rest.substring(plus + 1).split("\\+", -1)) {
+                if (part.equals("wakeeager")) {
+                    wake = WakePolicy.EAGER;
+                } else if (part.equals("wakelazy")) {
+                    wake = WakePolicy.WHEN_OUTNUMBERED;
+                } else if (part.startsWith("wake")) {
+                    throw new IllegalArgumentException("mode variant '" + name + "': '+" + part
+                            + "' is not +wakeeager or +wakelazy");
+                } else if (part.matches("spin[0-9]{1,7}")) {
+                    spins = Integer.parseInt(part.substring(4));
+                } else {
+                    throw new IllegalArgumentException("mode variant '" + name + "': '+" + part
+                            + "' is not +spinN with N from 0 to 9999999"
+                            + (part.startsWith("spin") ? "" : ", +wakeeager or +wakelazy"));
+                }
             }
-            spins = Integer.parseInt(spin.substring(4));
+            rest = rest.substring(0, plus);
         }
         GraphKind graph = null;
         int slash = rest.indexOf('/');
@@ -235,6 +264,6 @@ public sealed interface BenchMode permits BenchMode.Psmr, BenchMode.Cos, BenchMo
             throw new IllegalArgumentException("mode variant '" + name + "': " + mode.cliName()
                     + " is a reference and has no variants");
         }
-        return new Psmr(mode, graph == null ? mode.graph() : graph, spins);
+        return new Psmr(mode, graph == null ? mode.graph() : graph, spins, wake);
     }
 }

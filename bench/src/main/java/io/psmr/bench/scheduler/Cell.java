@@ -72,6 +72,11 @@ public record Cell(BenchMode mode, int batch, int workers, int conflictPct, bool
         return mode instanceof BenchMode.Psmr p ? p.spins() : 0;
     }
 
+    /** When this cell's parked workers are woken ({@link io.psmr.scheduler.SchedulerBuilder#DEFAULT_WAKE_POLICY} for references and COS). */
+    public io.psmr.scheduler.WakePolicy wakePolicy() {
+        return mode instanceof BenchMode.Psmr p ? p.wakePolicy() : io.psmr.scheduler.SchedulerBuilder.DEFAULT_WAKE_POLICY;
+    }
+
     /**
      * Whether this cell runs {@code mode} as a replica runs it (no design variant, summaries pre-built) on the
      * invocation's first store.

@@ -414,6 +414,7 @@ public final class SchedulerBench {
                 .detection(detection)
                 .graph(c.graph())
                 .workerSpins(c.workerSpins())
+                .wakePolicy(c.wakePolicy())
                 .workers(c.workers())
                 .maxPending(settings.maxPending())
                 .verifySummaries(settings.verify())

@@ -2,12 +2,15 @@ package io.psmr.bench.scheduler;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.psmr.bench.cli.CliRun;
 import io.psmr.scheduler.GraphKind;
+import io.psmr.scheduler.SchedulerBuilder;
 import io.psmr.scheduler.SchedulerMode;
+import io.psmr.scheduler.WakePolicy;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -17,7 +20,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The design variants of {@code --modes} ({@code MODE[/GRAPH][+spinN]}) that A/B the scheduler's concurrency. */
+/** The design variants of {@code --modes} ({@code MODE[/GRAPH][+spinN][+wakeeager|+wakelazy]}) that A/B the scheduler's concurrency. */
 class BenchModeTest {
 
     @Test
@@ -40,7 +43,35 @@ class BenchModeTest {
     }
 
     @Test
+    void variantsNameAWakePolicyThatStaysInTheName() {
+        BenchMode lazy = BenchMode.fromCliName("bitmap-indexed+wakelazy");
+        assertEquals(new BenchMode.Psmr(SchedulerMode.BITMAP_INDEXED, GraphKind.SPLIT_INDEXED, 0,
+                WakePolicy.WHEN_OUTNUMBERED), lazy);
+        assertEquals("bitmap-indexed+wakelazy", lazy.cliName());
+        assertEquals(WakePolicy.WHEN_OUTNUMBERED, new Cell(lazy, 200, 2, 0).wakePolicy());
+        BenchMode eager = BenchMode.fromCliName("bitmap-indexed+wakeeager");
+        assertEquals("bitmap-indexed+wakeeager", eager.cliName());
+        assertEquals(WakePolicy.EAGER, new Cell(eager, 200, 2, 0).wakePolicy());
+        // Named explicitly, a policy is a variant even when it is the default, so both sides of an A/B are cells.
+        assertTrue(((BenchMode.Psmr) eager).isVariant());
+        assertNotEquals(BenchMode.fromCliName("bitmap-indexed"), eager);
+        assertEquals(SchedulerBuilder.DEFAULT_WAKE_POLICY,
+                new Cell(BenchMode.fromCliName("bitmap-indexed"), 200, 2, 0).wakePolicy());
+        // With a graph and a spin count, in either order.
+        BenchMode all = BenchMode.fromCliName("rw-bitmap/indexed+wakelazy+spin10");
+        assertEquals(new BenchMode.Psmr(SchedulerMode.RW_BITMAP, GraphKind.INDEXED, 10, WakePolicy.WHEN_OUTNUMBERED), all);
+        assertEquals("rw-bitmap/indexed+spin10+wakelazy", all.cliName());
+        assertEquals(all, BenchMode.fromCliName(all.cliName()));
+    }
+
+    @Test
     void badVariantsAreRefusedNamingTheProblem() {
+        assertEquals("mode variant 'bitmap-indexed+wakeup': '+wakeup' is not +wakeeager or +wakelazy",
+                assertThrows(IllegalArgumentException.class, () -> BenchMode.fromCliName("bitmap-indexed+wakeup")).getMessage());
+        assertEquals("mode variant 'bitmap-indexed+fast': '+fast' is not +spinN with N from 0 to 9999999, +wakeeager or +wakelazy",
+                assertThrows(IllegalArgumentException.class, () -> BenchMode.fromCliName("bitmap-indexed+fast")).getMessage());
+        assertEquals("mode variant 'sequential+wakelazy': sequential is a reference and has no variants",
+                assertThrows(IllegalArgumentException.class, () -> BenchMode.fromCliName("sequential+wakelazy")).getMessage());
         assertEquals("mode variant 'bitmap-indexed/heap': unknown graph 'heap'; graphs: monitor, indexed, split-indexed",
                 assertThrows(IllegalArgumentException.class, () -> BenchMode.fromCliName("bitmap-indexed/heap")).getMessage());
         assertEquals("mode variant 'bitmap-indexed+spinx': '+spinx' is not +spinN with N from 0 to 9999999",
