@@ -7,15 +7,26 @@ package io.psmr.scheduler;
 public final class BitmapSummary implements ConflictSummary {
 
     private final BloomBitmap bits;
+    /** The set bits, increasing: read once here, where the summary is made or decoded, not by the delivery thread. */
+    private final int[] setBits;
 
     /** A summary over {@code bits}, which the caller must no longer modify. */
     public BitmapSummary(BloomBitmap bits) {
         this.bits = bits;
+        this.setBits = bits.toArray();
     }
 
     /** The bitmap; read only. */
     public BloomBitmap bitmap() {
         return bits;
+    }
+
+    /**
+     * The set bits in increasing order, read from the bitmap when this summary was made (on a replica, on the
+     * decode path), so that the indexed graphs' delivery thread reads a plain array. Read only: never modify it.
+     */
+    public int[] setBits() {
+        return setBits;
     }
 
     @Override

@@ -18,18 +18,21 @@ import java.util.Map;
  * {@code long} per slot: the bit (plus one, so that 0 marks an empty slot) in the high half and its
  * last writer's <em>id</em> in the low half. An id is a small integer the index gives a node while
  * it is indexed ({@link GraphNode#indexId}), and {@link #byId} maps it back. So a probe reads one
- * cache line, where a table of keys beside a table of references read two. A batch's bits are read
- * once, as an {@code int[]} ({@link BloomBitmap#toArray}), and kept on the node
+ * cache line, where a table of keys beside a table of references read two. A batch's bits are an
+ * {@code int[]} read from its bitmap where the summary was made ({@link BitmapSummary#setBits}: on a
+ * replica, on the decode path, off the delivery thread), kept on the node
  * ({@link GraphNode#indexBits}) until it is forgotten: link and forget are tight loops over an
  * array, with no call per bit through a visitor. An array of {@code m} entries would need no
  * hashing, but at the default {@code m} it spans megabytes and every bit of a new batch missed the
  * cache. The key index likewise holds only keys of pending batches.
  *
- * <p><b>Bounds.</b> The table has at most {@code max(1024, 2^⌈log2(2(p + b))⌉)} slots, where
+ * <p><b>Bounds.</b> The table has at most {@code max(1024, 2^⌈log2(8(p + b))⌉)} slots, where
  * {@code p} is the largest number of distinct bits that indexed batches have held at once and
  * {@code b} the most bits of one batch (each slot 8 bytes, plus a 4-byte reference to a reader
- * list in {@link ConflictMode#RW_BITMAP}); at 64 pending batches of 200 bits that is 32,768 slots,
- * 256 KiB. Ids, {@link #byId} and the kept bit arrays are bounded by the number of nodes indexed at
+ * list in {@link ConflictMode#RW_BITMAP}); at 64 pending batches of 200 bits that is 131,072 slots,
+ * 1 MiB, and never more than {@code 2^⌈log2(8(m + b))⌉} slots whatever the number pending. The table is
+ * kept at most an eighth full because its time is its probe runs: a quarter full cost 1.2-1.4x and half
+ * full 1.6x per batch. Ids, {@link #byId} and the kept bit arrays are bounded by the number of nodes indexed at
  * once (the owner forgets every node it removes); ids are reused, lowest-free-last, after a node is
  * forgotten. Nothing depends on timing or threads: the same sequence of calls gives the same
  * predecessors.
@@ -87,7 +90,7 @@ final class PendingAccessIndex<C extends Command> {
     long link(GraphNode<C> node, long stamp, ArrayList<GraphNode<C>> out) {
         ConflictSummary summary = node.batch.summary();
         if (summary instanceof BitmapSummary b) {
-            int[] elements = b.bitmap().toArray();
+            int[] elements = b.setBits(); // read only here and in forget
             return linkBits(node, elements, elements.length, stamp, out);
         }
         if (summary instanceof RwBitmapSummary rw) {
@@ -352,7 +355,7 @@ final class PendingAccessIndex<C extends Command> {
      * Open-addressed (linear probing) table from bit to its last pending writer's id and, with read
      * bitmaps, its pending readers. Slot {@code i} is {@code table[i] = (bit + 1) << 32 | writerId}
      * ({@code 0}: empty; writer id 0: no writer). Entries leave when both writer and readers are
-     * gone, by backward-shift deletion, so there are no tombstones. At most half full.
+     * gone, by backward-shift deletion, so there are no tombstones. At most an eighth full.
      */
     private static final class BitTable<C extends Command> {
         private static final int INITIAL = 1024;
@@ -380,9 +383,9 @@ final class PendingAccessIndex<C extends Command> {
             return (key * 0x9E3779B9) >>> shift;
         }
 
-        /** Grows until {@code more} new entries keep the table at most half full. */
+        /** Grows until {@code more} new entries keep the table at most an eighth full. */
         void reserve(int more) {
-            while (2L * (size + more) > table.length) {
+            while (8L * (size + more) > table.length) {
                 grow();
             }
         }

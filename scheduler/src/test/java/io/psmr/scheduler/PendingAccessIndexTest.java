@@ -205,7 +205,7 @@ class PendingAccessIndexTest {
         }
         assertEquals(0, index.bitCount(), "bits left after forgetting every node");
         // The documented bounds: slots, and ids no more than the nodes indexed at once.
-        int bound = Math.max(1024, Integer.highestOneBit(Math.max(1, 2 * (mostLive + mostBits) - 1)) << 1);
+        int bound = Math.max(1024, Integer.highestOneBit(Math.max(1, 8 * (mostLive + mostBits) - 1)) << 1);
         assertTrue(index.tableSlots() <= bound, index.tableSlots() + " slots above the bound " + bound);
         assertTrue(index.highestId() <= mostIndexed, "ids up to " + index.highestId() + " for " + mostIndexed + " indexed");
     }

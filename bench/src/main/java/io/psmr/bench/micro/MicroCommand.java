@@ -38,7 +38,7 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code psmr bench micro}: the JMH microbenchmarks of the scheduler ({@link GraphBenchmark},
- * {@link BitmapIntersectBenchmark}, {@link SummaryBuildBenchmark}) and of the store
+ * {@link DeliveryBenchmark}, {@link BitmapIntersectBenchmark}, {@link SummaryBuildBenchmark}) and of the store
  * ({@link StoreCallBenchmark}), run from the psmr jar, which carries JMH's generated
  * {@code META-INF/BenchmarkList}. Prints ns per batch and per command (and, with {@code --gc}, bytes
  * allocated per operation) and writes {@code micro.csv} beside the scheduler benchmark's results.
@@ -48,7 +48,8 @@ import picocli.CommandLine.Spec;
         sortOptions = false,
         usageHelpAutoWidth = true,
         description = {
-            "JMH microbenchmarks: graph insert+take+remove per graph and mode at depth 1, 8, 64; bitmap "
+            "JMH microbenchmarks: graph insert+take+remove per graph and mode at depth 1, 8, 64; the delivery "
+                + "thread's insert plus forget at 64 pending (Delivery); bitmap "
                 + "intersection per representation at m = 102,400 and 1,024,000; summary building per mode. "
                 + "Batches of 200 single-key commands. One Chronicle Map store call per path (StoreCall). "
                 + "Reports ns per batch and per command. About 5 minutes with the defaults; --include narrows.",
