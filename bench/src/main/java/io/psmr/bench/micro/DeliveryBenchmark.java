@@ -3,7 +3,6 @@ package io.psmr.bench.micro;
 import io.psmr.bench.scheduler.BenchWorkload;
 import io.psmr.kvstore.KvCommand;
 import io.psmr.scheduler.Batch;
-import io.psmr.scheduler.BitmapRepresentation;
 import io.psmr.scheduler.ConflictDetection;
 import io.psmr.scheduler.ConflictMode;
 import io.psmr.scheduler.ConflictSummary;
@@ -71,12 +70,7 @@ public class DeliveryBenchmark {
 
     @Setup(Level.Trial)
     public void setUp() throws InterruptedException {
-        ConflictDetection detection = switch (mode) {
-            case KEYS_PAIRWISE -> ConflictDetection.keysPairwise();
-            case KEYS_HASHED -> ConflictDetection.keysHashed();
-            case BITMAP -> ConflictDetection.bitmap(bits).withRepresentation(BitmapRepresentation.ROARING);
-            case RW_BITMAP -> ConflictDetection.rwBitmap(bits);
-        };
+        ConflictDetection detection = GraphBenchmark.detection(mode, bits);
         // The workload's cycle (1,024 batches) is far longer than the graph, so the bits of the
         // pending batches are as random as a live stream's.
         BenchWorkload w = BenchWorkload.build(batch, conflict, Math.max(depth, 64), 42);

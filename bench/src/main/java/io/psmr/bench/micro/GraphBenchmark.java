@@ -60,14 +60,19 @@ public class GraphBenchmark {
     private long instance;
     private int next;
 
-    @Setup(Level.Trial)
-    public void setUp() {
-        ConflictDetection detection = switch (mode) {
+    /** The detection a graph benchmark's {@code mode} parameter names: bitmaps are Roaring, of {@code bits} bits. */
+    static ConflictDetection detection(ConflictMode mode, int bits) {
+        return switch (mode) {
             case KEYS_PAIRWISE -> ConflictDetection.keysPairwise();
             case KEYS_HASHED -> ConflictDetection.keysHashed();
             case BITMAP -> ConflictDetection.bitmap(bits).withRepresentation(BitmapRepresentation.ROARING);
             case RW_BITMAP -> ConflictDetection.rwBitmap(bits);
         };
+    }
+
+    @Setup(Level.Trial)
+    public void setUp() {
+        ConflictDetection detection = detection(mode, bits);
         BenchWorkload w = BenchWorkload.build(batch, 0, Math.max(depth, 64), 42);
         commands = new java.util.ArrayList<>();
         for (int i = 0; i < w.cycleLength(); i++) {
