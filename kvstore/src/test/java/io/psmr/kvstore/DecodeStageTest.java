@@ -114,15 +114,21 @@ class DecodeStageTest {
     void aDecoderExceptionFailsTheStageAtItsTurnAndEndsDelivery() throws Exception {
         IllegalStateException boom = new IllegalStateException("decoder defect");
         List<Long> handled = new CopyOnWriteArrayList<>();
+        // The handler waits until all five are queued, so that no delivery below meets the failure early.
+        CountDownLatch allQueued = new CountDownLatch(1);
         DecodeStage<byte[]> stage = new DecodeStage<>("test-delivery", 8, 0, (i, v) -> {
             if (i == 3) {
                 throw boom;
             }
             return v;
-        }, (i, v) -> handled.add(i)).start();
+        }, (i, v) -> {
+            allQueued.await();
+            handled.add(i);
+        }).start();
         for (long i = 1; i <= 5; i++) {
             stage.deliver(i, value(i)); // 3 does not throw here: its failure waits for its turn
         }
+        allQueued.countDown();
         assertFalse(stage.awaitHandled(5, 5, TimeUnit.SECONDS));
         assertEquals(List.of(1L, 2L), handled, "the values before the defect are handled, none after");
         assertSame(boom, stage.failure().orElseThrow());
