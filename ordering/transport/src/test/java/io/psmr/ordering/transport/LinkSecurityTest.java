@@ -120,8 +120,7 @@ class LinkSecurityTest {
         dial(n2);
         await("the dialler refuses n1's certificate", () -> n2.refusals() > 0);
         assertNull(server.frames.poll());
-        assertTrue(log.list.stream().anyMatch(e -> e.getFormattedMessage().contains("dialled node n3")
-                && e.getFormattedMessage().contains("names node n1 of cluster alpha")), () -> lines(log));
+        awaitLogged(log, "dialled node n3", "names node n1 of cluster alpha");
     }
 
     @Test
@@ -142,7 +141,7 @@ class LinkSecurityTest {
         dial(tls(ALPHA, ClusterMember.client("alpha", "127.0.0.1"), Map.of(server.address(), ClusterMember.node("alpha", "n1"))));
         await("the node port refuses a client", () -> n1.refusals() > 0);
         assertNull(server.frames.poll());
-        assertTrue(log.list.stream().anyMatch(e -> e.getFormattedMessage().contains("this port admits only nodes")), () -> lines(log));
+        awaitLogged(log, "this port admits only nodes");
         link.close();
         server.close();
 
@@ -238,7 +237,25 @@ class LinkSecurityTest {
         return appender;
     }
 
-    private static String lines(ListAppender<ILoggingEvent> log) {
-        return log.list.stream().map(ILoggingEvent::getFormattedMessage).toList().toString();
+    /**
+     * Waits until a captured line contains every one of {@code parts}. A refusal is counted before it is logged,
+     * on the connection's thread, so the line may come a moment after the count the test waited on.
+     */
+    private static void awaitLogged(ListAppender<ILoggingEvent> log, String... parts) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (lines(log).stream().noneMatch(line -> java.util.Arrays.stream(parts).allMatch(line::contains))) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("not within 10 s: a line with " + java.util.Arrays.toString(parts)
+                        + " among " + lines(log));
+            }
+            Thread.sleep(10); // polling a condition, with a deadline
+        }
+    }
+
+    /** The captured lines so far; read under the appender's lock, which every append holds. */
+    private static List<String> lines(ListAppender<ILoggingEvent> log) {
+        synchronized (log) {
+            return log.list.stream().map(ILoggingEvent::getFormattedMessage).toList();
+        }
     }
 }
