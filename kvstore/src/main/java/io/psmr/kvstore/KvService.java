@@ -76,7 +76,11 @@ public final class KvService implements Service<KvCommand, KvResult> {
                 if (previous < 0) {
                     yield KvResult.notFound();
                 }
-                usedBytes.add(c.value().length - previous);
+                int delta = c.value().length - previous;
+                if (delta != 0) {
+                    // A same-size replace, the common update, leaves the count alone: no atomic add.
+                    usedBytes.add(delta);
+                }
                 yield KvResult.ok();
             }
             case DELETE -> {

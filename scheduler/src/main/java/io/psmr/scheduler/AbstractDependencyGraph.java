@@ -59,7 +59,7 @@ abstract class AbstractDependencyGraph<C extends Command> implements DependencyG
     GraphNode<C> head;
     private GraphNode<C> tail;
     private final PriorityQueue<GraphNode<C>> free =
-            new PriorityQueue<>((a, b) -> Long.compare(a.batch.instance(), b.batch.instance()));
+            new PriorityQueue<>((a, b) -> Long.compare(a.instance, b.instance));
     private int size;
     private boolean hasInserted;
     private long lastInstance;

@@ -12,6 +12,8 @@ import java.util.ArrayList;
 final class GraphNode<C extends Command> implements PendingBatch<C> {
 
     final Batch<C> batch;
+    /** {@code batch.instance()}, kept here so that ordering the free queue reads no second object. */
+    final long instance;
     final Object owner;
     /** Nodes that depend on this one: the edges E out of it. */
     final ArrayList<GraphNode<C>> deps = new ArrayList<>(2);
@@ -38,6 +40,7 @@ final class GraphNode<C extends Command> implements PendingBatch<C> {
 
     GraphNode(Batch<C> batch, Object owner) {
         this.batch = batch;
+        this.instance = batch.instance();
         this.owner = owner;
     }
 

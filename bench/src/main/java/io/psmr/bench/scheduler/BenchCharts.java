@@ -78,8 +78,7 @@ public final class BenchCharts {
         List<CellResult> ceiling = ceilingRows(results);
         if (ceiling.stream().map(r -> r.cell().workers()).distinct().count() >= 2) {
             Path f = dir.resolve("ceiling.png");
-            save(scalingChart("Fraction of the partitioned ceiling by workers, conflict-free" + machine, ceiling,
-                    CellResult::ceilingFraction, "fraction of the partitioned ceiling (median, min-max)"), f);
+            save(ceilingChart("Fraction of the partitioned ceiling by workers, conflict-free" + machine, ceiling), f);
             written.add(f);
         }
         return written;
@@ -105,12 +104,6 @@ public final class BenchCharts {
      */
     static CategoryChart scalingChart(String title, List<CellResult> rows,
                                       java.util.function.ToDoubleFunction<CellResult> fraction, String yAxis) {
-        CategoryChart chart = new CategoryChartBuilder().width(1100).height(560).title(title)
-                .xAxisTitle("workers, configuration").yAxisTitle(yAxis).build();
-        chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideE);
-        chart.getStyler().setXAxisLabelRotation(20);
-        chart.getStyler().setYAxisMin(0.0);
-        chart.getStyler().setYAxisDecimalPattern("0.00");
         List<RangeBars.Bar> bars = new ArrayList<>();
         rows.stream().sorted(Comparator.comparingInt((CellResult r) -> r.cell().workers())).forEach(r -> {
             Cell c = r.cell();
@@ -122,6 +115,31 @@ public final class BenchCharts {
             bars.add(new RangeBars.Bar("w=" + c.workers() + " " + series, series, f,
                     Math.min(f, r.minCps() * perCps), Math.max(f, r.maxCps() * perCps)));
         });
+        return fractionChart(title, yAxis, bars);
+    }
+
+    /**
+     * The ceiling fraction per worker count: median over rounds, whisker from the lowest to the highest round
+     * (each round's fraction is over the ceiling's run of that round, so the whisker is the fraction's own range).
+     */
+    static CategoryChart ceilingChart(String title, List<CellResult> rows) {
+        List<RangeBars.Bar> bars = new ArrayList<>();
+        rows.stream().sorted(Comparator.comparingInt((CellResult r) -> r.cell().workers())).forEach(r -> {
+            String series = scalingSeries(r.cell());
+            bars.add(new RangeBars.Bar("w=" + r.cell().workers() + " " + series, series, r.ceilingFraction(),
+                    r.ceilingMin(), r.ceilingMax()));
+        });
+        return fractionChart(title, "fraction of the partitioned ceiling (median, min-max)", bars);
+    }
+
+    /** Bars of fractions, grouped by worker count, one series (colour) per configuration. */
+    private static CategoryChart fractionChart(String title, String yAxis, List<RangeBars.Bar> bars) {
+        CategoryChart chart = new CategoryChartBuilder().width(1100).height(560).title(title)
+                .xAxisTitle("workers, configuration").yAxisTitle(yAxis).build();
+        chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideE);
+        chart.getStyler().setXAxisLabelRotation(20);
+        chart.getStyler().setYAxisMin(0.0);
+        chart.getStyler().setYAxisDecimalPattern("0.00");
         RangeBars.plot(chart, bars);
         return chart;
     }

@@ -53,7 +53,8 @@ import picocli.CommandLine.Spec;
                 + "<out>/bench-<timestamp>/.",
             "",
             "limit = throughput / (min(workers, cores) x sequential throughput of the same batches, same run).",
-            "ceiling = throughput / partitioned throughput: the same commands split by key over as many threads, "
+            "ceiling = throughput / partitioned throughput, per round (median over rounds): the same commands split "
+                + "by key over as many threads, "
                 + "each running its keys' commands in order with no scheduler (the most the service allows that many "
                 + "threads; always added, like the cbase and sequential references).",
             "Conflicts: the percentage of batches that also write one shared hot key.",

@@ -24,7 +24,8 @@ public final class BenchReport {
 
     /** The exact header of results.csv. */
     public static final String CSV_HEADER = "mode,graph,batch,workers,conflict_pct,throughput_cps,ratio_vs_cbase,"
-            + "limit_fraction,ceiling_fraction,avg_graph_size,p50_us,p99_us,runs,ratio_vs_cos,collector,summaries,left_out,store";
+            + "limit_fraction,ceiling_fraction,avg_graph_size,p50_us,p99_us,runs,ratio_vs_cos,collector,summaries,left_out,store,"
+            + "ceiling_fraction_min,ceiling_fraction_max";
 
     private BenchReport() {
     }
@@ -67,7 +68,9 @@ public final class BenchReport {
                     .append(collector).append(',')
                     .append(c.summaries()).append(',')
                     .append(c.isPartitioned() ? Long.toString(r.leftOut()) : "").append(',')
-                    .append(c.twinStore() != null ? c.twinStore().cliName() : store).append('\n');
+                    .append(c.twinStore() != null ? c.twinStore().cliName() : store).append(',')
+                    .append(num(r.ceilingMin(), "%.3f")).append(',')
+                    .append(num(r.ceilingMax(), "%.3f")).append('\n');
         }
         return b.toString();
     }
@@ -207,8 +210,9 @@ public final class BenchReport {
         o.println();
         o.println("Throughput is the median of the measured runs, with min and max. `limit` is throughput / "
                 + "(min(workers, " + s.cores() + " cores) x sequential throughput of the same batches); `ceiling` is "
-                + "throughput / the `partitioned` reference's (the same commands split by key over as many threads, "
-                + "no scheduler: what the service itself allows that many threads); `x CBASE` "
+                + "the median over rounds of throughput / the `partitioned` reference's in the same round (the same "
+                + "commands split by key over as many threads, no scheduler: what the service itself allows that many "
+                + "threads); `x CBASE` "
                 + "is the ratio to CBASE (batch 1, keys compared pairwise, monitor graph) at the same workers and "
                 + "conflicts and summaries; `graph` is the mean number of pending batches; latency is from delivery to "
                 + "completion; `summaries` says whether a summary stage ahead of the delivery thread built each batch's summary inside the timed "
@@ -248,7 +252,7 @@ public final class BenchReport {
             String at = conflict + "% conflicts";
             Optional<CellResult> b2 = find(results, SchedulerMode.BITMAP_INDEXED, 200, 2, conflict);
             t.add(b2.map(r -> String.format(Locale.ROOT, "bitmap (indexed) batch 200, 2 workers, %s: %s of the "
-                                    + "partitioned ceiling, %.3f of the limit", at, fraction(r.ceilingFraction()),
+                                    + "partitioned ceiling, %.3f of the limit", at, ceilingFraction(r),
                             r.limitFraction()))
                     .orElse("not measured: bitmap (indexed) batch 200, 2 workers, " + at));
             Optional<CellResult> b1 = find(results, SchedulerMode.BITMAP_INDEXED, 200, 1, conflict);
@@ -326,8 +330,11 @@ public final class BenchReport {
                 : "partitioned ceiling: commands left out per cycle (keys in two partitions): " + String.join("; ", cells);
     }
 
-    private static String fraction(double v) {
-        return Double.isFinite(v) ? String.format(Locale.ROOT, "%.3f", v) : "(not measured)";
+    /** The ceiling fraction with the range of its rounds, e.g. {@code 0.931 [0.902-0.957]}. */
+    private static String ceilingFraction(CellResult r) {
+        return Double.isFinite(r.ceilingFraction())
+                ? String.format(Locale.ROOT, "%.3f [%.3f-%.3f]", r.ceilingFraction(), r.ceilingMin(), r.ceilingMax())
+                : "(not measured)";
     }
 
     static Optional<CellResult> find(List<CellResult> results, SchedulerMode mode, int batch, int workers, int conflict) {

@@ -584,6 +584,22 @@ public final class SchedulerBench {
     }
 
     /**
+     * Per round, {@code cell}'s throughput over {@code reference}'s in the same round (rounds run every cell
+     * once, in plan order, so each pair ran close together); null without a reference.
+     */
+    static RunStatistics pairedFractions(List<RunSample> cell, List<RunSample> reference) {
+        if (reference == null || reference.isEmpty()) {
+            return null;
+        }
+        int n = Math.min(cell.size(), reference.size());
+        double[] f = new double[n];
+        for (int i = 0; i < n; i++) {
+            f[i] = cell.get(i).throughputCps() / reference.get(i).throughputCps();
+        }
+        return RunStatistics.of(f);
+    }
+
+    /**
      * Medians, ratios, limit and ceiling fractions of every cell. {@code leftOut}: per partitioned cell,
      * the commands its split left out (absent: 0).
      */
@@ -602,18 +618,20 @@ public final class SchedulerBench {
             RunStatistics cbase = cps.get(new Cell(SchedulerMode.CBASE, 1, c.workers(), c.conflictPct(), c.summaryTimed())
                     .on(c.twinStore()));
             RunStatistics seq = cps.get(new Cell(SchedulerMode.SEQUENTIAL, c.batch(), 1, c.conflictPct()).on(c.twinStore()));
-            RunStatistics ceiling = c.mode().parallel()
-                    ? cps.get(new Cell(BenchMode.partitioned(), c.batch(), c.workers(), c.conflictPct()).on(c.twinStore()))
+            Cell ceilingCell = new Cell(BenchMode.partitioned(), c.batch(), c.workers(), c.conflictPct()).on(c.twinStore());
+            RunStatistics ceiling = c.mode().parallel() && !c.isPartitioned()
+                    ? pairedFractions(s, samples.get(ceilingCell))
                     : null;
             double ratio = cbase == null || c.isPartitioned() ? Double.NaN : med / cbase.median();
             double limit = seq == null ? Double.NaN : med / (Math.min(c.workers(), cores) * seq.median());
-            double ceil = ceiling == null || c.isPartitioned() ? Double.NaN : med / ceiling.median();
+            double ceil = ceiling == null ? Double.NaN : ceiling.median();
             Histogram all = new Histogram(3);
             for (RunSample r : s) {
                 all.add(r.latencyNanos());
             }
             boolean latency = !c.isPartitioned();
             out.add(new CellResult(c, med, thr.min(), thr.max(), ratio, limit, ceil,
+                    ceiling == null ? Double.NaN : ceiling.min(), ceiling == null ? Double.NaN : ceiling.max(),
                     c.isPartitioned() ? Double.NaN : RunStatistics.of(s, RunSample::avgGraphSize).median(),
                     latency ? all.getValueAtPercentile(50) / 1e3 : Double.NaN,
                     latency ? all.getValueAtPercentile(99) / 1e3 : Double.NaN, s.size(),

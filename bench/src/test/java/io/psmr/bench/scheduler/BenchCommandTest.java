@@ -92,14 +92,15 @@ class BenchCommandTest {
         assertTrue(dir.getFileName().toString().startsWith("bench-"), dir.toString());
         List<String> lines = Files.readAllLines(dir.resolve("results.csv"));
         assertEquals("mode,graph,batch,workers,conflict_pct,throughput_cps,ratio_vs_cbase,limit_fraction,"
-                + "ceiling_fraction,avg_graph_size,p50_us,p99_us,runs,ratio_vs_cos,collector,summaries,left_out,store", lines.get(0));
+                + "ceiling_fraction,avg_graph_size,p50_us,p99_us,runs,ratio_vs_cos,collector,summaries,left_out,store,"
+                + "ceiling_fraction_min,ceiling_fraction_max", lines.get(0));
         assertEquals(BenchReport.CSV_HEADER, lines.get(0));
         assertEquals(lines, r.out().lines().toList(), "--format csv prints results.csv");
 
         Set<String> configs = new HashSet<>();
         for (String line : lines.subList(1, lines.size())) {
             String[] f = line.split(",", -1);
-            assertEquals(18, f.length, "row: " + line);
+            assertEquals(20, f.length, "row: " + line);
             assertEquals("", f[13], "no COS asked, no ratio to COS: " + line);
             assertFalse(f[14].isEmpty(), "collector: " + line);
             assertEquals(f[0].equals("bitmap-indexed") || f[0].equals("cbase") ? "pre" : "none", f[15], "summaries: " + line);
@@ -110,7 +111,7 @@ class BenchCommandTest {
             if (f[0].equals("partitioned")) {
                 assertEquals("none", f[1], line);
                 assertEquals("", f[6], "the ceiling has no CBASE ratio: " + line);
-                assertEquals("", f[8], "the ceiling is not a fraction of itself: " + line);
+                assertEquals("", f[8] + f[18] + f[19], "the ceiling is not a fraction of itself: " + line);
                 assertEquals("", f[9] + f[10] + f[11], "no graph and no latency: " + line);
                 assertEquals("0", f[16], "single-key commands: none left out: " + line);
                 assertTrue(configs.add(String.join(",", f[0], f[1], f[2], f[3], f[4])), "no configuration twice: " + line);
@@ -123,10 +124,12 @@ class BenchCommandTest {
             if (f[0].equals("sequential")) {
                 assertEquals("none", f[1], line);
                 assertEquals("1.000", f[7], "sequential is its own limit: " + line);
-                assertEquals("", f[8], "sequential has no ceiling: " + line);
+                assertEquals("", f[8] + f[18] + f[19], "sequential has no ceiling: " + line);
                 assertEquals("0.00", f[9], "no graph in sequential: " + line);
             } else {
                 assertTrue(Double.parseDouble(f[8]) > 0, "fraction of the partitioned ceiling: " + line);
+                assertEquals(f[8], f[18], "one run: its fraction is the lowest: " + line);
+                assertEquals(f[8], f[19], "one run: its fraction is the highest: " + line);
                 assertTrue(Double.parseDouble(f[9]) >= 0, line);
             }
             assertTrue(configs.add(String.join(",", f[0], f[1], f[2], f[3], f[4])), "no configuration twice: " + line);
@@ -169,7 +172,7 @@ class BenchCommandTest {
         assertTrue(r.out().contains(" collector, heap max "), r.out());
         // The ratios, without verdicts against targets the reader never set.
         assertTrue(r.out().lines().anyMatch(l -> l.matches("bitmap \\(indexed\\) batch 200, 2 workers, 0% conflicts: "
-                + "[0-9.]+ of the partitioned ceiling, [0-9.]+ of the limit")), r.out());
+                + "[0-9.]+ \\[[0-9.]+-[0-9.]+\\] of the partitioned ceiling, [0-9.]+ of the limit")), r.out());
         assertTrue(r.out().contains("partitioned ceiling: no command left out (none touches keys of two partitions)"), r.out());
         assertFalse(r.out().contains("MISSED") || r.out().contains("met: "), r.out());
         Path dir;
@@ -181,7 +184,7 @@ class BenchCommandTest {
         Set<String> configs = new HashSet<>();
         for (String line : lines.subList(1, lines.size())) {
             String[] f = line.split(",", -1);
-            assertEquals(18, f.length, "row: " + line);
+            assertEquals(20, f.length, "row: " + line);
             assertEquals("", f[13], "no COS asked, no ratio to COS: " + line);
             if (!f[0].equals("cbase")) {
                 // CBASE at 20 ms runs may complete nothing in the window on a loaded machine: not asserted.

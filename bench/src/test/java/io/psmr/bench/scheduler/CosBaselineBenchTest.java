@@ -76,7 +76,7 @@ class CosBaselineBenchTest {
     }
 
     private static CellResult result(BenchMode mode, int batch, int workers, int conflict, double cps) {
-        return new CellResult(new Cell(mode, batch, workers, conflict), cps, cps, cps, Double.NaN, Double.NaN, Double.NaN, 0, 1, 2, 1, 0);
+        return new CellResult(new Cell(mode, batch, workers, conflict), cps, cps, cps, Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN, 0, 1, 2, 1, 0);
     }
 
     @Test
@@ -95,9 +95,9 @@ class CosBaselineBenchTest {
                 "psmr ÷ best COS, 2 workers, 0% conflicts: bitmap-indexed batch 200 1800 kcmd/s ÷ cos-coarse 90 kcmd/s = 20.00x"),
                 BenchReport.cosRatios(results));
         String csv = BenchReport.csv(results, "G1");
-        assertTrue(csv.contains("\nbitmap-indexed,split-indexed,200,1,0,800000,,,,0.00,1.0,2.0,1,10.000,G1,pre,,chronicle\n"), csv);
-        assertTrue(csv.contains("\ncos-coarse,cos-coarse,1,1,0,50000,,,,0.00,1.0,2.0,1,0.625,G1,none,,chronicle\n"), csv);
-        assertTrue(csv.contains("\nbitmap-indexed,split-indexed,200,4,0,3000000,,,,0.00,1.0,2.0,1,,G1,pre,,chronicle\n"), csv);
+        assertTrue(csv.contains("\nbitmap-indexed,split-indexed,200,1,0,800000,,,,0.00,1.0,2.0,1,10.000,G1,pre,,chronicle,,\n"), csv);
+        assertTrue(csv.contains("\ncos-coarse,cos-coarse,1,1,0,50000,,,,0.00,1.0,2.0,1,0.625,G1,none,,chronicle,,\n"), csv);
+        assertTrue(csv.contains("\nbitmap-indexed,split-indexed,200,4,0,3000000,,,,0.00,1.0,2.0,1,,G1,pre,,chronicle,,\n"), csv);
         assertEquals(List.of("not measured: psmr ÷ best COS (add cos-coarse,cos-lockfree to --modes)"),
                 BenchReport.cosRatios(results.subList(4, 8)));
     }
@@ -142,7 +142,7 @@ class CosBaselineBenchTest {
         }
         for (String line : lines.subList(1, lines.size())) {
             String[] f = line.split(",", -1);
-            assertEquals(18, f.length, line);
+            assertEquals(20, f.length, line);
             double expected = (double) Long.parseLong(f[5]) / bestCos.get(f[3]);
             assertEquals(expected, Double.parseDouble(f[13]), 0.0005 + expected * 0.01, "ratio to COS: " + line);
             assertFalse(f[14].isBlank(), "collector: " + line);
@@ -184,7 +184,7 @@ class CosBaselineBenchTest {
         java.util.Map<String, Long> cosCps = new java.util.HashMap<>();
         for (String line : lines.subList(1, lines.size())) {
             String[] f = line.split(",", -1);
-            assertEquals(18, f.length, line);
+            assertEquals(20, f.length, line);
             assertFalse(f[14].isBlank(), "collector: " + line);
             configs.add(String.join(",", f[0], f[2], f[3], f[15]));
             if (f[0].equals("cos-coarse")) {
@@ -221,7 +221,7 @@ class CosBaselineBenchTest {
     @Test
     void theScalingChartHasCosSeries() {
         Cell cos = new Cell(COARSE, 1, 2, 0);
-        CellResult r = new CellResult(cos, 1000, 900, 1100, 1.0, 0.4, Double.NaN, 3, 1, 2, 1, 0);
+        CellResult r = new CellResult(cos, 1000, 900, 1100, 1.0, 0.4, Double.NaN, Double.NaN, Double.NaN, 3, 1, 2, 1, 0);
         assertEquals(List.of(r), BenchCharts.scalingRows(List.of(r)));
         assertEquals("cos-coarse", BenchCharts.scalingSeries(cos));
     }
