@@ -61,6 +61,12 @@ abstract class AbstractDependencyGraph<C extends Command> implements DependencyG
     private final PriorityQueue<GraphNode<C>> free =
             new PriorityQueue<>((a, b) -> Long.compare(a.instance, b.instance));
     private int size;
+    /**
+     * Free places the delivery thread has seen under the lock, less those it filled since: only it inserts, so
+     * room it has seen stays, and while some is left an insert skips the lock that waits for room. Delivery
+     * thread only, like the two fields below, which it writes under the lock but also reads without it.
+     */
+    private int knownRoom;
     private boolean hasInserted;
     private long lastInstance;
     private boolean closed;
@@ -130,11 +136,15 @@ abstract class AbstractDependencyGraph<C extends Command> implements DependencyG
         GraphNode<C> node = new GraphNode<>(batch, this);
         boolean outside = preparesOutsideLock();
         if (outside) {
-            lock.lockInterruptibly();
-            try {
-                awaitRoom(batch);
-            } finally {
-                lock.unlock();
+            if (knownRoom > 0) {
+                requireInOrder(batch);
+            } else {
+                lock.lockInterruptibly();
+                try {
+                    awaitRoom(batch);
+                } finally {
+                    lock.unlock();
+                }
             }
             prepare(node);
             // Not interruptible: prepare may have changed the index, so the batch must now enter.
@@ -154,6 +164,7 @@ abstract class AbstractDependencyGraph<C extends Command> implements DependencyG
             lastInstance = batch.instance();
             inserted++;
             resize(+1);
+            knownRoom = capacity - size;
             boolean isFree = node.pendingDeps == 0;
             if (isFree) {
                 addFree(node);
@@ -167,12 +178,17 @@ abstract class AbstractDependencyGraph<C extends Command> implements DependencyG
         }
     }
 
-    /** Under the lock: refuses an out-of-order batch, then waits for room; throws if the graph is closed. */
-    private void awaitRoom(Batch<C> batch) throws InterruptedException {
+    /** On the delivery thread: refuses a batch that does not follow the last inserted one. */
+    private void requireInOrder(Batch<C> batch) {
         if (hasInserted && batch.instance() <= lastInstance) {
             throw new IllegalArgumentException("batch instance " + batch.instance()
                     + " is out of order: the last delivered instance is " + lastInstance);
         }
+    }
+
+    /** Under the lock: refuses an out-of-order batch, then waits for room; throws if the graph is closed. */
+    private void awaitRoom(Batch<C> batch) throws InterruptedException {
+        requireInOrder(batch);
         while (size >= capacity && !closed) {
             spaceAvailable.await();
         }

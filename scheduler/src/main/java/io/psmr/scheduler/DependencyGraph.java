@@ -9,8 +9,10 @@ import java.util.concurrent.TimeUnit;
  * batch to every later batch it conflicts with (or, in {@link IndexedGraph}, to enough of them to
  * give the same transitive closure). A batch is free when no pending batch precedes it.
  *
- * <p><b>Threads.</b> One delivery thread calls {@link #insert} (never two at once: the
- * {@link SplitIndexedGraph} keeps state only that thread touches); any number of worker threads call
+ * <p><b>Threads.</b> One delivery thread calls {@link #insert} (never two at once, and each call
+ * happens-before the next, as one thread's calls or calls handed over through a lock: the
+ * {@link SplitIndexedGraph} keeps state only that thread touches, and an insert into a graph with room
+ * the delivery thread has already seen takes no lock to wait for room); any number of worker threads call
  * {@link #take}, {@link #tryTake} and {@link #remove}. The graph's shared state is guarded by one
  * lock (the monitor of §VI-A); the split graph does its index work outside it, on the delivery
  * thread. Inserting a batch happens-before its being taken, and removing a batch happens-before the
