@@ -278,6 +278,9 @@ public final class SchedulerBench {
         }
     }
 
+    /** For the debug line: the delivery thread's CPU time. */
+    private static final java.lang.management.ThreadMXBean THREADS = java.lang.management.ManagementFactory.getThreadMXBean();
+
     /** How long past its duration a run may go on waiting for its window's first completed batch. */
     static final long STALL_NANOS = 30_000_000_000L;
 
@@ -427,6 +430,8 @@ public final class SchedulerBench {
         long c1;
         GraphStatistics g0 = null;
         GraphStatistics g1;
+        long cpu0 = 0;
+        long delivered0 = 0;
         // Timed: built by a summary stage ahead of the delivery thread, as a replica decodes ahead of it; else prepared.
         SummaryStage<C> decode = null;
         try {
@@ -450,6 +455,8 @@ public final class SchedulerBench {
                 now = System.nanoTime();
                 if (!measuring && now - start >= rampNanos) {
                     g0 = scheduler.metrics().graph();
+                    cpu0 = THREADS.getCurrentThreadCpuTime();
+                    delivered0 = instance;
                     c0 = sink.completed.sum();
                     t0 = System.nanoTime();
                     sink.measuring = true;
@@ -461,8 +468,10 @@ public final class SchedulerBench {
                     io.psmr.scheduler.SchedulerMetrics sm = scheduler.metrics();
                     g1 = sm.graph();
                     if (Boolean.getBoolean("psmr.bench.debug")) {
-                        System.err.printf("%s: utilisation %.3f busy %d ms idle %d ms%n", c.describe(),
-                                sm.workerUtilisation(), sm.workerBusyNanos() / 1_000_000, sm.workerIdleNanos() / 1_000_000);
+                        long inWindow = Math.max(1, instance - delivered0);
+                        System.err.printf("%s: utilisation %.3f busy %d ms idle %d ms; delivery thread %.2f us CPU per batch%n",
+                                c.describe(), sm.workerUtilisation(), sm.workerBusyNanos() / 1_000_000,
+                                sm.workerIdleNanos() / 1_000_000, (THREADS.getCurrentThreadCpuTime() - cpu0) / 1e3 / inWindow);
                     }
                     break;
                 }
