@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
+import io.psmr.bench.stats.FreshThread;
 import io.psmr.scheduler.Batch;
 import io.psmr.scheduler.ConflictDetection;
 import io.psmr.scheduler.GraphKind;
@@ -114,8 +115,17 @@ public final class Demo {
         return c.batchSize() == 1 ? Math.max(1, WARMUP_COMMANDS / 10) : WARMUP_COMMANDS;
     }
 
-    /** One run of {@code config} over {@code work}, checked; returns its wall-clock nanoseconds. */
+    /**
+     * One run of {@code config} over {@code work} on a delivery thread started for it, checked; returns its
+     * wall-clock nanoseconds. A fresh thread for every configuration ({@link FreshThread}):
+     * the sequential scheduler executes on the delivery thread, and this thread built the worksets by executing
+     * every command once.
+     */
     private static long runOnce(DemoConfig config, Workset work, SyntheticService service) throws InterruptedException {
+        return FreshThread.call("psmr-demo-delivery", () -> runHere(config, work, service));
+    }
+
+    private static long runHere(DemoConfig config, Workset work, SyntheticService service) throws InterruptedException {
         service.reset();
         long nanos;
         SchedulerMetrics metrics;

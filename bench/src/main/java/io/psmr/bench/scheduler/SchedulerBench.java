@@ -3,6 +3,7 @@ package io.psmr.bench.scheduler;
 import io.psmr.scheduler.SchedulerMode;
 import io.psmr.bench.cos.CosScheduler;
 import io.psmr.bench.cos.CosVariant;
+import io.psmr.bench.stats.FreshThread;
 import io.psmr.bench.stats.RunStatistics;
 import io.psmr.bench.scheduler.service.BenchService;
 import io.psmr.bench.scheduler.service.BenchStore;
@@ -314,31 +315,10 @@ public final class SchedulerBench {
         return c.mode().parallel() ? runParallel(c, service, durationNanos) : runSequential(c, service, durationNanos);
     }
 
-    /**
-     * A sequential cell, on a thread of its own started for the run, as a scheduler's workers are: the
-     * benchmark's own thread has run the setup (the store's population among it), and the same commands ran
-     * 22 % slower on it than on a fresh thread in one invocation, which flattered every fraction of the limit.
-     */
+    /** A sequential cell, on a thread of its own started for the run ({@link FreshThread}), as a scheduler's workers are. */
     private <C extends Command, R> RunSample runSequential(Cell c, BenchService<C, R> bench, long durationNanos)
             throws InterruptedException {
-        RunSample[] sample = new RunSample[1];
-        Throwable[] failure = new Throwable[1];
-        Thread t = new Thread(() -> {
-            try {
-                sample[0] = runSequentialHere(c, bench, durationNanos);
-            } catch (Throwable e) {
-                failure[0] = e;
-            }
-        }, "psmr-bench-sequential");
-        t.start();
-        t.join();
-        if (failure[0] instanceof RuntimeException e) {
-            throw e;
-        }
-        if (failure[0] instanceof Error e) {
-            throw e;
-        }
-        return sample[0];
+        return FreshThread.call("psmr-bench-sequential", () -> runSequentialHere(c, bench, durationNanos));
     }
 
     private <C extends Command, R> RunSample runSequentialHere(Cell c, BenchService<C, R> bench, long durationNanos) {
