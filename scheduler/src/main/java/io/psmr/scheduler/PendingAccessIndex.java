@@ -19,8 +19,8 @@ import java.util.Map;
  * last writer's <em>id</em> in the low half. An id is a small integer the index gives a node while
  * it is indexed ({@link GraphNode#indexId}), and {@link #byId} maps it back. So a probe reads one
  * cache line, where a table of keys beside a table of references read two. A batch's bits are an
- * {@code int[]} read from its bitmap where the summary was made ({@link BitmapSummary#setBits}: on a
- * replica, on the decode path, off the delivery thread), kept on the node
+ * {@code int[]} read from its bitmap where the summary was made ({@link BitmapSummary#setBits},
+ * {@link RwBitmapSummary#accessBits}: on a replica, on the decode path, off the delivery thread), kept on the node
  * ({@link GraphNode#indexBits}) until it is forgotten: link and forget are tight loops over an
  * array, with no call per bit through a visitor. An array of {@code m} entries would need no
  * hashing, but at the default {@code m} it spans megabytes and every bit of a new batch missed the
@@ -94,7 +94,7 @@ final class PendingAccessIndex<C extends Command> {
             return linkBits(node, elements, elements.length, stamp, out);
         }
         if (summary instanceof RwBitmapSummary rw) {
-            return linkRw(node, rw, stamp, out);
+            return linkBits(node, rw.accessBits(), rw.writtenBits(), stamp, out); // read only here and in forget
         }
         collector.node = node;
         collector.stamp = stamp;
@@ -151,29 +151,6 @@ final class PendingAccessIndex<C extends Command> {
             bits = new BitTable<>(withReaders);
         }
         return bits;
-    }
-
-    /** Writes first, then the read bits that are not also written (a written bit is indexed as a write). */
-    private long linkRw(GraphNode<C> node, RwBitmapSummary rw, long stamp, ArrayList<GraphNode<C>> out) {
-        int[] w = rw.writes().toArray();
-        int[] r = rw.reads().toArray();
-        int[] elements = new int[w.length + r.length];
-        System.arraycopy(w, 0, elements, 0, w.length);
-        int n = w.length;
-        int j = 0;
-        for (int bit : r) {
-            // Both arrays are increasing: advance through the writes to the first not below bit.
-            while (j < w.length && w[j] < bit) {
-                j++;
-            }
-            if (j == w.length || w[j] != bit) {
-                elements[n++] = bit;
-            }
-        }
-        if (n < elements.length) {
-            elements = Arrays.copyOf(elements, n);
-        }
-        return linkBits(node, elements, w.length, stamp, out);
     }
 
     private long linkBits(GraphNode<C> node, int[] elements, int writes, long stamp, ArrayList<GraphNode<C>> out) {

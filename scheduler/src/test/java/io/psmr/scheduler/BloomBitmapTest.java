@@ -312,4 +312,23 @@ class BloomBitmapTest {
             oracle.clear();
         }
     }
+
+    @Test
+    void aReadWriteSummaryListsItsWrittenBitsThenTheReadBitsNotAlsoWritten() {
+        for (BitmapRepresentation r : BitmapRepresentation.values()) {
+            BloomBitmap reads = BloomBitmap.create(r, 1024);
+            BloomBitmap writes = BloomBitmap.create(r, 1024);
+            for (int bit : new int[] {900, 3, 40, 512}) {
+                reads.set(bit);
+            }
+            for (int bit : new int[] {700, 40, 5}) {
+                writes.set(bit);
+            }
+            RwBitmapSummary s = new RwBitmapSummary(reads, writes);
+            assertArrayEquals(new int[] {5, 40, 700, 3, 512, 900}, s.accessBits(), r + ": 40 is read and written: a write");
+            assertEquals(3, s.writtenBits(), r.toString());
+            RwBitmapSummary none = new RwBitmapSummary(BloomBitmap.create(r, 1024), BloomBitmap.create(r, 1024));
+            assertEquals(0, none.accessBits().length, r.toString());
+        }
+    }
 }
