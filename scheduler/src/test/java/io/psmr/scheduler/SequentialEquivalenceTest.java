@@ -27,7 +27,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 class SequentialEquivalenceTest {
 
     private static final long BASE_SEED = Long.getLong("psmr.seed", 0x5eed_2026L);
-    private static final int WORKLOADS = Integer.getInteger("psmr.workloads", 300);
+    private static final int WORKLOADS = Integer.getInteger("psmr.workloads", 150);
     private static final int[] KEY_SPACES = {1, 2, 8, 64, 1_000, 100_000, 1_000_000};
     private static final int[] BITMAP_SIZES = {1, 64, 1_024, 102_400, 1_024_000};
 

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.psmr.bench.cli.CliRun;
 import io.psmr.bench.cli.PsmrMain;
+import io.psmr.ordering.OrderingProtocol;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -163,18 +164,28 @@ class E2eCommandTest {
         List<String> lines = r.out().lines().toList();
         assertEquals(E2eReport.CSV_HEADER, lines.get(0));
         List<String> configs = new ArrayList<>();
+        List<String> ratis = new ArrayList<>();
         for (String line : lines.subList(1, lines.size())) {
             String[] f = line.split(",", -1);
             assertEquals(17, f.length, "row: " + line);
             configs.add(f[15] + "," + f[0]);
             assertTrue(Long.parseLong(f[7]) > 0, "throughput must be positive: " + line);
             assertTrue(Double.parseDouble(f[8]) > 0 && Double.parseDouble(f[9]) > 0, "ratios within the ordering: " + line);
-            assertTrue(Double.parseDouble(f[16]) >= 0, "ratio to local (speed is not asserted): " + line);
+            double vsLocal = Double.parseDouble(f[16]);
+            assertTrue(f[15].equals("local") ? vsLocal == 1.0 : vsLocal >= 0, "ratio to local (speed is not asserted): " + line);
+            if (f[15].equals("ratis")) {
+                ratis.add(f[0] + "," + f[1] + "," + f[2]);
+                if (f[0].equals("sequential")) {
+                    assertEquals("1", f[4], "sequential applies on one thread, as Ratis' updater would: " + line);
+                }
+            }
         }
         assertEquals(List.of("local,cbase", "local,bitmap-indexed", "local,sequential",
                 "ringpaxos,cbase", "ringpaxos,bitmap-indexed", "ringpaxos,sequential",
                 "pbft,cbase", "pbft,bitmap-indexed", "pbft,sequential",
                 "ratis,cbase", "ratis,bitmap-indexed", "ratis,sequential"), configs);
+        assertEquals(List.of("cbase,monitor,1", "bitmap-indexed,split-indexed,20", "sequential,none,20"), ratis,
+                "Ratis runs CBASE, the asked mode and sequential, each with its graph and batch");
         List<Path> dirs;
         try (Stream<Path> s = Files.list(tmp)) {
             dirs = s.toList();
@@ -182,39 +193,23 @@ class E2eCommandTest {
         String summary = Files.readString(dirs.get(0).resolve("summary.md"));
         assertTrue(summary.contains("PBFT in-process (f=1, 4 replicas each executing, 2 pillars, f+1 matching replies)"), summary);
         assertTrue(summary.contains("| pbft | bitmap-indexed |"), summary);
-    }
-
-    @Test
-    void ratisRunsSequentialAndBitmapAgainstTheLocalSequencerInOneInvocation(@TempDir Path tmp) throws IOException {
-        CliRun r = CliRun.of("bench", "e2e", "--ordering", "local,ratis", "--modes", "bitmap-indexed", "--clients", "4",
-                "--duration", "300ms", "--warmup", "50ms", "--runs", "1", "--batch", "20", "--window", "2", "--keys", "500",
-                "--bitmap-bits", "102400", "--workers", "1", "--format", "csv", "--quiet", "--out", tmp.toString());
-        assertEquals(0, r.exitCode(), "stderr:\n" + r.err());
-        List<String> lines = r.out().lines().toList();
-        assertEquals(E2eReport.CSV_HEADER, lines.get(0));
-        List<String> configs = new ArrayList<>();
-        for (String line : lines.subList(1, lines.size())) {
-            String[] f = line.split(",", -1);
-            assertEquals(17, f.length, "row: " + line);
-            configs.add(f[15] + "," + f[0] + "," + f[1] + "," + f[2]);
-            assertTrue(Long.parseLong(f[7]) > 0, "throughput must be positive: " + line);
-            assertTrue(Double.parseDouble(f[8]) > 0 && Double.parseDouble(f[9]) > 0, "ratios within the ordering: " + line);
-            double vsLocal = Double.parseDouble(f[16]);
-            assertTrue(f[15].equals("local") ? vsLocal == 1.0 : vsLocal >= 0, "ratio to local (speed is not asserted): " + line);
-            if (f[0].equals("sequential")) {
-                assertEquals("1", f[4], "sequential applies on one thread, as Ratis' updater would: " + line);
-            }
-        }
-        assertEquals(List.of("local,cbase,monitor,1", "local,bitmap-indexed,split-indexed,20", "local,sequential,none,20",
-                "ratis,cbase,monitor,1", "ratis,bitmap-indexed,split-indexed,20", "ratis,sequential,none,20"), configs);
-        List<Path> dirs;
-        try (Stream<Path> s = Files.list(tmp)) {
-            dirs = s.toList();
-        }
-        String summary = Files.readString(dirs.get(0).resolve("summary.md"));
         assertTrue(summary.contains("Apache Ratis on loopback (3 peers, Netty RPC, each executing, log fsync'd before an entry counts)"),
                 summary);
         assertTrue(summary.contains("| ratis | sequential |") && summary.contains("| ratis | bitmap-indexed |"), summary);
+    }
+
+    /**
+     * A comma-separated list selects those orderings, run interleaved in its order. (The Ratis runs themselves, with
+     * their graphs, workers and summary line, are checked in {@link #allRunsLocalRingPaxosPbftAndRatisInOneInvocationWithRatiosToLocal}:
+     * the same flags over the same embedded Ratis cluster, so a second invocation would run the same thing again.)
+     */
+    @Test
+    void aListOfOrderingsSelectsThemInItsOrder() {
+        assertEquals(List.of(OrderingProtocol.LOCAL, OrderingProtocol.RATIS), E2eOrderings.select("local,ratis"));
+        assertEquals(List.of(OrderingProtocol.RATIS, OrderingProtocol.LOCAL), E2eOrderings.select("ratis,local"));
+        assertEquals(List.of(OrderingProtocol.LOCAL, OrderingProtocol.RING_PAXOS, OrderingProtocol.PBFT, OrderingProtocol.RATIS),
+                E2eOrderings.select("local,ringpaxos,pbft,ratis"));
+        assertEquals(E2eOrderings.ENGINES, E2eOrderings.select("all"));
     }
 
     @Test

@@ -152,7 +152,7 @@ class RatisPeerTest {
                         "every peer applies entry " + index);
             }
         } finally {
-            peers.forEach(RatisPeer::close);
+            RatisPeers.closeAll(peers);
         }
     }
 

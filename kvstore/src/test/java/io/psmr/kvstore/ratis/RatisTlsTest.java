@@ -87,7 +87,7 @@ class RatisTlsTest {
 
     @AfterEach
     void stop() {
-        peers.forEach(RatisPeer::close);
+        RatisPeers.closeAll(peers);
         loop.shutdownGracefully(0, 1, TimeUnit.SECONDS);
         replies.shutdown();
         ((Logger) LoggerFactory.getLogger(RatisNettyServer.class)).detachAppender(log);
