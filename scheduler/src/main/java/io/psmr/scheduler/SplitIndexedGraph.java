@@ -10,8 +10,8 @@ import java.util.ArrayList;
  *
  * <p><b>How an insert runs</b>, all on the delivery thread:
  * <ol>
- *   <li>under the lock, it checks the order and waits for room (room found stays: only the
- *       delivery thread inserts);</li>
+ *   <li>it checks the order and, under the lock, waits for room (room found stays: only the
+ *       delivery thread inserts, so while room seen at an earlier insert is left it takes no lock here);</li>
  *   <li>without the lock, it forgets the accesses of the batches that left the graph before the
  *       previous insert, then, in one pass over the new batch's bits or keys, collects its candidate
  *       predecessors (the last writer and the readers since) and records its own accesses;</li>
