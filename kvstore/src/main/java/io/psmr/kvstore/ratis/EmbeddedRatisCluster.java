@@ -17,7 +17,6 @@ import java.util.List;
 import java.util.Objects;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftGroup;
@@ -345,42 +344,15 @@ public final class EmbeddedRatisCluster implements AutoCloseable {
         if (leader > 0) {
             stop(leader);
         }
-        // Then the others together: a peer's close waits for its Ratis log worker, which notices the close only at
-        // its next one-second poll of its queue (SegmentedRaftLogWorker), so closing them one after another waited
-        // up to a second per peer for nothing.
-        List<Thread> closing = new ArrayList<>();
-        AtomicReference<RuntimeException> failure = new AtomicReference<>();
+        // Then the others together (RatisPeer.closeTogether says why).
+        List<RatisPeer> rest = new ArrayList<>();
         for (int id = 1; id <= running.length; id++) {
-            RatisPeer s = running[id - 1];
-            running[id - 1] = null;
-            if (s != null) {
-                Thread t = new Thread(() -> {
-                    try {
-                        s.close();
-                    } catch (RuntimeException e) {
-                        failure.compareAndSet(null, e); // thrown below, as a close one after another threw it
-                    }
-                }, "close-" + peerId(id));
-                t.start();
-                closing.add(t);
+            if (running[id - 1] != null) {
+                rest.add(running[id - 1]);
+                running[id - 1] = null;
             }
         }
-        boolean interrupted = false;
-        for (Thread t : closing) {
-            while (t.isAlive()) {
-                try {
-                    t.join();
-                } catch (InterruptedException e) {
-                    interrupted = true;
-                }
-            }
-        }
-        if (interrupted) {
-            Thread.currentThread().interrupt();
-        }
-        if (failure.get() != null) {
-            throw failure.get();
-        }
+        RatisPeer.closeTogether(rest);
     }
 
     /** Closes the ordering client, then every peer. Leaves the storage directory to the caller. Idempotent. */

@@ -7,10 +7,12 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import org.apache.ratis.RaftConfigKeys;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.client.RaftClientConfigKeys;
@@ -208,6 +210,45 @@ public final class RatisPeer implements AutoCloseable {
     /** The first index still in this peer's log (entries before it are only in snapshots). */
     public long logStartIndex() throws IOException {
         return server.getDivision(group.getGroupId()).getRaftLog().getStartIndex();
+    }
+
+    /**
+     * Closes {@code peers} together, one thread each, and returns once all are closed; rethrows the first
+     * failure. A peer's close waits for its Ratis log worker, which notices the close only at its next
+     * one-second poll of its queue (SegmentedRaftLogWorker), so closing peers one after another waited up to a
+     * second per peer for nothing. Close a leader on its own first: a follower that closes while the leader
+     * still replicates to it logs Ratis' "Failed appendEntries" with a stack trace, which reads like a fault.
+     */
+    static void closeTogether(List<RatisPeer> peers) {
+        AtomicReference<RuntimeException> failure = new AtomicReference<>();
+        List<Thread> closing = new ArrayList<>();
+        for (RatisPeer p : peers) {
+            Thread t = new Thread(() -> {
+                try {
+                    p.close();
+                } catch (RuntimeException e) {
+                    failure.compareAndSet(null, e); // thrown below, as a close one after another threw it
+                }
+            }, "close-ratis-peer");
+            t.start();
+            closing.add(t);
+        }
+        boolean interrupted = false;
+        for (Thread t : closing) {
+            while (t.isAlive()) {
+                try {
+                    t.join();
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+        if (failure.get() != null) {
+            throw failure.get();
+        }
     }
 
     /** Closes the server, then the replica; blocks until Ratis has stopped the server. */

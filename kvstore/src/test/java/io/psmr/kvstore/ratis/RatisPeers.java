@@ -2,7 +2,6 @@ package io.psmr.kvstore.ratis;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicReference;
 
 /** Closing a test's Ratis peers. */
 final class RatisPeers {
@@ -11,10 +10,8 @@ final class RatisPeers {
     }
 
     /**
-     * Closes the leader (if any), then the others together, as {@link EmbeddedRatisCluster#close} does: each close waits
-     * for its Ratis log worker, which notices it only at its next one-second poll, so closing them one after another
-     * waited up to a second per peer for nothing. The leader goes first so that no follower closes while it still
-     * replicates to it (Ratis logs that with a stack trace). Rethrows the first failure.
+     * Closes the leader (if any), then the others together ({@link RatisPeer#closeTogether} says why), as
+     * {@link EmbeddedRatisCluster#close} does. Rethrows the first failure.
      */
     static void closeAll(List<RatisPeer> peers) {
         List<RatisPeer> rest = new ArrayList<>(peers);
@@ -33,34 +30,6 @@ final class RatisPeers {
             rest.remove(leader);
             leader.close();
         }
-        AtomicReference<RuntimeException> failure = new AtomicReference<>();
-        List<Thread> closing = new ArrayList<>();
-        for (RatisPeer p : rest) {
-            Thread t = new Thread(() -> {
-                try {
-                    p.close();
-                } catch (RuntimeException e) {
-                    failure.compareAndSet(null, e);
-                }
-            }, "close-ratis-peer");
-            t.start();
-            closing.add(t);
-        }
-        boolean interrupted = false;
-        for (Thread t : closing) {
-            while (t.isAlive()) {
-                try {
-                    t.join();
-                } catch (InterruptedException e) {
-                    interrupted = true;
-                }
-            }
-        }
-        if (interrupted) {
-            Thread.currentThread().interrupt();
-        }
-        if (failure.get() != null) {
-            throw failure.get();
-        }
+        RatisPeer.closeTogether(rest);
     }
 }
