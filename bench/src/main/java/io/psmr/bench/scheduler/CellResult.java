@@ -23,6 +23,6 @@ package io.psmr.bench.scheduler;
  *                        partitions and are left out of its streams; 0 for every other cell
  */
 public record CellResult(Cell cell, double throughputCps, double minCps, double maxCps, double ratioVsCbase,
-                         double limitFraction, double ceilingFraction, double ceilingMin, double ceilingMax, double avgGraphSize, double p50Micros,
-                         double p99Micros, int runs, long leftOut) {
+                         double limitFraction, double ceilingFraction, double ceilingMin, double ceilingMax,
+                         double avgGraphSize, double p50Micros, double p99Micros, int runs, long leftOut) {
 }

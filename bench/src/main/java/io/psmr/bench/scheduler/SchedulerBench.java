@@ -21,6 +21,8 @@ import io.psmr.scheduler.ResultSink;
 import io.psmr.scheduler.Scheduler;
 import io.psmr.scheduler.Service;
 import io.psmr.scheduler.SummaryBuilder;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
@@ -239,8 +241,13 @@ public final class SchedulerBench {
         return summarise(cells, samples, settings.cores(), leftOut);
     }
 
+    /** Cells of one batch size and conflict level share one workload. */
+    private static String workloadKey(Cell c) {
+        return c.batch() + "/" + c.conflictPct();
+    }
+
     private BenchWorkload workload(Cell c) {
-        return workloads.computeIfAbsent(c.batch() + "/" + c.conflictPct(),
+        return workloads.computeIfAbsent(workloadKey(c),
                 k -> BenchWorkload.build(c.batch(), c.conflictPct(), settings.maxPending(), settings.seed()));
     }
 
@@ -270,7 +277,7 @@ public final class SchedulerBench {
     }
 
     private void prepare(Cell c, BenchService<?, ?> service) {
-        boolean fresh = !workloads.containsKey(c.batch() + "/" + c.conflictPct());
+        boolean fresh = !workloads.containsKey(workloadKey(c));
         service.batches(workload(c));
         if (fresh) {
             settleHeap();
@@ -284,7 +291,7 @@ public final class SchedulerBench {
     }
 
     /** For the debug line: the delivery thread's CPU time. */
-    private static final java.lang.management.ThreadMXBean THREADS = java.lang.management.ManagementFactory.getThreadMXBean();
+    private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
 
     /**
      * Moves a workload just built out of the young generation while only its batches refer to its commands, so
